@@ -1,0 +1,44 @@
+/**
+ * Entry of the `mnemo` command: builds the commander program, runs it, maps errors to exit codes.
+ * Each command lives in commands/<name>.ts and composes its own collaborators (ARCHITECTURE.md:
+ * the CLI is one of the two places that build the object graph).
+ */
+import { Command, CommanderError } from 'commander';
+import { ExitCode, InvalidInputError } from './exit-codes';
+import { registerDisplaysCommand } from './commands/displays';
+import { registerScreenshotCommand } from './commands/screenshot';
+import { registerActCommand } from './commands/act';
+
+function buildProgram(): Command {
+  const program = new Command('mnemo')
+    .description('Mnemo: a desktop agent that sees the screen, acts with mouse and keyboard, and remembers.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerDisplaysCommand(program);
+  registerScreenshotCommand(program);
+  registerActCommand(program);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end with code 0; every other commander complaint is bad arguments.
+      process.exitCode = error.exitCode === 0 ? ExitCode.ok : ExitCode.invalidInput;
+      return;
+    }
+    if (error instanceof InvalidInputError) {
+      process.stderr.write(`mnemo: ${error.message}\n`);
+      process.exitCode = ExitCode.invalidInput;
+      return;
+    }
+    process.stderr.write(`mnemo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = ExitCode.errorResult;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,216 @@
+/**
+ * The action space: the one JSON wire format for actions everywhere (CLI, sessions, IPC, replay).
+ *
+ * Coordinates are `x`,`y` in whatever space the producer states (model-image pixels or screen
+ * logical pixels); the operator maps them through a Frame. Keys are stored in canonical spelling
+ * (see keys.ts), so `{"keys":["Control","Return"]}` parses to `["ctrl","enter"]`.
+ */
+import { z } from 'zod';
+import { normalizeKey } from './keys';
+
+const coordinate = z.number().finite();
+
+/** A key name in any spelling models use, normalised to its canonical name. */
+export const KeySchema = z.string().transform((raw, ctx) => {
+  const parsed = normalizeKey(raw);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.message });
+    return z.NEVER;
+  }
+  return parsed.key;
+});
+
+const keyList = z.array(KeySchema).min(1, 'at least one key is required');
+
+export const MouseButtonSchema = z.enum(['left', 'right', 'middle']);
+export type MouseButton = z.infer<typeof MouseButtonSchema>;
+
+export const ScrollDirectionSchema = z.enum(['up', 'down', 'left', 'right']);
+export type ScrollDirection = z.infer<typeof ScrollDirectionSchema>;
+
+export const PointSchema = z.object({ x: coordinate, y: coordinate });
+export type Point = z.infer<typeof PointSchema>;
+
+/** Fields any action may carry: the model's own confirmation request (UFO's CONFIRM). */
+const common = {
+  confirm: z.boolean().optional(),
+};
+
+const pointer = {
+  ...common,
+  x: coordinate,
+  y: coordinate,
+  button: MouseButtonSchema.default('left'),
+  modifiers: z.array(KeySchema).optional(),
+};
+
+export const ClickSchema = z.object({ type: z.literal('click'), ...pointer });
+export const DoubleClickSchema = z.object({ type: z.literal('double_click'), ...pointer });
+export const TripleClickSchema = z.object({ type: z.literal('triple_click'), ...pointer });
+export const MouseMoveSchema = z.object({
+  type: z.literal('mouse_move'),
+  ...common,
+  x: coordinate,
+  y: coordinate,
+});
+// Press and release may happen where the pointer already is (the end of a manual drag).
+export const MouseDownSchema = z.object({
+  type: z.literal('mouse_down'),
+  ...common,
+  x: coordinate.optional(),
+  y: coordinate.optional(),
+  button: MouseButtonSchema.default('left'),
+});
+export const MouseUpSchema = z.object({
+  type: z.literal('mouse_up'),
+  ...common,
+  x: coordinate.optional(),
+  y: coordinate.optional(),
+  button: MouseButtonSchema.default('left'),
+});
+
+export const DragSchema = z
+  .object({
+    type: z.literal('drag'),
+    ...common,
+    x: coordinate.optional(),
+    y: coordinate.optional(),
+    toX: coordinate.optional(),
+    toY: coordinate.optional(),
+    path: z.array(PointSchema).min(2, 'a drag path needs at least two points').optional(),
+    button: MouseButtonSchema.default('left'),
+  })
+  .refine(
+    (drag) =>
+      drag.path !== undefined ||
+      (drag.x !== undefined && drag.y !== undefined && drag.toX !== undefined && drag.toY !== undefined),
+    { message: 'a drag needs x, y, toX and toY, or a path of points' },
+  );
+
+export const ScrollSchema = z.object({
+  type: z.literal('scroll'),
+  ...common,
+  x: coordinate.optional(),
+  y: coordinate.optional(),
+  direction: ScrollDirectionSchema,
+  amount: z.number().int().positive().max(100).default(3),
+});
+
+export const TypeSchema = z.object({
+  type: z.literal('type'),
+  ...common,
+  text: z.string(),
+});
+
+export const HotkeySchema = z.object({ type: z.literal('hotkey'), ...common, keys: keyList });
+export const KeyDownSchema = z.object({ type: z.literal('key_down'), ...common, keys: keyList });
+export const KeyUpSchema = z.object({ type: z.literal('key_up'), ...common, keys: keyList });
+
+export const WaitSchema = z.object({
+  type: z.literal('wait'),
+  ...common,
+  ms: z.number().int().nonnegative().max(600_000).default(1000),
+});
+export const ScreenshotSchema = z.object({ type: z.literal('screenshot'), ...common });
+
+export const FinishedSchema = z.object({
+  type: z.literal('finished'),
+  ...common,
+  summary: z.string().default(''),
+});
+export const AskUserSchema = z.object({ type: z.literal('ask_user'), ...common, question: z.string() });
+export const FailSchema = z.object({ type: z.literal('fail'), ...common, reason: z.string() });
+
+export const ActionSchema = z.discriminatedUnion('type', [
+  ClickSchema,
+  DoubleClickSchema,
+  TripleClickSchema,
+  MouseMoveSchema,
+  MouseDownSchema,
+  MouseUpSchema,
+  DragSchema,
+  ScrollSchema,
+  TypeSchema,
+  HotkeySchema,
+  KeyDownSchema,
+  KeyUpSchema,
+  WaitSchema,
+  ScreenshotSchema,
+  FinishedSchema,
+  AskUserSchema,
+  FailSchema,
+]);
+
+/** An action after parsing: defaults filled, keys canonical. */
+export type Action = z.output<typeof ActionSchema>;
+/** An action as a producer may write it (defaults optional, keys in any spelling). */
+export type ActionInput = z.input<typeof ActionSchema>;
+export type ActionType = Action['type'];
+export type ActionOf<T extends ActionType> = Extract<Action, { type: T }>;
+
+export const ACTION_TYPES = ActionSchema.options.map((option) => option.shape.type.value) as ActionType[];
+
+/** Actions that end or pause the run rather than touch the desktop. */
+export const CONTROL_ACTION_TYPES = ['finished', 'ask_user', 'fail'] as const satisfies readonly ActionType[];
+
+export function isControlAction(action: Action): action is ActionOf<'finished' | 'ask_user' | 'fail'> {
+  return (CONTROL_ACTION_TYPES as readonly string[]).includes(action.type);
+}
+
+export type ActionParse = { ok: true; action: Action } | { ok: false; message: string };
+
+/** Parse an action from untrusted JSON, with a message that names the problem. */
+export function parseAction(value: unknown): ActionParse {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, message: 'an action must be a JSON object with a "type" field' };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return { ok: false, message: 'the action has no "type" field' };
+  if (!(ACTION_TYPES as string[]).includes(type)) {
+    return { ok: false, message: `unknown action type "${type}" (expected one of: ${ACTION_TYPES.join(', ')})` };
+  }
+  const result = ActionSchema.safeParse(value);
+  if (result.success) return { ok: true, action: result.data };
+  return { ok: false, message: `invalid ${type} action: ${describeIssues(result.error.issues)}` };
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      const message =
+        issue.code === 'invalid_type' && /received undefined/.test(issue.message)
+          ? 'missing required field'
+          : issue.message;
+      return path ? `${path}: ${message}` : message;
+    })
+    .join('; ');
+}
+
+/** Points an action targets, in its own coordinate space (for mapping, drawing and validation). */
+export function actionPoints(action: Action): Point[] {
+  switch (action.type) {
+    case 'click':
+    case 'double_click':
+    case 'triple_click':
+    case 'mouse_move':
+      return [{ x: action.x, y: action.y }];
+    case 'mouse_down':
+    case 'mouse_up':
+    case 'scroll':
+      return action.x !== undefined && action.y !== undefined ? [{ x: action.x, y: action.y }] : [];
+    case 'drag':
+      return dragPath(action);
+    default:
+      return [];
+  }
+}
+
+/** The points a drag passes through, first to last. */
+export function dragPath(action: ActionOf<'drag'>): Point[] {
+  if (action.path) return action.path;
+  return [
+    { x: action.x as number, y: action.y as number },
+    { x: action.toX as number, y: action.toY as number },
+  ];
+}
