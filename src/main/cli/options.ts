@@ -1,0 +1,34 @@
+/** Parsers for CLI option values; each throws InvalidArgumentError naming the problem (exit 2). */
+import { InvalidArgumentError } from 'commander';
+import type { Size } from '../../shared/frame';
+
+export function parsePositiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim()) || Number(value) <= 0) {
+      throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    }
+    return Number(value);
+  };
+}
+
+export function parseDisplayIndex(value: string): number | 'all' {
+  if (value === 'all') return 'all';
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`--display must be a display index (0, 1, ...) or "all", got "${value}"`);
+  return Number(value);
+}
+
+export function parseImageSize(value: string): Size {
+  const match = /^\s*(\d+)\s*[xX×]\s*(\d+)\s*$/.exec(value);
+  if (!match || Number(match[1]) <= 0 || Number(match[2]) <= 0) {
+    throw new InvalidArgumentError(`--image must be WIDTHxHEIGHT in positive pixels (for example 1280x800), got "${value}"`);
+  }
+  return { width: Number(match[1]), height: Number(match[2]) };
+}
+
+export function parseQuality(value: string): number {
+  const quality = Number(value);
+  if (!Number.isInteger(quality) || quality < 1 || quality > 100) {
+    throw new InvalidArgumentError(`--quality must be an integer from 1 to 100, got "${value}"`);
+  }
+  return quality;
+}

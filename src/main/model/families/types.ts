@@ -1,0 +1,35 @@
+/**
+ * What a model-family parser returns. Parsers are pure functions of the reply: they never throw
+ * for a bad reply, they return a failure whose reason names the problem (ARCHITECTURE.md:
+ * failures are values), so the loop can record it and show it to the model.
+ */
+import { type Action } from '../../../shared/actions';
+
+/** Width and height of an image, in pixels. */
+export interface ImageSize {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The three reply formats Mnemo reads. */
+export const MODEL_FAMILIES = ['tools', 'ui-tars', 'openai-cua'] as const;
+export type ModelFamily = (typeof MODEL_FAMILIES)[number];
+
+export interface ParseFailure {
+  readonly ok: false;
+  /** Why the reply cannot be used, e.g. `unknown action "foo"` or `click without a point`. */
+  readonly reason: string;
+}
+
+/**
+ * A reply that parsed: the model's thought and its actions in the shared wire format (defaults
+ * filled, keys canonical). Coordinates are pixels of the image the family's options describe.
+ * Each family adds its own extras (UI-TARS reflection, OpenAI call ids and safety checks, ...).
+ */
+export type ParsedReply<Extras extends object = object> = {
+  readonly ok: true;
+  readonly thought: string | null;
+  readonly actions: Action[];
+} & Extras;
+
+export type ReplyParse<Extras extends object = object> = ParsedReply<Extras> | ParseFailure;

@@ -1,0 +1,183 @@
+/**
+ * Screen capture: nut-js `screen.grab` (raw BGRA straight from the X server / OS) encoded by sharp
+ * into the model-ready image, with a Frame describing the geometry. screenshot-desktop is the
+ * fallback where the grab fails or is not wanted; it is several times slower (it spawns a process
+ * and round-trips a PNG).
+ */
+import sharp from 'sharp';
+import screenshot from 'screenshot-desktop';
+import type { DisplayInfo, Frame, ImageFormat, Rect, Size } from '../../shared/frame';
+import { fitImageSize, unionRect, type ImageSizeLimits } from './geometry';
+import type { NutModule } from './nut';
+
+export interface CaptureOptions extends ImageSizeLimits {
+  /** A display index, or 'all' for the whole virtual desktop. Default: the primary display. */
+  display?: number | 'all';
+  format?: ImageFormat;
+  /** JPEG quality 1-100. */
+  quality?: number;
+  /** Also return the capture at full resolution as PNG (for the session record). */
+  keepFullResolution?: boolean;
+  /** Which capture path: nut-js (default) or screenshot-desktop. */
+  source?: CaptureSource;
+}
+
+export type CaptureSource = 'nut-js' | 'screenshot-desktop';
+
+export const DEFAULT_CAPTURE_OPTIONS = {
+  maxWidth: 1280,
+  format: 'jpeg',
+  quality: 80,
+} as const satisfies CaptureOptions;
+
+export interface Observation {
+  /** The model-ready image, encoded as `frame.image.format`. */
+  image: Buffer;
+  frame: Frame;
+  /** PNG of the raw capture, when asked for. */
+  fullResolution?: Buffer;
+  source: CaptureSource;
+  capturedAt: number;
+}
+
+export type CaptureResult = { ok: true; observation: Observation } | { ok: false; message: string };
+
+interface RawCapture {
+  /** RGBA or RGB pixels, tightly packed. */
+  pixels: Buffer;
+  channels: 3 | 4;
+  size: Size;
+}
+
+/** BGRA (alpha 0, as nut-js returns it) → RGB-ordered, in place, 32 bits at a time. */
+export function bgraToRgbaInPlace(data: Buffer): Buffer {
+  const words = new Uint32Array(data.buffer, data.byteOffset, data.byteLength >>> 2);
+  for (let i = 0; i < words.length; i++) {
+    const v = words[i] as number;
+    // Little-endian word: 0xAARRGGBB read from bytes B,G,R,A; swap the B and R bytes.
+    words[i] = (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >>> 16) & 0xff);
+  }
+  return data;
+}
+
+/** Copies rows out of a buffer whose rows are padded (byteWidth > width × 4). */
+function packRows(data: Buffer, size: Size, byteWidth: number): Buffer {
+  const rowBytes = size.width * 4;
+  if (byteWidth === rowBytes) return data;
+  const packed = Buffer.allocUnsafe(rowBytes * size.height);
+  for (let row = 0; row < size.height; row++) data.copy(packed, row * rowBytes, row * byteWidth, row * byteWidth + rowBytes);
+  return packed;
+}
+
+async function encode(raw: RawCapture, target: Size, format: ImageFormat, quality: number): Promise<Buffer> {
+  let pipeline = sharp(raw.pixels, { raw: { width: raw.size.width, height: raw.size.height, channels: raw.channels } });
+  // The grab's alpha is 0 everywhere: drop it, or JPEG/PNG would come out transparent or black.
+  if (raw.channels === 4) pipeline = pipeline.removeAlpha();
+  if (target.width !== raw.size.width || target.height !== raw.size.height) {
+    pipeline = pipeline.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
+  }
+  return format === 'png' ? pipeline.png({ compressionLevel: 6 }).toBuffer() : pipeline.jpeg({ quality, mozjpeg: false }).toBuffer();
+}
+
+function encodeFullResolution(raw: RawCapture): Promise<Buffer> {
+  return encode(raw, raw.size, 'png', 100);
+}
+
+export interface CaptureDeps {
+  nut: NutModule;
+  listDisplays: () => Promise<DisplayInfo[]>;
+}
+
+export class ScreenCapture {
+  constructor(private readonly deps: CaptureDeps) {}
+
+  /** Captures one display (or all), never throwing: a failure is a message. */
+  async capture(options: CaptureOptions = {}): Promise<CaptureResult> {
+    const settings = { ...DEFAULT_CAPTURE_OPTIONS, ...options };
+    const target = await this.resolveTarget(settings.display);
+    if (!target.ok) return target;
+    const { bounds, displayId, scaleFactor } = target;
+    const capturedAt = Date.now();
+
+    let raw: RawCapture;
+    let source: CaptureSource = settings.source ?? 'nut-js';
+    try {
+      raw = source === 'nut-js' ? await this.grabWithNut(bounds) : await this.grabWithScreenshotDesktop(target.covered, bounds);
+    } catch (error) {
+      if (source === 'screenshot-desktop') return { ok: false, message: `screen capture failed: ${String(error)}` };
+      // The grab can fail on exotic displays; screenshot-desktop takes a different route.
+      try {
+        source = 'screenshot-desktop';
+        raw = await this.grabWithScreenshotDesktop(target.covered, bounds);
+      } catch (fallbackError) {
+        return { ok: false, message: `screen capture failed: nut-js: ${String(error)}; screenshot-desktop: ${String(fallbackError)}` };
+      }
+    }
+
+    const imageSize = fitImageSize(raw.size, settings);
+    const [image, fullResolution] = await Promise.all([
+      encode(raw, imageSize, settings.format, settings.quality),
+      settings.keepFullResolution ? encodeFullResolution(raw) : Promise.resolve(undefined),
+    ]);
+    const frame: Frame = {
+      displayId,
+      bounds,
+      scaleFactor,
+      captured: raw.size,
+      image: { ...imageSize, format: settings.format },
+    };
+    return { ok: true, observation: { image, frame, source, capturedAt, ...(fullResolution ? { fullResolution } : {}) } };
+  }
+
+  private async resolveTarget(
+    display: number | 'all' | undefined,
+  ): Promise<{ ok: true; bounds: Rect; displayId: string; covered: DisplayInfo[]; scaleFactor: number } | { ok: false; message: string }> {
+    const displays = await this.deps.listDisplays();
+    if (display === 'all') {
+      return {
+        ok: true,
+        bounds: unionRect(displays.map((d) => d.bounds)),
+        displayId: 'all',
+        covered: displays,
+        scaleFactor: Math.max(...displays.map((d) => d.scaleFactor)),
+      };
+    }
+    const chosen = display === undefined ? (displays.find((d) => d.primary) ?? displays[0]) : displays[display];
+    if (!chosen) {
+      return { ok: false, message: `no display ${display}: there ${displays.length === 1 ? 'is 1 display' : `are ${displays.length} displays`} (0-${displays.length - 1})` };
+    }
+    return { ok: true, bounds: chosen.bounds, displayId: chosen.id, covered: [chosen], scaleFactor: chosen.scaleFactor };
+  }
+
+  private async grabWithNut(bounds: Rect): Promise<RawCapture> {
+    const { screen, Region } = this.deps.nut;
+    const [screenWidth, screenHeight] = await Promise.all([screen.width(), screen.height()]);
+    const whole = bounds.x === 0 && bounds.y === 0 && bounds.width === screenWidth && bounds.height === screenHeight;
+    const grabbed = whole ? await screen.grab() : await screen.grabRegion(new Region(bounds.x, bounds.y, bounds.width, bounds.height));
+    const size = { width: grabbed.width, height: grabbed.height };
+    const pixels = bgraToRgbaInPlace(packRows(grabbed.data, size, grabbed.byteWidth));
+    return { pixels, channels: 4, size };
+  }
+
+  private async grabWithScreenshotDesktop(displays: readonly DisplayInfo[], bounds: Rect): Promise<RawCapture> {
+    const pngs = await Promise.all(displays.map((display) => screenshot({ format: 'png', screen: display.id })));
+    if (pngs.length === 1) {
+      const { data, info } = await sharp(pngs[0]).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      return { pixels: data, channels: 3, size: { width: info.width, height: info.height } };
+    }
+    // Several displays: lay each capture where its display sits in the virtual desktop.
+    const size = { width: bounds.width, height: bounds.height };
+    const data = await sharp({ create: { ...size, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+      .composite(
+        displays.map((display, i) => ({
+          input: pngs[i] as Buffer,
+          left: display.bounds.x - bounds.x,
+          top: display.bounds.y - bounds.y,
+        })),
+      )
+      .removeAlpha()
+      .raw()
+      .toBuffer();
+    return { pixels: data, channels: 3, size };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * What executing one action did, as a value. The operator never throws for an expected failure:
+ * the loop records the result and, where useful, shows it to the model.
+ */
+import type { ActionType, Point } from './actions';
+
+export type ActionErrorKind =
+  /** The mouse was in the fail-safe corner: this and every further action is refused until reset. */
+  | 'user_abort'
+  /** A coordinate lies outside the image (or the screen) it refers to. */
+  | 'out_of_bounds'
+  /** The action is well-formed JSON but cannot be carried out as given. */
+  | 'invalid_action'
+  /** The platform has no way to perform this (a key it cannot press, for example). */
+  | 'unsupported'
+  /** The input or capture layer failed underneath us. */
+  | 'input_failed'
+  /** No display to act on. */
+  | 'no_display'
+  /** Cancelled through an AbortSignal. */
+  | 'aborted';
+
+export interface ActionError {
+  kind: ActionErrorKind;
+  message: string;
+}
+
+export interface ActionSuccess {
+  ok: true;
+  type: ActionType;
+  /** Screen points (logical px) the action touched, first to last. */
+  points?: Point[];
+  /** A human-readable note (what was typed and how, for example). */
+  detail?: string;
+  durationMs: number;
+}
+
+export interface ActionFailure {
+  ok: false;
+  type?: ActionType;
+  error: ActionError;
+}
+
+export type ActionResult = ActionSuccess | ActionFailure;
+
+export function actionFailure(kind: ActionErrorKind, message: string, type?: ActionType): ActionFailure {
+  return type === undefined ? { ok: false, error: { kind, message } } : { ok: false, type, error: { kind, message } };
+}
