@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { Key } from '@nut-tree-fork/shared';
+import { planTyping } from '../../../src/main/operator/typing';
+import { keystrokeForChar, nutKeysFor } from '../../../src/main/operator/key-map';
+
+describe('every printable ASCII character has a US keystroke', () => {
+  for (let code = 0x20; code <= 0x7e; code++) {
+    const char = String.fromCharCode(code);
+    it(JSON.stringify(char), () => expect(keystrokeForChar(char)).toBeDefined());
+  }
+  it('shifted symbols press Shift explicitly', () => {
+    for (const char of '!@#$%^&*_+{}|:"<>?~()ABCZ') expect(keystrokeForChar(char)?.shift, char).toBe(true);
+    for (const char of "1234567890-=[]\\;',./`abcz ") expect(keystrokeForChar(char)?.shift, char).toBe(false);
+    expect(keystrokeForChar('!')).toEqual({ key: Key.Num1, shift: true });
+    expect(keystrokeForChar('"')).toEqual({ key: Key.Quote, shift: true });
+  });
+});
+
+describe('planTyping', () => {
+  it('types ASCII as keys and pastes the rest, keeping code points whole', () => {
+    const plan = planTyping('Café 世界 👍🏽!\n');
+    expect(plan.map((s) => [s.kind, s.text])).toEqual([
+      ['keys', 'Caf'],
+      ['paste', 'é'],
+      ['keys', ' '],
+      ['paste', '世界'],
+      ['keys', ' '],
+      ['paste', '👍🏽'],
+      ['keys', '!\n'],
+    ]);
+  });
+  it('one Enter per line break whatever the convention', () => {
+    const plan = planTyping('a\r\nb\rc\n');
+    expect(plan).toHaveLength(1);
+    expect(plan[0]?.text).toBe('a\nb\nc\n');
+  });
+  it('clipboard mode still presses Enter for newlines', () => {
+    expect(planTyping('ab\ncd', 'clipboard').map((s) => [s.kind, s.text])).toEqual([
+      ['paste', 'ab'],
+      ['keys', '\n'],
+      ['paste', 'cd'],
+    ]);
+  });
+});
+
+describe('nutKeysFor', () => {
+  it('maps cmd to Ctrl off macOS and to Cmd on macOS', () => {
+    expect(nutKeysFor('cmd', 'linux')).toEqual({ ok: true, keys: [Key.LeftControl] });
+    expect(nutKeysFor('cmd', 'win32')).toEqual({ ok: true, keys: [Key.LeftControl] });
+    expect(nutKeysFor('cmd', 'darwin')).toEqual({ ok: true, keys: [Key.LeftCmd] });
+  });
+  it('function keys, named keys, shifted symbols', () => {
+    expect(nutKeysFor('f24', 'linux')).toEqual({ ok: true, keys: [Key.F24] });
+    expect(nutKeysFor('enter', 'linux')).toEqual({ ok: true, keys: [Key.Return] });
+    expect(nutKeysFor('+', 'linux')).toEqual({ ok: true, keys: [Key.LeftShift, Key.Equal] });
+  });
+  it('explains keys it cannot press', () => {
+    expect(nutKeysFor('pause', 'linux')).toMatchObject({ ok: false, message: expect.stringMatching(/pause/) });
+  });
+});
