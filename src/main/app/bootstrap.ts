@@ -17,7 +17,8 @@ export function startApp(options: StartOptions): void {
     app.quit();
     return;
   }
-  // Before any window exists, so no webContents escapes the policy.
+  // Before any window exists, so no webContents escapes the policy (enableSandbox must precede 'ready').
+  app.enableSandbox();
   denyNavigationAndPopups(app);
 
   let mainWindow: BrowserWindow | null = null;

@@ -7,27 +7,27 @@
  */
 import { err, ok, type ResponseInputOf, type Result } from '../../shared/contract';
 import type { Size } from '../../shared/frame';
+import type * as operatorDisplays from '../operator/displays';
 
-type OperatorDisplays = typeof import('../operator/displays');
+type OperatorDisplays = Pick<typeof operatorDisplays, 'listDisplays'>;
 
 export interface DisplayListerDeps {
   /** The primary display's size in logical px: the operator's fallback where the platform lists no bounds. */
   primarySize: () => Promise<Size>;
   /** Loads the operator module; tests and other compositions may pass their own. */
-  load?: () => Promise<Pick<OperatorDisplays, 'listDisplays'>>;
+  load?: () => Promise<OperatorDisplays>;
 }
 
 export function createDisplayLister(deps: DisplayListerDeps): () => Promise<Result<ResponseInputOf<'operator:displays'>>> {
   const load = deps.load ?? (() => import('../operator/displays'));
   return async () => {
-    let operator: Pick<OperatorDisplays, 'listDisplays'>;
+    let operator: OperatorDisplays;
     try {
       operator = await load();
     } catch (error) {
       return err('unavailable', `the display list cannot be loaded: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const displays = await operator.listDisplays(deps.primarySize);
-    // Only the contract's fields cross the boundary (the response schema strips the rest).
-    return ok(displays.map(({ id, bounds, scaleFactor, primary }) => ({ id, bounds, scaleFactor, primary })));
+    // The operator's extra fields (index, name) are dropped by the contract's response schema.
+    return ok(await operator.listDisplays(deps.primarySize));
   };
 }

@@ -8,6 +8,7 @@ import { ExitCode, InvalidInputError } from './exit-codes';
 import { registerDisplaysCommand } from './commands/displays';
 import { registerScreenshotCommand } from './commands/screenshot';
 import { registerActCommand } from './commands/act';
+import { registerParseCommand } from './commands/parse';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -18,6 +19,7 @@ function buildProgram(): Command {
   registerDisplaysCommand(program);
   registerScreenshotCommand(program);
   registerActCommand(program);
+  registerParseCommand(program);
   return program;
 }
 

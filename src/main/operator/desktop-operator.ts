@@ -23,6 +23,8 @@ export interface FailSafeOptions {
   cornerPx: number;
 }
 
+const DISPLAY_CACHE_MS = 5000;
+
 export const DEFAULT_FAIL_SAFE: FailSafeOptions = { enabled: true, cornerPx: 2 };
 
 export interface DesktopOperatorOptions {
@@ -63,6 +65,7 @@ export class DesktopOperator implements Operator {
   private readonly input: NutInput;
   private readonly failSafe: FailSafeOptions;
   private failSafeTripped = false;
+  private displayCache: { at: number; list: Promise<DisplayInfo[]> } | undefined;
 
   constructor(
     private readonly nut: NutModule,
@@ -73,8 +76,18 @@ export class DesktopOperator implements Operator {
     this.failSafe = { ...DEFAULT_FAIL_SAFE, ...options.failSafe };
   }
 
+  /**
+   * The display list, cached briefly: listing spawns xrandr (tens of ms), far too slow to repeat
+   * at every observation, while monitors come and go rarely.
+   */
   displays(): Promise<DisplayInfo[]> {
-    return listDisplays(async () => ({ width: await this.nut.screen.width(), height: await this.nut.screen.height() }));
+    const now = Date.now();
+    if (!this.displayCache || now - this.displayCache.at > DISPLAY_CACHE_MS) {
+      const list = listDisplays(async () => ({ width: await this.nut.screen.width(), height: await this.nut.screen.height() }));
+      this.displayCache = { at: now, list };
+      list.catch(() => (this.displayCache = undefined));
+    }
+    return this.displayCache.list;
   }
 
   observe(options?: CaptureOptions): Promise<CaptureResult> {

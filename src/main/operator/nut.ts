@@ -4,7 +4,9 @@
  */
 import { checkDisplay } from './display-check';
 
-export type NutModule = typeof import('@nut-tree-fork/nut-js');
+import type * as NutJs from '@nut-tree-fork/nut-js';
+
+export type NutModule = typeof NutJs;
 
 export type NutLoad = { ok: true; nut: NutModule } | { ok: false; message: string };
 

@@ -4,12 +4,10 @@
  * failures are values), so the loop can record it and show it to the model.
  */
 import { type Action } from '../../../shared/actions';
+import { type Size } from '../../../shared/frame';
 
-/** Width and height of an image, in pixels. */
-export interface ImageSize {
-  readonly width: number;
-  readonly height: number;
-}
+/** Width and height of an image, in pixels (the shared Size, named for what it measures here). */
+export type ImageSize = Readonly<Size>;
 
 /** The three reply formats Mnemo reads. */
 export const MODEL_FAMILIES = ['tools', 'ui-tars', 'openai-cua'] as const;

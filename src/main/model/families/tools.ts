@@ -1,0 +1,345 @@
+/**
+ * The tool-calling family: chat completions with one `computer` function tool whose arguments are
+ * the shared action schema, coordinates in pixels of the image sent.
+ *
+ * Tool call arguments are `{"thought"?: string, "actions": [action, ...]}` (what the schema asks
+ * for); a single action object (`{"type": "click", ...}`) or `{"action": {...}}` is accepted too.
+ *
+ * Models without tool calling answer in text: the first fenced ```json block, or else the first
+ * balanced JSON object in the prose, is read. That object is one action (it has "type"),
+ * `{"actions": [...]}` or `{"thought": ..., "action": {...}}`. The thought is its "thought" field,
+ * or else the prose around the JSON.
+ */
+import { z } from 'zod';
+import { type Action, ActionSchema } from '../../../shared/actions';
+import { buildAction, checkActionsInImage, describeSize, failure, isRecord, nonEmpty } from './common';
+import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
+
+export const COMPUTER_TOOL_NAME = 'computer';
+
+export interface ToolsOptions {
+  /** The image sent to the model: coordinates are checked to lie within it. */
+  readonly image?: ImageSize;
+}
+
+export interface ToolsExtras {
+  /** Ids of the tool calls read, in order: each needs a `tool` message in the next request. */
+  readonly toolCallIds: string[];
+}
+
+export type ToolsParse = ReplyParse<ToolsExtras>;
+
+/** A chat-completions function tool, as the OpenAI API takes it. */
+export interface FunctionToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tool definition
+
+const FIELD_DESCRIPTIONS = (image: ImageSize): Record<string, string> => {
+  const size = describeSize(image);
+  return {
+    x: `Horizontal coordinate in pixels of the ${size} image sent, from its left edge.`,
+    y: `Vertical coordinate in pixels of the ${size} image sent, from its top edge.`,
+    toX: `Horizontal coordinate of the drag's end, in pixels of the ${size} image sent.`,
+    toY: `Vertical coordinate of the drag's end, in pixels of the ${size} image sent.`,
+    path: `Points the drag passes through, in pixels of the ${size} image sent.`,
+    keys: 'Key names pressed together, e.g. ["ctrl", "c"] or ["enter"].',
+    modifiers: 'Keys held during the click, e.g. ["shift"].',
+    text: 'Text to type; "\\n" presses Enter.',
+    amount: 'Wheel notches to scroll.',
+    ms: 'Milliseconds to wait.',
+    summary: 'What was done, for the user.',
+    question: 'The question for the user.',
+    reason: 'Why the task cannot be done.',
+    confirm: 'Ask the user to confirm before this action runs (for risky or irreversible actions).',
+  };
+};
+
+/** JSON schema of one action, generated from the shared schema, coordinates described. */
+function actionJsonSchema(image: ImageSize): Record<string, unknown> {
+  const generated = z.toJSONSchema(ActionSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete generated.$schema;
+  const descriptions = FIELD_DESCRIPTIONS(image);
+  const variants = (generated.oneOf ?? generated.anyOf) as Record<string, unknown>[] | undefined;
+  for (const variant of variants ?? []) {
+    const properties = variant.properties as Record<string, Record<string, unknown>> | undefined;
+    for (const [name, property] of Object.entries(properties ?? {})) {
+      const description = descriptions[name];
+      if (description !== undefined) property.description = description;
+    }
+  }
+  return generated;
+}
+
+/**
+ * The `computer` function tool for chat completions, its arguments generated from the shared
+ * action schema; `image` is the size of the screenshot sent with the request.
+ */
+export function computerToolDefinition(image: ImageSize): FunctionToolDefinition {
+  return {
+    type: 'function',
+    function: {
+      name: COMPUTER_TOOL_NAME,
+      description:
+        `Operate the computer shown in the ${describeSize(image)} screenshot: click, type, press keys, ` +
+        'scroll, drag, wait, ask the user, or finish. Coordinates are pixels of that screenshot, origin at ' +
+        'its top-left corner. Give one or more actions, run in order.',
+      parameters: {
+        type: 'object',
+        properties: {
+          thought: { type: 'string', description: 'What you see and why you act, in a sentence or two.' },
+          actions: {
+            type: 'array',
+            minItems: 1,
+            description: 'Actions to run in order.',
+            items: actionJsonSchema(image),
+          },
+        },
+        required: ['actions'],
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+/**
+ * Parse a reply given as text: either the assistant's text, or the assistant message as JSON
+ * (`{"role":"assistant","content":...,"tool_calls":[...]}`; a whole chat completion with
+ * `choices` is accepted too). Never throws for a bad reply.
+ */
+export function parseToolsReply(text: string, options: ToolsOptions = {}): ToolsParse {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch {
+      value = undefined;
+    }
+    if (isRecord(value) && looksLikeMessage(value)) return parseToolsMessage(value, options);
+  }
+  return parseToolsText(text, options);
+}
+
+function looksLikeMessage(value: Record<string, unknown>): boolean {
+  return 'role' in value || 'tool_calls' in value || 'function_call' in value || 'choices' in value;
+}
+
+/** Parse an assistant message object (or a chat completion holding one). */
+export function parseToolsMessage(message: unknown, options: ToolsOptions = {}): ToolsParse {
+  if (!isRecord(message)) return failure('the assistant message is not a JSON object');
+  if (Array.isArray(message.choices)) {
+    const choice = message.choices[0] as unknown;
+    if (!isRecord(choice) || !isRecord(choice.message)) return failure('the completion has no message');
+    return parseToolsMessage(choice.message, options);
+  }
+  const content = contentText(message.content);
+  const calls = toolCallsOf(message);
+  if (calls.length === 0) {
+    if (content === null) return failure('no action in the reply');
+    return parseToolsText(content, options);
+  }
+
+  const actions: Action[] = [];
+  const toolCallIds: string[] = [];
+  let argumentThought: string | null = null;
+  for (const call of calls) {
+    if (call.name !== COMPUTER_TOOL_NAME) return failure(`unknown tool "${call.name}" (expected "${COMPUTER_TOOL_NAME}")`);
+    let args: unknown = call.arguments;
+    if (typeof args === 'string') {
+      try {
+        args = JSON.parse(args.trim() === '' ? '{}' : args);
+      } catch (error) {
+        return failure(`the ${COMPUTER_TOOL_NAME} tool's arguments are not JSON: ${(error as Error).message}`);
+      }
+    }
+    const container = readContainer(args);
+    if (!container.ok) return container;
+    argumentThought ??= container.thought;
+    const built = buildActions(container.actions);
+    if (!built.ok) return built;
+    actions.push(...built.actions);
+    if (call.id !== null) toolCallIds.push(call.id);
+  }
+  return finish(nonEmpty(content) ?? argumentThought, actions, toolCallIds, options);
+}
+
+interface ToolCall {
+  id: string | null;
+  name: string;
+  arguments: unknown;
+}
+
+function toolCallsOf(message: Record<string, unknown>): ToolCall[] {
+  const calls: ToolCall[] = [];
+  const raw = Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]) : [];
+  for (const item of raw) {
+    if (!isRecord(item)) continue;
+    const fn = isRecord(item.function) ? item.function : item;
+    calls.push({
+      id: typeof item.id === 'string' ? item.id : null,
+      name: typeof fn.name === 'string' ? fn.name : '',
+      arguments: fn.arguments,
+    });
+  }
+  // The legacy single `function_call`.
+  if (calls.length === 0 && isRecord(message.function_call)) {
+    const fn = message.function_call;
+    calls.push({ id: null, name: typeof fn.name === 'string' ? fn.name : '', arguments: fn.arguments });
+  }
+  return calls;
+}
+
+function contentText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    const texts = content
+      .map((part: unknown) => (isRecord(part) && typeof part.text === 'string' ? part.text : null))
+      .filter((part): part is string => part !== null);
+    return texts.length > 0 ? texts.join('\n') : null;
+  }
+  return null;
+}
+
+/** Parse the assistant's text: a JSON action in prose, fenced or not. */
+export function parseToolsText(text: string, options: ToolsOptions = {}): ToolsParse {
+  const found = findJsonContainer(text);
+  if (!found) return failure('no action in the reply');
+  const built = buildActions(found.container.actions);
+  if (!built.ok) return built;
+  const rest = `${text.slice(0, found.start).trimEnd()}\n${text.slice(found.end).trimStart()}`;
+  const prose = nonEmpty(rest.replace(/^\s*Thought\s*[:：]/i, ''));
+  return finish(found.container.thought ?? prose, built.actions, [], options);
+}
+
+function finish(thought: string | null, actions: Action[], toolCallIds: string[], options: ToolsOptions): ToolsParse {
+  if (actions.length === 0) return failure('no action in the reply');
+  const problem = checkActionsInImage(actions, options.image);
+  if (problem !== null) return failure(problem);
+  return { ok: true, thought, actions, toolCallIds };
+}
+
+interface Container {
+  ok: true;
+  thought: string | null;
+  actions: unknown[];
+}
+
+/** The actions of a JSON value: one action, `{"actions":[...]}`, `{"action":...}`, or an array. */
+function readContainer(value: unknown): Container | ParseFailure {
+  if (Array.isArray(value)) return { ok: true, thought: null, actions: value };
+  if (!isRecord(value)) return failure('the actions must be a JSON object');
+  const thought = typeof value.thought === 'string' ? nonEmpty(value.thought) : null;
+  if (Array.isArray(value.actions)) return { ok: true, thought, actions: value.actions };
+  if (value.action !== undefined) {
+    return { ok: true, thought, actions: Array.isArray(value.action) ? value.action : [value.action] };
+  }
+  if (typeof value.type === 'string') {
+    const { thought: _thought, ...action } = value;
+    return { ok: true, thought, actions: [action] };
+  }
+  return failure('no action in the reply');
+}
+
+function buildActions(raws: readonly unknown[]): { ok: true; actions: Action[] } | ParseFailure {
+  if (raws.length === 0) return failure('no action in the reply');
+  const actions: Action[] = [];
+  for (const raw of raws) {
+    const built = buildAction(lenient(raw));
+    if (!built.ok) return built;
+    actions.push(built.action);
+  }
+  return { ok: true, actions };
+}
+
+/** Spellings models use that the wire format writes differently. */
+function lenient(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const action: Record<string, unknown> = { ...raw };
+  // `"coordinate": [x, y]`, as computer-use models are trained to write.
+  if (action.x === undefined && Array.isArray(action.coordinate) && action.coordinate.length === 2) {
+    const [x, y] = action.coordinate as unknown[];
+    action.x = x;
+    action.y = y;
+    delete action.coordinate;
+  }
+  // `"keys": "ctrl+c"` or `"key": "enter"`.
+  if (action.keys === undefined && typeof action.key === 'string') {
+    action.keys = action.key;
+    delete action.key;
+  }
+  if (typeof action.keys === 'string') {
+    action.keys = action.keys
+      .trim()
+      .split(/\s+/)
+      .flatMap((token) => token.split(/(?<=.)\+(?=.)/))
+      .filter((token) => token !== '');
+  }
+  return action;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding JSON in prose
+
+interface FoundContainer {
+  container: Container;
+  start: number;
+  end: number;
+}
+
+const FENCE = /```[ \t]*(?:json|JSON|jsonc)?[ \t]*\n([\s\S]*?)```/g;
+
+function findJsonContainer(text: string): FoundContainer | null {
+  for (const fence of text.matchAll(FENCE)) {
+    const parsed = tryJson((fence[1] as string).trim());
+    if (parsed === undefined) continue;
+    const container = readContainer(parsed);
+    if (container.ok && container.actions.length > 0) {
+      const start = fence.index ?? 0;
+      return { container, start, end: start + fence[0].length };
+    }
+  }
+  for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
+    const end = balancedEnd(text, start);
+    if (end < 0) continue;
+    const parsed = tryJson(text.slice(start, end));
+    if (parsed === undefined) continue;
+    const container = readContainer(parsed);
+    if (container.ok && container.actions.length > 0) return { container, start, end };
+  }
+  return null;
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Index just after the `}` that closes the `{` at `start` (strings respected), or -1. */
+function balancedEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{') depth += 1;
+    else if (c === '}') {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { createDispatcher, type Handlers, type Sender } from '../../../src/main/app/dispatch';
+import { createHandlers } from '../../../src/main/app/handlers';
+import { createDisplayLister } from '../../../src/main/app/displays';
+import { err, ok } from '../../../src/shared/contract';
+
+const trusted: Sender = { url: 'file:///app/out/renderer/index.html', isMainFrame: true };
+const isTrustedUrl = (url: string) => url === trusted.url;
+
+const display = { id: 0, bounds: { x: 0, y: 0, width: 800, height: 600 }, scaleFactor: 1, primary: true };
+
+function handlers(overrides: Partial<Handlers> = {}): Handlers {
+  return {
+    'app:version': async () => ok({ version: '1.2.3', platform: 'linux' }),
+    'operator:displays': async () => ok([display]),
+    ...overrides,
+  };
+}
+
+describe('createDispatcher', () => {
+  it('answers a valid request from the renderer with the parsed response', async () => {
+    const dispatch = createDispatcher(handlers(), isTrustedUrl);
+    expect(await dispatch('app:version', trusted, undefined)).toEqual(ok({ version: '1.2.3', platform: 'linux' }));
+  });
+
+  it.each<[string, Sender]>([
+    ['another page', { url: 'https://example.com/', isMainFrame: true }],
+    ['an iframe of the renderer', { url: trusted.url as string, isMainFrame: false }],
+    ['a destroyed frame', { url: null, isMainFrame: true }],
+  ])('refuses %s', async (_name, sender) => {
+    let called = false;
+    const dispatch = createDispatcher(
+      handlers({
+        'app:version': async () => {
+          called = true;
+          return ok({ version: 'x', platform: 'y' });
+        },
+      }),
+      isTrustedUrl,
+    );
+    expect(await dispatch('app:version', sender, undefined)).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+    expect(called).toBe(false);
+  });
+
+  it('refuses a request that does not match the schema, naming the command', async () => {
+    const answer = await createDispatcher(handlers(), isTrustedUrl)('operator:displays', trusted, { all: true });
+    expect(answer).toMatchObject({ ok: false, error: { kind: 'invalid_request' } });
+    expect(!answer.ok && answer.error.message).toMatch(/^operator:displays: /);
+  });
+
+  it('answers an unknown command as unavailable', async () => {
+    const answer = await createDispatcher(handlers(), isTrustedUrl)('app:selfDestruct', trusted, undefined);
+    expect(answer).toMatchObject({ ok: false, error: { kind: 'unavailable' } });
+  });
+
+  it('turns a throwing handler into an internal error value', async () => {
+    const dispatch = createDispatcher(
+      handlers({
+        'operator:displays': async () => {
+          throw new Error('xrandr exploded');
+        },
+      }),
+      isTrustedUrl,
+    );
+    expect(await dispatch('operator:displays', trusted, undefined)).toEqual(err('internal', 'operator:displays: xrandr exploded'));
+  });
+
+  it('passes a handler failure through unchanged', async () => {
+    const failure = err('unavailable', 'no display server');
+    const dispatch = createDispatcher(handlers({ 'operator:displays': async () => failure }), isTrustedUrl);
+    expect(await dispatch('operator:displays', trusted, undefined)).toEqual(failure);
+  });
+
+  it('refuses a response its schema rejects', async () => {
+    const broken = { ...display, scaleFactor: 0 };
+    const dispatch = createDispatcher(handlers({ 'operator:displays': async () => ok([broken]) }), isTrustedUrl);
+    expect(await dispatch('operator:displays', trusted, undefined)).toMatchObject({ ok: false, error: { kind: 'invalid_response' } });
+  });
+
+  it('sends only the contract fields of a response', async () => {
+    const operatorDisplay = { ...display, index: 0, name: 'eDP-1' };
+    const dispatch = createDispatcher(handlers({ 'operator:displays': async () => ok([operatorDisplay]) }), isTrustedUrl);
+    expect(await dispatch('operator:displays', trusted, undefined)).toEqual(ok([display]));
+  });
+});
+
+describe('operator:displays through the display lister', () => {
+  it('asks the operator with the primary size it was given', async () => {
+    const lister = createDisplayLister({
+      primarySize: async () => ({ width: 1024, height: 768 }),
+      load: async () => ({
+        listDisplays: async (primarySize) => {
+          const size = await primarySize();
+          return [{ index: 0, id: 'screen', name: 'screen', bounds: { x: 0, y: 0, ...size }, scaleFactor: 1, primary: true }];
+        },
+      }),
+    });
+    const dispatch = createDispatcher(
+      createHandlers({ appInfo: { version: '1', platform: 'linux' }, listDisplays: lister }),
+      isTrustedUrl,
+    );
+    expect(await dispatch('operator:displays', trusted, undefined)).toEqual(
+      ok([{ id: 'screen', bounds: { x: 0, y: 0, width: 1024, height: 768 }, scaleFactor: 1, primary: true }]),
+    );
+  });
+
+  it('answers unavailable when the operator module cannot be loaded', async () => {
+    const lister = createDisplayLister({
+      primarySize: async () => ({ width: 1, height: 1 }),
+      load: async () => {
+        throw new Error("Cannot find module 'screenshot-desktop'");
+      },
+    });
+    expect(await lister()).toMatchObject({ ok: false, error: { kind: 'unavailable' } });
+  });
+});

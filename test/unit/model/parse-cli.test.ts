@@ -1,0 +1,162 @@
+/**
+ * `mnemo parse` end to end: the real CLI in a child process, the reply on stdin.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function mnemoParse(args: string[], stdin: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/mnemo.js', 'parse', ...args], { cwd: repoRoot, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+function json(run: Run): unknown {
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(run.stdout.endsWith('\n')).toBe(true);
+  expect(run.stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(run.stdout);
+}
+
+describe('mnemo parse', { timeout: 30_000, concurrent: true }, () => {
+  it('tools: an assistant message with a tool call', async () => {
+    const message = {
+      role: 'assistant',
+      content: 'Open the search box.',
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'computer', arguments: JSON.stringify({ actions: [{ type: 'click', x: 640, y: 40 }] }) },
+        },
+      ],
+    };
+    const run = await mnemoParse(['--family', 'tools', '--image', '1280x800'], JSON.stringify(message));
+    expect(json(run)).toEqual({
+      thought: 'Open the search box.',
+      actions: [{ type: 'click', x: 640, y: 40, button: 'left' }],
+    });
+  });
+
+  it('tools: JSON in prose', async () => {
+    const run = await mnemoParse(['--family', 'tools'], 'Press save.\n```json\n{"type":"hotkey","keys":["Control","S"]}\n```\n');
+    expect(json(run)).toEqual({ thought: 'Press save.', actions: [{ type: 'hotkey', keys: ['ctrl', 's'] }] });
+  });
+
+  it('ui-tars 1.0: 0–1000 mapped onto --image', async () => {
+    const reply = "Thought: Click the middle.\nAction: click(start_box='(500,500)')\n\ntype(content='hi\\n')";
+    const run = await mnemoParse(['--family', 'ui-tars', '--model-version', '1.0', '--image', '1920x1080'], reply);
+    expect(json(run)).toEqual({
+      thought: 'Click the middle.',
+      actions: [
+        { type: 'click', x: 960, y: 540, button: 'left' },
+        { type: 'type', text: 'hi\n' },
+      ],
+    });
+  });
+
+  it('ui-tars without --image: version 1.0, output in the 0–1000 space', async () => {
+    const run = await mnemoParse(['--family', 'ui-tars'], "Action: left_double(start_box='<point>250 750</point>')");
+    expect(json(run)).toEqual({ thought: null, actions: [{ type: 'double_click', x: 250, y: 750, button: 'left' }] });
+  });
+
+  it('ui-tars with --image: version 1.5, pixels of that image as written', async () => {
+    const run = await mnemoParse(['--family', 'ui-tars', '--image', '1932x1092'], "Action: click(start_box='(1500,700)')");
+    expect(json(run)).toEqual({ thought: null, actions: [{ type: 'click', x: 1500, y: 700, button: 'left' }] });
+  });
+
+  it('ui-tars 1.5: coordinates outside --image exit 2', async () => {
+    const run = await mnemoParse(
+      ['--family', 'ui-tars', '--model-version', '1.5', '--image', '1000x500'],
+      "Action: click(start_box='(1500,700)')",
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('mnemo parse: coordinates (1500, 700) outside the 1000x500 image\n');
+  });
+
+  it('openai-cua: a whole response', async () => {
+    const response = {
+      id: 'resp_1',
+      output: [
+        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Scrolling to the results.' }] },
+        {
+          type: 'computer_call',
+          call_id: 'call_1',
+          action: { type: 'scroll', x: 500, y: 400, scroll_x: 0, scroll_y: 600 },
+          pending_safety_checks: [],
+        },
+      ],
+    };
+    const run = await mnemoParse(['--family', 'openai-cua', '--image', '1024x768'], JSON.stringify(response));
+    expect(json(run)).toEqual({
+      thought: 'Scrolling to the results.',
+      actions: [{ type: 'scroll', x: 500, y: 400, direction: 'down', amount: 6 }],
+    });
+  });
+
+  it('openai-cua: one output item', async () => {
+    const item = { type: 'computer_call', call_id: 'c', action: { type: 'keypress', keys: ['CTRL', 'C'] }, pending_safety_checks: [] };
+    const run = await mnemoParse(['--family', 'openai-cua'], JSON.stringify(item));
+    expect(json(run)).toEqual({ thought: null, actions: [{ type: 'hotkey', keys: ['ctrl', 'c'] }] });
+  });
+
+  it.each([
+    [['--family', 'ui-tars'], 'Thought: nothing to do', 'mnemo parse: no action in the reply\n'],
+    [['--family', 'ui-tars'], 'Action: foo()', 'mnemo parse: unknown action "foo"\n'],
+    [['--family', 'ui-tars'], 'Action: click()', 'mnemo parse: click without a point\n'],
+    [['--family', 'ui-tars'], "Action: click(start_box='(1500,20)')", 'mnemo parse: coordinates (1500, 20) outside the 1000x1000 relative range\n'],
+    [['--family', 'tools'], 'I cannot see anything.', 'mnemo parse: no action in the reply\n'],
+    [['--family', 'tools'], '{"type":"click"}', 'mnemo parse: click without a point\n'],
+    [['--family', 'tools', '--image', '100x100'], '{"type":"click","x":150,"y":1}', 'mnemo parse: coordinates (150, 1) outside the 100x100 image\n'],
+    [
+      ['--family', 'openai-cua'],
+      '{"type":"computer_call","call_id":"c","action":{"type":"click","x":1,"y":2,"button":"back"}}',
+      'mnemo parse: click with button "back" is not supported\n',
+    ],
+    [['--family', 'openai-cua'], '', /^mnemo parse: the reply is not JSON: /],
+    [['--family', 'tools', '--model-version', '1.5'], '{"type":"wait"}', 'mnemo parse: --model-version applies to --family ui-tars only\n'],
+  ])('%j with %j exits 2', async (args, stdin, stderr) => {
+    const run = await mnemoParse(args, stdin);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(stderr);
+  });
+
+  it.each([
+    [[], /^mnemo parse: required option '--family <family>' not specified/],
+    [['--family', 'claude'], /^mnemo parse: option '--family <family>' argument 'claude' is invalid/],
+    [['--family', 'ui-tars', '--model-version', '2.0'], /^mnemo parse: option '--model-version <version>' argument '2.0' is invalid/],
+    [['--family', 'ui-tars', '--image', '1920'], /--image must be WIDTHxHEIGHT in positive pixels/],
+    [['--family', 'ui-tars', '--image', '0x100'], /--image must be WIDTHxHEIGHT in positive pixels/],
+    [['--family', 'ui-tars', '--image', '-5x100'], /--image must be WIDTHxHEIGHT in positive pixels/],
+    [['--family', 'ui-tars', '--image', '10.5x100'], /--image must be WIDTHxHEIGHT in positive pixels/],
+  ])('bad flags %j exit 2', async (args, stderr) => {
+    const run = await mnemoParse(args, "Action: click(start_box='(1,2)')");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(stderr);
+  });
+
+  it('--help documents the defaults and exits 0', async () => {
+    const run = await mnemoParse(['--help'], '');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('--model-version defaults to 1.5 when --image is given and to 1.0 without it');
+  });
+});
