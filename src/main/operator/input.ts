@@ -128,11 +128,14 @@ export class NutInput {
   async scroll(point: Point | undefined, direction: ScrollDirection, amount: number): Promise<void> {
     if (point) await this.moveTo(point);
     const { mouse } = this.nut;
+    // libnut's X11 backend sends the horizontal wheel buttons the wrong way round (scrollRight
+    // arrives as deltaX < 0 in Chromium); measured on Xvfb, corrected here.
+    const horizontal = this.platform === 'linux' ? { left: 'right', right: 'left' } : { left: 'left', right: 'right' };
     // One wheel notch at a time: some applications coalesce or drop a burst of notches.
     for (let i = 0; i < amount; i++) {
       if (direction === 'up') await mouse.scrollUp(1);
       else if (direction === 'down') await mouse.scrollDown(1);
-      else if (direction === 'left') await mouse.scrollLeft(1);
+      else if (direction === 'left' ? horizontal.left === 'left' : horizontal.right === 'left') await mouse.scrollLeft(1);
       else await mouse.scrollRight(1);
       await sleep(this.options.keyDelayMs);
     }
