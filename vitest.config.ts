@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    reporters: ['default', './test/reporters/summary-line.ts'],
     // Native modules (nut-js, sharp) and real child processes: run in forked processes.
     pool: 'forks',
     projects: [
@@ -14,6 +15,7 @@ export default defineConfig({
         test: {
           name: 'desktop',
           include: ['test/desktop/**/*.test.ts'],
+          globalSetup: ['test/desktop/global-setup.ts'],
           // One real display, one mouse and keyboard: desktop tests never run side by side.
           fileParallelism: false,
           testTimeout: 60_000,

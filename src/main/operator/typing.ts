@@ -8,7 +8,10 @@ import { keystrokeForChar, type Keystroke } from './key-map';
 export type TypingSegment = { kind: 'keys'; text: string; strokes: Keystroke[] } | { kind: 'paste'; text: string };
 
 export type TypingMode =
-  /** Keystrokes where a key exists, the clipboard for the rest. */
+  /**
+   * Keystrokes where a key exists, the clipboard for the rest; a text that would need more than
+   * MAX_PASTES_IN_AUTO pastes goes through the clipboard whole (each paste costs a settle delay).
+   */
   | 'auto'
   /** Everything through the clipboard (fast for long texts; not for terminals without Ctrl+V). */
   | 'clipboard';
@@ -18,6 +21,13 @@ export function planTyping(input: string, mode: TypingMode = 'auto'): TypingSegm
   const text = input.replace(/\r\n?/g, '\n');
   if (text.length === 0) return [];
   if (mode === 'clipboard') return splitNewlines(text);
+  const mixed = planMixed(text);
+  return mixed.filter((segment) => segment.kind === 'paste').length > MAX_PASTES_IN_AUTO ? splitNewlines(text) : mixed;
+}
+
+export const MAX_PASTES_IN_AUTO = 2;
+
+function planMixed(text: string): TypingSegment[] {
   const segments: TypingSegment[] = [];
   // Iterate by code point so surrogate pairs (emoji) stay whole.
   for (const char of text) {

@@ -1,0 +1,145 @@
+/**
+ * Pieces the family request builders share: images as data URLs, chat turns that never put two
+ * user messages in a row (some chat templates refuse that), and the thought streamed as it arrives.
+ */
+import {
+  type ChatCompletionContentPart,
+  type ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { type ImageSize } from './families';
+import { type ModelImage, type StepRecord, type ThoughtListener } from './types';
+
+export function imageDataUrl(image: ModelImage): string {
+  return `data:${image.mime};base64,${image.image.toString('base64')}`;
+}
+
+export function sizeOf(image: ModelImage): ImageSize {
+  return { width: image.width, height: image.height };
+}
+
+/** What stands in for a pruned screenshot. */
+export function screenshotPlaceholder(step: StepRecord): string {
+  return step.screenshotPlaceholder ?? `[Screenshot removed - Step ${step.step}]`;
+}
+
+/**
+ * Chat messages built turn by turn: user parts gather until an assistant (or tool) message, so
+ * consecutive user content becomes one message.
+ */
+export class ChatTurns {
+  private readonly messages: ChatCompletionMessageParam[] = [];
+  private userParts: ChatCompletionContentPart[] = [];
+
+  constructor(system?: string) {
+    if (system !== undefined && system.trim() !== '') this.messages.push({ role: 'system', content: system });
+  }
+
+  text(text: string): this {
+    if (text.trim() === '') return this;
+    const last = this.userParts.at(-1);
+    // Adjacent texts read better as one part.
+    if (last?.type === 'text') last.text = `${last.text}\n\n${text}`;
+    else this.userParts.push({ type: 'text', text });
+    return this;
+  }
+
+  image(image: ModelImage): this {
+    this.userParts.push({ type: 'image_url', image_url: { url: imageDataUrl(image) } });
+    return this;
+  }
+
+  /** The step's screenshot, or its placeholder when pruned. */
+  screenshot(step: StepRecord, label?: string): this {
+    if (step.screenshot) {
+      if (label !== undefined) this.text(label);
+      return this.image(step.screenshot);
+    }
+    return this.text(screenshotPlaceholder(step));
+  }
+
+  assistant(message: Extract<ChatCompletionMessageParam, { role: 'assistant' }>): this {
+    this.flushUser();
+    this.messages.push(message);
+    return this;
+  }
+
+  tool(toolCallId: string, content: string): this {
+    this.flushUser();
+    this.messages.push({ role: 'tool', tool_call_id: toolCallId, content });
+    return this;
+  }
+
+  build(): ChatCompletionMessageParam[] {
+    this.flushUser();
+    return [...this.messages];
+  }
+
+  private flushUser(): void {
+    if (this.userParts.length === 0) return;
+    const parts = this.userParts;
+    this.userParts = [];
+    // Text alone goes as a string: the widest-supported form.
+    const only = parts[0];
+    if (parts.length === 1 && only?.type === 'text') this.messages.push({ role: 'user', content: only.text });
+    else this.messages.push({ role: 'user', content: parts });
+  }
+}
+
+/**
+ * The thought as it streams. `visible` reads, from the reply text so far, the part of the thought
+ * that is safe to show (it holds back what may still turn into a section header or a JSON block);
+ * what it adds is passed on. A retry (a new attempt number) starts over.
+ */
+export class ThoughtStream {
+  private text = '';
+  private shown = '';
+  private attempt = 0;
+
+  constructor(
+    private readonly visible: (text: string) => string,
+    private readonly listener: ThoughtListener | undefined,
+  ) {}
+
+  push(delta: string, attempt: number): void {
+    if (!this.listener) return;
+    if (attempt !== this.attempt) {
+      this.attempt = attempt;
+      this.text = '';
+      this.shown = '';
+    }
+    this.text += delta;
+    this.emit(this.visible(this.text));
+  }
+
+  /** After the reply parsed: show the rest of the final thought, when what was shown begins it. */
+  finish(thought: string | null, attempt: number): void {
+    if (!this.listener || thought === null) return;
+    if (attempt !== this.attempt) {
+      this.attempt = attempt;
+      this.shown = '';
+    }
+    this.emit(thought);
+  }
+
+  private emit(visible: string): void {
+    // Text once shown cannot be taken back: only extensions of it go out.
+    if (visible.length <= this.shown.length || !visible.startsWith(this.shown)) return;
+    const delta = visible.slice(this.shown.length);
+    this.shown = visible;
+    this.listener?.(delta, this.attempt);
+  }
+}
+
+/** The longest end of `text` that is a proper beginning of one of `markers` (it may grow into one). */
+export function partialMarkerLength(text: string, markers: readonly string[]): number {
+  let longest = 0;
+  for (const marker of markers) {
+    for (let length = Math.min(marker.length - 1, text.length); length > longest; length -= 1) {
+      if (marker.startsWith(text.slice(text.length - length))) {
+        longest = length;
+        break;
+      }
+    }
+  }
+  return longest;
+}

@@ -1,0 +1,185 @@
+/**
+ * The `tools` family: chat completions with one `computer` function tool whose arguments are the
+ * shared action schema, coordinates in pixels of the screenshot sent. For models without tool
+ * calling (`toolCalling: false`), the same actions come back as a JSON object in the text.
+ *
+ * History: each earlier step is its screenshot (or the placeholder) in a user turn, then the
+ * model's turn. With tool calling that turn is a `computer` call answered by a `tool` message with
+ * the step's results; without, it is the thought and a ```json block, and the results open the
+ * next user turn.
+ */
+import { type Action } from '../../shared/actions';
+import { type ModelSettings, type PriceTable } from '../../shared/settings';
+import { type ChatRequest, type ModelClient } from './client';
+import { computerToolDefinition, parseToolsMessage, type ImageSize } from './families';
+import { ChatTurns, partialMarkerLength, sizeOf, ThoughtStream } from './messages';
+import { usageOf } from './pricing';
+import { type PredictInput, type Prediction, type ThoughtListener, type VisionModel } from './types';
+
+export type ToolsModelSettings = Pick<
+  ModelSettings,
+  'model' | 'baseUrl' | 'toolCalling' | 'stream' | 'temperature' | 'maxOutputTokens'
+>;
+
+export interface ToolsModelDeps {
+  client: ModelClient;
+  prices: PriceTable;
+}
+
+const ACTION_LIST = `Actions (each a JSON object with "type"):
+- click {x, y, button?: "left"|"right"|"middle", modifiers?: ["shift"]}; double_click {x, y}; triple_click {x, y}
+- mouse_move {x, y}; mouse_down {x?, y?, button?}; mouse_up {x?, y?, button?}
+- drag {x, y, toX, toY} (or {path: [{x, y}, ...]})
+- scroll {x?, y?, direction: "up"|"down"|"left"|"right", amount?: wheel notches, default 3}
+- type {text} ("\\n" presses Enter); hotkey {keys: ["ctrl", "c"]}; key_down {keys}; key_up {keys}
+- wait {ms}; screenshot {} (look again without acting)
+- finished {summary}: the task is done; ask_user {question}: you need something only the user knows; fail {reason}: the task cannot be done`;
+
+/** The system prompt of the `tools` family. */
+export function toolsSystemPrompt(image: ImageSize, toolCalling: boolean, extra?: string): string {
+  const size = `${image.width}x${image.height}`;
+  const answer = toolCalling
+    ? `Answer every turn by calling the \`computer\` tool with one or more actions, run in order. Say what you see and why you act in a sentence or two first (in your message or in the tool's "thought").`
+    : `Answer every turn with one or two sentences of reasoning, then the actions as a JSON object in a \`\`\`json block, for example:
+I see the Save button at the bottom right.
+\`\`\`json
+{"actions": [{"type": "click", "x": 1130, "y": 742}]}
+\`\`\``;
+  const prompt = `You operate a computer for the user to complete their task. Each turn you get a screenshot of the screen, ${size} pixels; you choose the next actions.
+
+Coordinates are pixels of the latest screenshot: origin at its top-left corner, x to the right, y down, within ${size}. Aim at the centre of the element.
+
+${ACTION_LIST}
+
+${answer}
+
+Check each screenshot for the effect of your last actions before going on. Add "confirm": true to an action that is risky or cannot be undone (deleting, sending, paying): the user is asked first.`;
+  return extra !== undefined && extra.trim() !== '' ? `${prompt}\n\n${extra.trim()}` : prompt;
+}
+
+/** The JSON of a step's actions, as the model writes them. */
+function actionsJson(actions: readonly Action[]): string {
+  return JSON.stringify({ actions });
+}
+
+/** The chat messages of one `tools` request. */
+export function buildToolsMessages(input: PredictInput, toolCalling: boolean) {
+  const observation = sizeOf(input.observation);
+  const turns = new ChatTurns(toolsSystemPrompt(observation, toolCalling, input.system));
+  turns.text(`Task: ${input.task}`);
+  for (const step of input.history) {
+    turns.screenshot(step, `Screenshot at step ${step.step}:`);
+    const thought = step.thought ?? '';
+    if (toolCalling && step.actions.length > 0) {
+      const id = `call_step_${step.step}`;
+      turns.assistant({
+        role: 'assistant',
+        content: thought === '' ? null : thought,
+        tool_calls: [{ id, type: 'function', function: { name: 'computer', arguments: actionsJson(step.actions) } }],
+      });
+      turns.tool(id, step.results.trim() === '' ? 'done' : step.results);
+    } else {
+      const body = step.actions.length > 0 ? `\`\`\`json\n${actionsJson(step.actions)}\n\`\`\`` : '(no action)';
+      turns.assistant({ role: 'assistant', content: thought === '' ? body : `${thought}\n${body}` });
+      if (step.results.trim() !== '') turns.text(`Result of step ${step.step}: ${step.results}`);
+    }
+  }
+  if (input.feedback !== undefined && input.feedback.trim() !== '') turns.text(input.feedback);
+  turns.text(`Current screenshot (${observation.width}x${observation.height}):`);
+  turns.image(input.observation);
+  return turns.build();
+}
+
+/**
+ * OpenAI's newer models refuse `max_tokens`; other servers may not know `max_completion_tokens`.
+ */
+function outputLimit(baseUrl: string, tokens: number | undefined): Partial<ChatRequest> {
+  if (tokens === undefined) return {};
+  let host = '';
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    host = '';
+  }
+  const official = host === 'api.openai.com' || host.endsWith('.openai.azure.com');
+  return official ? { max_completion_tokens: tokens } : { max_tokens: tokens };
+}
+
+/** The full request of one `tools` call (without the streaming fields). */
+export function buildToolsRequest(input: PredictInput, settings: ToolsModelSettings): ChatRequest {
+  const image = sizeOf(input.observation);
+  return {
+    model: settings.model,
+    messages: buildToolsMessages(input, settings.toolCalling),
+    ...(settings.toolCalling ? { tools: [computerToolDefinition(image)] } : {}),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...outputLimit(settings.baseUrl, settings.maxOutputTokens),
+  };
+}
+
+/**
+ * The part of the reply text so far that is thought: the prose before a ```json block or a `{`,
+ * without a leading "Thought:" label, holding back what may become one of those.
+ */
+export function visibleToolsThought(text: string): string {
+  let rest = text.replace(/^\s+/, '');
+  const label = /^thought[ \t]*[:：][ \t]*/i.exec(rest);
+  if (label) rest = rest.slice(label[0].length);
+  else if (/^thought[ \t]*$/i.test(rest) || 'thought'.startsWith(rest.toLowerCase())) return '';
+  const stop = rest.search(/```|\{/);
+  rest = stop >= 0 ? rest.slice(0, stop) : rest.slice(0, rest.length - partialMarkerLength(rest, ['```']));
+  return rest.trimEnd();
+}
+
+export class ToolsModel implements VisionModel {
+  readonly family = 'tools' as const;
+  readonly model: string;
+
+  constructor(
+    private readonly settings: ToolsModelSettings,
+    private readonly deps: ToolsModelDeps,
+  ) {
+    this.model = settings.model;
+  }
+
+  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+    const image = sizeOf(input.observation);
+    const thoughts = new ThoughtStream(visibleToolsThought, onThought);
+    const result = await this.deps.client.chat(buildToolsRequest(input, this.settings), {
+      stream: this.settings.stream,
+      signal,
+      onText: (delta, attempt) => thoughts.push(delta, attempt),
+    });
+    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
+    const { message, finishReason } = result.value;
+    const usage = usageOf(result.value.usage, this.model, this.deps.prices);
+    const raw = JSON.stringify(message);
+    const base = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
+
+    if (message.refusal) {
+      thoughts.finish(message.refusal, result.attempts);
+      return {
+        ok: true,
+        ...base,
+        thought: message.refusal,
+        actions: [{ type: 'fail', reason: message.refusal }],
+        refusal: message.refusal,
+        extras: { family: 'tools', toolCallIds: [], finishReason },
+      };
+    }
+    const parsed = parseToolsMessage(message, { image });
+    if (!parsed.ok) {
+      const cut = finishReason === 'length' ? ' (the reply was cut off at the output token limit)' : '';
+      return { ok: false, error: { kind: 'parse', message: `${parsed.reason}${cut}`, raw }, usage, attempts: result.attempts };
+    }
+    thoughts.finish(parsed.thought, result.attempts);
+    return {
+      ok: true,
+      ...base,
+      thought: parsed.thought,
+      actions: parsed.actions,
+      refusal: null,
+      extras: { family: 'tools', toolCallIds: parsed.toolCallIds, finishReason },
+    };
+  }
+}

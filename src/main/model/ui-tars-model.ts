@@ -1,0 +1,229 @@
+/**
+ * The `ui-tars` family: UI-TARS (1.0, 1.5, Doubao) over chat completions, in its own text format
+ * (`Thought: … Action: click(start_box='(x,y)')`).
+ *
+ * The request follows UI-TARS's own layout: one user message with the prompt and the task, then per
+ * earlier step its screenshot (or the placeholder) and the model's reply, then the new screenshot.
+ * The screenshot is sent as it is. UI-TARS-1.0 answers in 0–1000 relative coordinates;
+ * UI-TARS-1.5 in pixels of the image after its own smart resize, which is computed here to read
+ * the reply and map it back onto the screenshot sent.
+ */
+import { type Action, dragPath, type Point } from '../../shared/actions';
+import { type ModelSettings, type PriceTable } from '../../shared/settings';
+import { type ChatRequest, type ModelClient } from './client';
+import {
+  type ImageSize,
+  mapPoint,
+  parseUiTarsReply,
+  scaleAction,
+  smartResize,
+  UI_TARS_RELATIVE_RANGE,
+  type UiTarsVersion,
+} from './families';
+import { ChatTurns, partialMarkerLength, sizeOf, ThoughtStream } from './messages';
+import { usageOf } from './pricing';
+import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener, type VisionModel } from './types';
+
+export type UiTarsModelSettings = Pick<
+  ModelSettings,
+  'model' | 'modelVersion' | 'stream' | 'temperature' | 'maxOutputTokens'
+>;
+
+export interface UiTarsModelDeps {
+  client: ModelClient;
+  prices: PriceTable;
+}
+
+export const DEFAULT_UI_TARS_VERSION: UiTarsVersion = '1.5';
+
+/** The UI-TARS computer prompt, with the task (and any extra context) at its end. */
+export function uiTarsPrompt(task: string, extra?: string): string {
+  const context = extra !== undefined && extra.trim() !== '' ? `\n## Context\n${extra.trim()}\n` : '';
+  return `You are an agent that works a computer through its graphical interface. You get a task, the screenshots of the steps taken so far and your replies to them. Choose the one next action that moves the task forward.
+
+## Output Format
+\`\`\`
+Thought: ...
+Action: ...
+\`\`\`
+
+## Action Space
+click(start_box='<|box_start|>(x1,y1)<|box_end|>')
+left_double(start_box='<|box_start|>(x1,y1)<|box_end|>')
+right_single(start_box='<|box_start|>(x1,y1)<|box_end|>')
+drag(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')
+hotkey(key='ctrl c') # Lowercase key names separated by spaces, three keys at most.
+type(content='xxx') # Escape \\', \\" and \\n as in a Python string. End with \\n to submit what you typed.
+scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left') # Brings more content into view on the \`direction\` side.
+wait() # Pause for 5 seconds, then look at a new screenshot.
+finished(content='xxx') # The task is done; content says what was achieved, escaped as in type.
+call_user() # Hand over to the user: the task cannot be done, or it needs their help.
+
+## Note
+- Write the Thought in English.
+- In the Thought, make a short plan, then name the next action and the element it targets in one sentence.
+${context}
+## User Instruction
+${task}`;
+}
+
+/** Where the model writes a point of an image of the given size. */
+function toModelSpace(version: UiTarsVersion, image: ImageSize): (point: Point) => Point {
+  if (version === '1.0') {
+    const range = { width: UI_TARS_RELATIVE_RANGE, height: UI_TARS_RELATIVE_RANGE };
+    return (point) => mapPoint(point, image, range);
+  }
+  const resized = smartResize(image.width, image.height);
+  return (point) => mapPoint(point, image, resized);
+}
+
+function box(point: Point): string {
+  return `<|box_start|>(${Math.round(point.x)},${Math.round(point.y)})<|box_end|>`;
+}
+
+function quoted(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+}
+
+/** One action in UI-TARS syntax, or null for actions UI-TARS has no word for. */
+export function formatUiTarsAction(action: Action, toModel: (point: Point) => Point): string | null {
+  switch (action.type) {
+    case 'click': {
+      const name = action.button === 'right' ? 'right_single' : 'click';
+      return `${name}(start_box='${box(toModel(action))}')`;
+    }
+    case 'double_click':
+    case 'triple_click':
+      return `left_double(start_box='${box(toModel(action))}')`;
+    case 'mouse_move':
+      return `hover(start_box='${box(toModel(action))}')`;
+    case 'drag': {
+      const path = dragPath(action);
+      const from = path[0] as Point;
+      const to = path[path.length - 1] as Point;
+      return `drag(start_box='${box(toModel(from))}', end_box='${box(toModel(to))}')`;
+    }
+    case 'scroll': {
+      const at = action.x !== undefined && action.y !== undefined ? `start_box='${box(toModel({ x: action.x, y: action.y }))}', ` : '';
+      return `scroll(${at}direction='${action.direction}')`;
+    }
+    case 'type':
+      return `type(content=${quoted(action.text)})`;
+    case 'hotkey':
+      return `hotkey(key='${action.keys.join(' ')}')`;
+    case 'key_down':
+      return `press(key='${action.keys.join(' ')}')`;
+    case 'key_up':
+      return `release(key='${action.keys.join(' ')}')`;
+    case 'wait':
+      return 'wait()';
+    case 'finished':
+      return `finished(content=${quoted(action.summary)})`;
+    case 'ask_user':
+    case 'fail':
+      return 'call_user()';
+    default:
+      return null;
+  }
+}
+
+/** A step's turn in UI-TARS format: its own reply when kept, else written from its thought and actions. */
+export function uiTarsTurn(step: StepRecord, version: UiTarsVersion, fallbackImage: ImageSize): string {
+  if (step.reply !== undefined && step.reply.trim() !== '') return step.reply;
+  const image = step.screenshot ? sizeOf(step.screenshot) : fallbackImage;
+  const toModel = toModelSpace(version, image);
+  const calls = step.actions.map((action) => formatUiTarsAction(action, toModel)).filter((call) => call !== null);
+  const thought = step.thought ?? '';
+  return `Thought: ${thought}\nAction: ${calls.length > 0 ? calls.join('\n\n') : 'wait()'}`;
+}
+
+export function buildUiTarsRequest(input: PredictInput, settings: UiTarsModelSettings): ChatRequest {
+  const version = settings.modelVersion ?? DEFAULT_UI_TARS_VERSION;
+  const observation = sizeOf(input.observation);
+  const turns = new ChatTurns();
+  turns.text(uiTarsPrompt(input.task, input.system));
+  for (const step of input.history) {
+    turns.screenshot(step);
+    turns.assistant({ role: 'assistant', content: uiTarsTurn(step, version, observation) });
+  }
+  if (input.feedback !== undefined && input.feedback.trim() !== '') turns.text(input.feedback);
+  turns.image(input.observation);
+  return {
+    model: settings.model,
+    messages: turns.build(),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.maxOutputTokens !== undefined ? { max_tokens: settings.maxOutputTokens } : {}),
+  };
+}
+
+const SECTION_MARKERS = ['Action:', 'Action：', 'Action_Summary:', 'Reflection:'];
+
+/** The Thought section of the reply so far, holding back what may become the next header. */
+export function visibleUiTarsThought(text: string): string {
+  const body = text.replace(/\r\n?/g, '\n');
+  const header = /(?:^|\n)[ \t]*Thought[ \t]*[:：]/.exec(body);
+  if (!header) return '';
+  let rest = body.slice(header.index + header[0].length);
+  const stop = rest.search(/(?<!\w)(?:Action_Summary|Action|Reflection)[ \t]*[:：]/);
+  rest = stop >= 0 ? rest.slice(0, stop) : rest.slice(0, rest.length - partialMarkerLength(rest, SECTION_MARKERS));
+  return rest.trim();
+}
+
+export class UiTarsModel implements VisionModel {
+  readonly family = 'ui-tars' as const;
+  readonly model: string;
+  readonly version: UiTarsVersion;
+
+  constructor(
+    private readonly settings: UiTarsModelSettings,
+    private readonly deps: UiTarsModelDeps,
+  ) {
+    this.model = settings.model;
+    this.version = settings.modelVersion ?? DEFAULT_UI_TARS_VERSION;
+  }
+
+  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+    const image = sizeOf(input.observation);
+    // 1.5 answers in pixels of its smart-resized copy of the screenshot; 1.0 in 0–1000 of it.
+    const modelImage = this.version === '1.5' ? smartResize(image.width, image.height) : image;
+    const thoughts = new ThoughtStream(visibleUiTarsThought, onThought);
+    const result = await this.deps.client.chat(buildUiTarsRequest(input, this.settings), {
+      stream: this.settings.stream,
+      signal,
+      onText: (delta, attempt) => thoughts.push(delta, attempt),
+    });
+    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
+    const { message, finishReason } = result.value;
+    const usage = usageOf(result.value.usage, this.model, this.deps.prices);
+    const raw = message.content ?? '';
+    const extras = { family: 'ui-tars' as const, version: this.version, modelImage };
+    const base = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
+
+    if (message.refusal) {
+      thoughts.finish(message.refusal, result.attempts);
+      return {
+        ok: true,
+        ...base,
+        thought: message.refusal,
+        actions: [{ type: 'fail', reason: message.refusal }],
+        refusal: message.refusal,
+        extras: { ...extras, reflection: null, actionSummary: null },
+      };
+    }
+    const parsed = parseUiTarsReply(raw, { version: this.version, image: modelImage });
+    if (!parsed.ok) {
+      const cut = finishReason === 'length' ? ' (the reply was cut off at the output token limit)' : '';
+      return { ok: false, error: { kind: 'parse', message: `${parsed.reason}${cut}`, raw }, usage, attempts: result.attempts };
+    }
+    thoughts.finish(parsed.thought, result.attempts);
+    const actions = this.version === '1.5' ? parsed.actions.map((action) => scaleAction(action, modelImage, image)) : parsed.actions;
+    return {
+      ok: true,
+      ...base,
+      thought: parsed.thought,
+      actions,
+      refusal: null,
+      extras: { ...extras, reflection: parsed.reflection, actionSummary: parsed.actionSummary },
+    };
+  }
+}
