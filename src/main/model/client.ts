@@ -229,7 +229,7 @@ export class ModelClient {
   }
 
   /** A thrown SDK or network error as a ModelError, with whether to retry it. */
-  classify(error: unknown, path: string): AttemptOutcome<never> {
+  private classify(error: unknown, path: string): AttemptOutcome<never> {
     const url = `${this.baseUrl}${path}`;
     if (error instanceof APIUserAbortError) return { ok: false, error: abortedError(), retryable: false };
     if (error instanceof APIConnectionTimeoutError) return this.timeoutOutcome();

@@ -1,0 +1,179 @@
+/**
+ * The `openai-cua` family: OpenAI computer use over the Responses API.
+ *
+ * Every request carries the `computer_use_preview` tool with the screenshot's size as the display
+ * (so the model's coordinates are pixels of the screenshot) and `truncation: "auto"`, which the tool
+ * requires. The conversation lives on the server: when the last step's reply (`StepRecord.reply`)
+ * is a response with computer calls, the next request names it in `previous_response_id` and
+ * answers each call with a `computer_call_output` holding the new screenshot, acknowledging the
+ * safety checks the user accepted. Otherwise a new response starts, with the task, the history as
+ * text and the screenshot.
+ */
+import {
+  type EasyInputMessage,
+  type ResponseCreateParamsNonStreaming,
+  type ResponseInputItem,
+} from 'openai/resources/responses/responses';
+import { type ModelSettings, type PriceTable } from '../../shared/settings';
+import { type ModelClient } from './client';
+import {
+  computerCallOutput,
+  computerUsePreviewTool,
+  type CuaCall,
+  type CuaEnvironment,
+  parseOpenAiCuaReply,
+  parseOpenAiCuaResponse,
+  type SafetyCheck,
+} from './families';
+import { imageDataUrl, sizeOf, ThoughtStream } from './messages';
+import { usageOf } from './pricing';
+import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener, type VisionModel } from './types';
+
+export type OpenAiCuaModelSettings = Pick<ModelSettings, 'model' | 'temperature' | 'maxOutputTokens'>;
+
+export interface OpenAiCuaModelDeps {
+  client: ModelClient;
+  prices: PriceTable;
+  environment: CuaEnvironment;
+}
+
+/** The environment the tool declares, from Node's platform name. */
+export function cuaEnvironmentFor(platform: string): CuaEnvironment {
+  if (platform === 'darwin') return 'mac';
+  if (platform === 'win32') return 'windows';
+  return 'linux';
+}
+
+const BASE_INSTRUCTIONS =
+  'You operate the computer for the user to complete their task. Act without asking for confirmation, ' +
+  'except before an action that cannot be undone (deleting, sending, paying). When the task is done, ' +
+  'answer with a short summary of the result.';
+
+function instructionsFor(extra: string | undefined): string {
+  return extra !== undefined && extra.trim() !== '' ? `${BASE_INSTRUCTIONS}\n\n${extra.trim()}` : BASE_INSTRUCTIONS;
+}
+
+function inputImage(input: PredictInput) {
+  return { type: 'input_image' as const, image_url: imageDataUrl(input.observation), detail: 'auto' as const };
+}
+
+function describeStep(step: StepRecord): string {
+  const thought = step.thought ? ` ${step.thought}` : '';
+  const actions = step.actions.length > 0 ? ` Actions: ${JSON.stringify(step.actions)}.` : '';
+  const results = step.results.trim() !== '' ? ` Result: ${step.results.trim()}` : '';
+  return `Step ${step.step}:${thought}${actions}${results}`;
+}
+
+interface Chain {
+  responseId: string;
+  calls: CuaCall[];
+}
+
+/** The response to continue: the last step's reply, when it is a response with an id. */
+function chainOf(history: readonly StepRecord[]): Chain | null {
+  const reply = history.at(-1)?.reply;
+  if (reply === undefined || reply.trim() === '') return null;
+  const parsed = parseOpenAiCuaReply(reply);
+  if (!parsed.ok || parsed.responseId === null) return null;
+  return { responseId: parsed.responseId, calls: parsed.calls };
+}
+
+/** Which accepted checks answer which call: by id, else the last call takes the rest. */
+function acknowledgedFor(calls: readonly CuaCall[], accepted: readonly SafetyCheck[]): SafetyCheck[][] {
+  const perCall = calls.map(() => [] as SafetyCheck[]);
+  for (const check of accepted) {
+    const index = calls.findIndex((call) => call.pendingSafetyChecks.some((pending) => pending.id === check.id));
+    const target = index >= 0 ? index : calls.length - 1;
+    perCall[target]?.push(check);
+  }
+  return perCall;
+}
+
+export function buildOpenAiCuaRequest(
+  input: PredictInput,
+  settings: OpenAiCuaModelSettings,
+  environment: CuaEnvironment,
+): ResponseCreateParamsNonStreaming {
+  const tool = computerUsePreviewTool(sizeOf(input.observation), environment);
+  const items: ResponseInputItem[] = [];
+  const chain = chainOf(input.history);
+  const feedback = input.feedback !== undefined && input.feedback.trim() !== '' ? input.feedback.trim() : null;
+
+  if (chain !== null && chain.calls.length > 0) {
+    const screenshot = imageDataUrl(input.observation);
+    const acknowledged = acknowledgedFor(chain.calls, input.acknowledgedSafetyChecks ?? []);
+    chain.calls.forEach((call, index) => {
+      items.push(computerCallOutput(call.callId, screenshot, acknowledged[index] ?? []));
+    });
+    if (feedback !== null) items.push({ role: 'user', content: feedback } satisfies EasyInputMessage);
+  } else if (chain !== null) {
+    // The model answered in words (a question, a summary): the user's answer and a new look.
+    items.push({
+      role: 'user',
+      content: [{ type: 'input_text', text: feedback ?? 'Continue.' }, inputImage(input)],
+    } satisfies EasyInputMessage);
+  } else {
+    const parts = [`Task: ${input.task}`];
+    if (input.history.length > 0) parts.push(`Steps so far:\n${input.history.map(describeStep).join('\n')}`);
+    if (feedback !== null) parts.push(feedback);
+    items.push({
+      role: 'user',
+      content: [{ type: 'input_text', text: parts.join('\n\n') }, inputImage(input)],
+    } satisfies EasyInputMessage);
+  }
+
+  return {
+    model: settings.model,
+    instructions: instructionsFor(input.system),
+    input: items,
+    tools: [tool],
+    truncation: 'auto',
+    reasoning: { summary: 'concise' },
+    ...(chain !== null ? { previous_response_id: chain.responseId } : {}),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.maxOutputTokens !== undefined ? { max_output_tokens: settings.maxOutputTokens } : {}),
+  };
+}
+
+export class OpenAiCuaModel implements VisionModel {
+  readonly family = 'openai-cua' as const;
+  readonly model: string;
+
+  constructor(
+    private readonly settings: OpenAiCuaModelSettings,
+    private readonly deps: OpenAiCuaModelDeps,
+  ) {
+    this.model = settings.model;
+  }
+
+  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+    const image = sizeOf(input.observation);
+    const request = buildOpenAiCuaRequest(input, this.settings, this.deps.environment);
+    const result = await this.deps.client.respond(request, signal);
+    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
+    const response = result.value;
+    const tokens = response.usage
+      ? { inputTokens: response.usage.input_tokens, outputTokens: response.usage.output_tokens }
+      : null;
+    const usage = usageOf(tokens, this.model, this.deps.prices);
+    const raw = JSON.stringify({ id: response.id, status: response.status, output: response.output, usage: response.usage });
+    const parsed = parseOpenAiCuaResponse(response, { image });
+    if (!parsed.ok) {
+      const incomplete = response.status === 'incomplete' ? ` (the response is incomplete: ${response.incomplete_details?.reason ?? 'unknown reason'})` : '';
+      return { ok: false, error: { kind: 'parse', message: `${parsed.reason}${incomplete}`, raw }, usage, attempts: result.attempts };
+    }
+    // Not streamed: the whole thought arrives at once, still before the prediction.
+    new ThoughtStream((text) => text, onThought).finish(parsed.thought, result.attempts);
+    return {
+      ok: true,
+      thought: parsed.thought,
+      actions: parsed.actions,
+      usage,
+      raw,
+      refusal: parsed.refusal,
+      pendingSafetyChecks: parsed.calls.flatMap((call) => call.pendingSafetyChecks),
+      attempts: result.attempts,
+      extras: { family: 'openai-cua', responseId: parsed.responseId, calls: parsed.calls },
+    };
+  }
+}
