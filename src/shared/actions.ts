@@ -100,6 +100,8 @@ export const TypeSchema = z.object({
   type: z.literal('type'),
   ...common,
   text: z.string(),
+  /** The text is a secret (a password): typed as given, recorded masked. */
+  secret: z.boolean().optional(),
 });
 
 export const HotkeySchema = z.object({ type: z.literal('hotkey'), ...common, keys: keyList });

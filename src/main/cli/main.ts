@@ -8,6 +8,7 @@ import { ExitCode, InvalidInputError } from './exit-codes';
 import { registerDisplaysCommand } from './commands/displays';
 import { registerScreenshotCommand } from './commands/screenshot';
 import { registerActCommand } from './commands/act';
+import { registerRunCommand } from './commands/run';
 import { registerParseCommand } from './commands/parse';
 
 function buildProgram(): Command {
@@ -19,6 +20,7 @@ function buildProgram(): Command {
   registerDisplaysCommand(program);
   registerScreenshotCommand(program);
   registerActCommand(program);
+  registerRunCommand(program);
   registerParseCommand(program);
   return program;
 }

@@ -9,6 +9,10 @@ import screenshot from 'screenshot-desktop';
 import type { DisplayInfo, Frame, ImageFormat, Rect, Size } from '../../shared/frame';
 import { fitImageSize, unionRect, type ImageSizeLimits } from './geometry';
 import type { NutModule } from './nut';
+import type { ScreenFingerprint } from './screen-diff';
+
+/** Fingerprint size: small enough to compare in microseconds, big enough to see a dialog open. */
+const FINGERPRINT_SIZE = { width: 96, height: 60 } as const;
 
 export interface CaptureOptions extends ImageSizeLimits {
   /** A display index, or 'all' for the whole virtual desktop. Default: the primary display. */
@@ -127,6 +131,21 @@ export class ScreenCapture {
       image: { ...imageSize, format: settings.format },
     };
     return { ok: true, observation: { image, frame, source, capturedAt, ...(fullResolution ? { fullResolution } : {}) } };
+  }
+
+  /** A tiny greyscale thumbnail of the display, for "did the screen change?" (never throws). */
+  async fingerprint(display?: number | 'all'): Promise<ScreenFingerprint | undefined> {
+    try {
+      const target = await this.resolveTarget(display);
+      if (!target.ok) return undefined;
+      const raw = await this.grabWithNut(target.bounds);
+      let pipeline = sharp(raw.pixels, { raw: { width: raw.size.width, height: raw.size.height, channels: raw.channels } });
+      if (raw.channels === 4) pipeline = pipeline.removeAlpha();
+      const pixels = await pipeline.resize(FINGERPRINT_SIZE.width, FINGERPRINT_SIZE.height, { fit: 'fill' }).greyscale().raw().toBuffer();
+      return { ...FINGERPRINT_SIZE, pixels: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.length) };
+    } catch {
+      return undefined;
+    }
   }
 
   private async resolveTarget(

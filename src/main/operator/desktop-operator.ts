@@ -11,10 +11,15 @@ import { listDisplays } from './displays';
 import { imageToScreen } from './geometry';
 import { AbortedError, NutInput, type InputOptions } from './input';
 import { loadNut, type NutModule } from './nut';
+import type { ScreenFingerprint } from './screen-diff';
 
 export interface Operator {
   observe(options?: CaptureOptions): Promise<CaptureResult>;
   execute(action: Action, frame: Frame, signal?: AbortSignal): Promise<ActionResult>;
+  /** A cheap thumbnail for change detection; undefined when it cannot be had. */
+  fingerprint(display?: number | 'all'): Promise<ScreenFingerprint | undefined>;
+  /** The title of the focused window, for confirmation rules; undefined when unknown. */
+  activeWindowTitle(): Promise<string | undefined>;
 }
 
 export interface FailSafeOptions {
@@ -92,6 +97,19 @@ export class DesktopOperator implements Operator {
 
   observe(options?: CaptureOptions): Promise<CaptureResult> {
     return this.capture.capture({ ...this.options.capture, ...options });
+  }
+
+  fingerprint(display?: number | 'all'): Promise<ScreenFingerprint | undefined> {
+    return this.capture.fingerprint(display ?? this.options.capture?.display);
+  }
+
+  async activeWindowTitle(): Promise<string | undefined> {
+    try {
+      const window = await this.nut.getActiveWindow();
+      return await window.title;
+    } catch {
+      return undefined;
+    }
   }
 
   pointerPosition(): Promise<Point> {

@@ -1,0 +1,74 @@
+/**
+ * Which actions need the user's yes before they run: those the model marks itself (UFO's
+ * CONFIRM, `"confirm": true` in the wire format) and those a configurable rule list matches, for
+ * example Enter, or any click while a window titled "...Delete..." is in front.
+ */
+import { z } from 'zod';
+import type { Action } from '../../shared/actions';
+import { normalizeKey } from '../../shared/keys';
+
+export const ConfirmationRuleSchema = z.object({
+  /** Shown to the user: why this needs a yes. */
+  reason: z.string().optional(),
+  /** Action types the rule applies to; any when omitted. */
+  types: z.array(z.string()).optional(),
+  /** Matches a hotkey/key action that includes every one of these keys, or typed text ending in Enter for "enter". */
+  keys: z.array(z.string()).optional(),
+  /** A regular expression (case-insensitive) the typed text must match. */
+  textMatches: z.string().optional(),
+  /** The focused window's title must contain this (case-insensitive). */
+  windowTitleContains: z.string().optional(),
+});
+export type ConfirmationRule = z.infer<typeof ConfirmationRuleSchema>;
+
+/** Sensible defaults: nothing beyond what the model asks for. Users add rules in settings. */
+export const DEFAULT_CONFIRMATION_RULES: ConfirmationRule[] = [];
+
+export interface ConfirmationNeed {
+  reason: string;
+}
+
+function canonicalKeys(keys: readonly string[]): string[] {
+  return keys.map((key) => {
+    const parsed = normalizeKey(key);
+    return parsed.ok ? parsed.key : key.toLowerCase();
+  });
+}
+
+function ruleMatches(rule: ConfirmationRule, action: Action, windowTitle: string | undefined): boolean {
+  if (rule.types && !rule.types.includes(action.type)) return false;
+  if (rule.keys) {
+    const wanted = canonicalKeys(rule.keys);
+    if (action.type === 'hotkey' || action.type === 'key_down') {
+      if (!wanted.every((key) => action.keys.includes(key))) return false;
+    } else if (action.type === 'type') {
+      // Typed text ending a line presses Enter.
+      if (!(wanted.length === 1 && wanted[0] === 'enter' && /\n/.test(action.text))) return false;
+    } else return false;
+  }
+  if (rule.textMatches !== undefined) {
+    if (action.type !== 'type' || !new RegExp(rule.textMatches, 'i').test(action.text)) return false;
+  }
+  if (rule.windowTitleContains !== undefined) {
+    if (!windowTitle?.toLowerCase().includes(rule.windowTitleContains.toLowerCase())) return false;
+  }
+  return true;
+}
+
+/** Whether `action` needs confirmation, and why; `windowTitle` is the focused window's. */
+export function confirmationNeeded(action: Action, rules: readonly ConfirmationRule[], windowTitle: string | undefined): ConfirmationNeed | undefined {
+  if (action.confirm) return { reason: 'the model asked for confirmation before this action' };
+  const rule = rules.find((candidate) => ruleMatches(candidate, action, windowTitle));
+  if (!rule) return undefined;
+  return { reason: rule.reason ?? 'a confirmation rule matches this action' };
+}
+
+/** True when a rule list could need the window title (so it is looked up only then). */
+export function rulesUseWindowTitle(rules: readonly ConfirmationRule[]): boolean {
+  return rules.some((rule) => rule.windowTitleContains !== undefined);
+}
+
+/** "yes", "y", "ok", "confirm", ... */
+export function isAffirmative(answer: string | null): boolean {
+  return answer !== null && /^\s*(y|yes|ok|okay|confirm|confirmed|allow|go|go ahead|sure|proceed)\s*[.!]?\s*$/i.test(answer);
+}

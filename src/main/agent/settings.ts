@@ -1,0 +1,31 @@
+/** The loop's limits and guards, with the defaults a user gets without configuring anything. */
+import type { CaptureOptions } from '../operator/capture';
+import type { ConfirmationRule } from './confirmation';
+import { DEFAULT_SETTLE, type SettleOptions } from './settle';
+
+export interface AgentLimits {
+  maxSteps: number;
+  /** Stop once the run has cost this much (USD); null for no limit. */
+  maxCostUsd: number | null;
+  /** Model, capture and action errors in a row before the run ends. */
+  maxConsecutiveErrors: number;
+  /** Unparseable replies sent back to the model in a row before the run ends. */
+  maxParseRetries: number;
+}
+
+export interface AgentOptions {
+  limits: AgentLimits;
+  /** Screenshots in each request, the current one included; older steps get a placeholder. */
+  keepScreenshots: number;
+  settle: SettleOptions;
+  confirmationRules: ConfirmationRule[];
+  capture: CaptureOptions;
+}
+
+export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
+  limits: { maxSteps: 50, maxCostUsd: null, maxConsecutiveErrors: 3, maxParseRetries: 3 },
+  keepScreenshots: 3,
+  settle: DEFAULT_SETTLE,
+  confirmationRules: [],
+  capture: { maxWidth: 1280, format: 'jpeg', quality: 80 },
+};

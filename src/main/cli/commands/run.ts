@@ -1,0 +1,162 @@
+/**
+ * `mnemo run "<task>"`: composes the agent (model, operator, recorder) and runs it with a live
+ * terminal view, or JSON events on stdout with --json. Exit codes: 0 finished, 3 failed / stuck /
+ * limit, 4 stopped by the user (Ctrl+C, the fail-safe corner, a refused confirmation), 2 bad
+ * arguments. Ctrl+C stops cleanly; a second Ctrl+C quits at once.
+ */
+import { createInterface } from 'node:readline';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { RunStatus } from '../../../shared/events';
+import type { AskRequest } from '../../agent/device-agent';
+import { ExitCode, InvalidInputError } from '../exit-codes';
+import { operatorOrExplain } from '../operator-setup';
+import { parsePositiveInt } from '../options';
+import { resolveRunSettings, type RunFlags } from '../run-settings';
+import { TerminalView } from '../terminal-view';
+
+interface RunOptions extends RunFlags {
+  nonInteractive?: boolean;
+  json?: boolean;
+}
+
+export function exitCodeFor(status: RunStatus): number {
+  switch (status) {
+    case 'finished':
+      return ExitCode.ok;
+    case 'aborted':
+    case 'refused':
+      return ExitCode.userAborted;
+    default:
+      return ExitCode.runFailed;
+  }
+}
+
+function parseCost(value: string): number {
+  const cost = Number(value);
+  if (!Number.isFinite(cost) || cost <= 0) throw new InvalidArgumentError(`--max-cost must be a positive number of US dollars, got "${value}"`);
+  return cost;
+}
+
+function parseDisplay(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`--display must be a display index (0, 1, ...), got "${value}"`);
+  return Number(value);
+}
+
+/** Asks on the terminal; with stdin closed or not answering, the answer is null. */
+function terminalAsk(): (request: AskRequest, signal: AbortSignal) => Promise<string | null> {
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  const pending: string[] = [];
+  const waiting: Array<(line: string | null) => void> = [];
+  let closed = false;
+  lines.on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(line);
+    else pending.push(line);
+  });
+  lines.on('close', () => {
+    closed = true;
+    for (const waiter of waiting.splice(0)) waiter(null);
+  });
+  return (request, signal) => {
+    const hint = request.kind === 'question' ? 'your answer' : 'yes/no';
+    process.stderr.write(`\n${request.question}\n${hint}> `);
+    const queued = pending.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(null);
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiting.push((line) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(line);
+      });
+    });
+  };
+}
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('Carry out a task on the desktop with a vision model')
+    .argument('<task>', 'the task, in plain language')
+    .option('--base-url <url>', 'OpenAI-compatible API root, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)')
+    .option('--model <name>', 'model name (env MNEMO_MODEL)')
+    .addOption(new Option('--family <family>', 'reply format of the model').choices(['tools', 'ui-tars', 'openai-cua']))
+    .addOption(new Option('--model-version <version>', 'UI-TARS version').choices(['1.0', '1.5']))
+    .option('--api-key-env <VAR>', 'read the API key from this environment variable (default OPENAI_API_KEY)')
+    .option('--max-steps <n>', 'stop after this many steps (default 50)', parsePositiveInt('--max-steps'))
+    .option('--max-cost <usd>', 'stop once the run has cost this much', parseCost)
+    .option('--data-dir <dir>', 'where sessions and settings live (default ~/.mnemo)')
+    .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
+    .option('--display <n>', 'the display to work on (default: the primary one)', parseDisplay)
+    .option('--non-interactive', 'never ask: a question from the model fails the run')
+    .option('--json', 'print one JSON event per line on stdout')
+    .action(async (task: string, options: RunOptions) => {
+      if (task.trim() === '') throw new InvalidInputError('the task is empty');
+      const resolved = await resolveRunSettings(options);
+      if (!resolved.ok) throw new InvalidInputError(resolved.message);
+      const settings = resolved.settings;
+
+      const operator = await operatorOrExplain({ capture: { ...(options.display !== undefined ? { display: options.display } : {}) } });
+      if (!operator) {
+        process.exitCode = ExitCode.runFailed;
+        return;
+      }
+      // Loaded on demand, like the operator: the openai client alone takes a quarter second.
+      const [{ DeviceAgent }, { createVisionModel }, { FileRunRecorder }] = await Promise.all([
+        import('../../agent/device-agent'),
+        import('../../model'),
+        import('../../store/run-recorder'),
+      ]);
+      const model = createVisionModel(settings.model, { prices: settings.prices });
+      const recorder = await FileRunRecorder.create(settings.dataDir, { task, model: settings.model.model, family: settings.model.family });
+      const ask = options.nonInteractive ? async () => null : terminalAsk();
+      const agent = new DeviceAgent(
+        { model, operator, recorder, askUser: ask },
+        {
+          limits: {
+            maxSteps: settings.maxSteps,
+            maxCostUsd: settings.maxCostUsd,
+            maxConsecutiveErrors: settings.maxConsecutiveErrors,
+            maxParseRetries: 3,
+          },
+          keepScreenshots: settings.keepScreenshots,
+          confirmationRules: settings.confirmationRules,
+          capture: {
+            maxWidth: settings.image.maxWidth,
+            format: settings.image.format,
+            quality: settings.image.quality,
+            ...(options.display !== undefined ? { display: options.display } : {}),
+          },
+        },
+      );
+
+      const stop = new AbortController();
+      let interrupts = 0;
+      const onInterrupt = () => {
+        interrupts++;
+        if (interrupts > 1) process.exit(ExitCode.userAborted);
+        process.stderr.write('\nstopping (Ctrl+C again to quit at once)...\n');
+        stop.abort();
+      };
+      process.on('SIGINT', onInterrupt);
+      process.on('SIGTERM', onInterrupt);
+
+      const view = options.json ? undefined : new TerminalView();
+      let status: RunStatus = 'failed';
+      try {
+        for await (const event of agent.run(task, stop.signal)) {
+          if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+          else view?.show(event);
+          if (event.type === 'run-finished') status = event.status;
+        }
+      } finally {
+        process.off('SIGINT', onInterrupt);
+        process.off('SIGTERM', onInterrupt);
+      }
+      if (!options.json) process.stderr.write(`session ${recorder.sessionId} in ${recorder.directory}\n`);
+      process.exitCode = exitCodeFor(status);
+      // Terminal input would keep the process alive after the run.
+      process.stdin.destroy();
+    });
+}

@@ -1,0 +1,231 @@
+/**
+ * `mnemo run` end to end on the real display: the real CLI process, the real openai client
+ * against a scripted OpenAI-compatible server, real nut-js input, and the effects checked on the
+ * target (the instrumented page's fields and clicks, a file the xterm's shell wrote).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { computerToolDefinition } from '../../src/main/model/families';
+import { smartResize } from '../../src/main/model/families/ui-tars';
+import { startScriptedServer, imagesIn, decodeDataUrl, type ScriptedReply } from '../fixtures/openai-server';
+import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
+import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
+import { launchXterm, type Xterm } from '../fixtures/desktop/xterm';
+import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
+import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
+
+const MNEMO = resolve('bin/mnemo.js');
+/** The agent sends 960x600 images of the 1280x800 screen: model pixels ≠ screen pixels. */
+const IMAGE = { width: 960, height: 600 };
+const toImage = (p: { x: number; y: number }) => ({ x: Math.round((p.x * IMAGE.width) / 1280), y: Math.round((p.y * IMAGE.height) / 800) });
+
+let display: string;
+const scratch = mkdtempSync(join(tmpdir(), 'mnemo-run-'));
+
+interface RunOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  events: Array<{ type: string; [key: string]: unknown }>;
+}
+
+function mnemoRun(args: string[], options: { input?: string } = {}): Promise<RunOutcome> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [MNEMO, 'run', ...args], { env: { ...process.env, DISPLAY: display, OPENAI_API_KEY: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    if (options.input !== undefined) child.stdin.end(options.input);
+    else child.stdin.end();
+    child.on('close', (code) => {
+      const events = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line));
+      resolveRun({ code, stdout, stderr, events });
+    });
+  });
+}
+
+function dataDirWithConfig(): string {
+  const dir = mkdtempSync(join(scratch, 'data-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width } }));
+  return dir;
+}
+
+function toolCall(actions: unknown[], thought: string): ScriptedReply {
+  return { text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] };
+}
+
+beforeAll(() => {
+  display = requireDisplay();
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('filling and submitting the form in Chromium', () => {
+  let pageServer: EventServer;
+  let kiosk: Kiosk;
+
+  beforeAll(async () => {
+    pageServer = await startEventServer();
+    kiosk = await launchKiosk(pageServer, { display });
+  });
+  afterAll(async () => {
+    await kiosk?.close();
+    await pageServer?.close();
+  });
+  beforeEach(async ({ task, onTestFailed }) => {
+    onTestFailed(async () => {
+      await failureScreenshot(display, `run-${task.name}`);
+    });
+    await runX(display, 'xdotool', ['mousemove', '640', '700']);
+    await kiosk.focus();
+    await pageServer.reset();
+    pageServer.clear();
+  });
+
+  const field = centreOf(TARGET_LAYOUT.field);
+  const area = centreOf(TARGET_LAYOUT.area);
+  const submit = centreOf(TARGET_LAYOUT['btn-center']);
+  const NAME = 'Ada Lovelace';
+  const NOTES = 'Analytical Engine\nNote G: Bernoulli numbers!';
+
+  async function expectFormFilledAndSubmitted(): Promise<void> {
+    const state = await pageServer.state();
+    expect(state.field.value).toBe(NAME);
+    expect(state.area.value).toBe(NOTES);
+    await pageServer.waitForType('click', (e) => e.target === 'btn-center');
+  }
+
+  it('with the tools family', async () => {
+    const model = await startScriptedServer({
+      replies: [
+        toolCall([{ type: 'click', ...toImage(field) }, { type: 'type', text: NAME }], 'I click the name field and type the name.'),
+        toolCall([{ type: 'click', ...toImage(area) }], 'Now the notes box.'),
+        toolCall([{ type: 'type', text: NOTES }], 'I type the notes.'),
+        toolCall([{ type: 'click', ...toImage(submit) }], 'I submit the form.'),
+        toolCall([{ type: 'finished', summary: 'The form is filled and submitted.' }], 'Done.'),
+      ],
+    });
+    try {
+      const dataDir = dataDirWithConfig();
+      const run = await mnemoRun([
+        'Fill in the form with Ada Lovelace and submit it',
+        ...['--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive'],
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      await expectFormFilledAndSubmitted();
+
+      const finished = run.events.at(-1);
+      expect(finished).toMatchObject({ type: 'run-finished', status: 'finished', steps: 5, summary: 'The form is filled and submitted.' });
+      expect(run.events.filter((e) => e.type === 'thought-delta').length).toBeGreaterThan(0);
+
+      // What the model received: the tool schema, the image size, at most 3 images a request.
+      expect(model.requests).toHaveLength(5);
+      for (const request of model.requests) {
+        expect(request.body.tools).toEqual([computerToolDefinition(IMAGE)]);
+        const images = imagesIn(request.body);
+        expect(images.length).toBeGreaterThanOrEqual(1);
+        expect(images.length).toBeLessThanOrEqual(3);
+        for (const image of images) expect(await decodeDataUrl(image)).toMatchObject(IMAGE);
+      }
+      expect(imagesIn(model.requests[4]!.body)).toHaveLength(3);
+
+      // The session on disk: every event, every screenshot.
+      const [session] = readdirSync(join(dataDir, 'sessions'));
+      const sessionDir = join(dataDir, 'sessions', session!);
+      const recorded = readFileSync(join(sessionDir, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      expect(recorded.map((e) => e.type)).toEqual(run.events.map((e) => e.type));
+      expect(readdirSync(join(sessionDir, 'screenshots'))).toHaveLength(5);
+      expect(JSON.parse(readFileSync(join(sessionDir, 'session.json'), 'utf8'))).toMatchObject({ status: 'finished', steps: 5 });
+    } finally {
+      await model.close();
+    }
+  });
+
+  for (const version of ['1.0', '1.5'] as const) {
+    it(`with ui-tars ${version} coordinates`, async () => {
+      // 1.0: 0-1000 relative; 1.5: pixels of the smart-resized image the model saw.
+      const resized = smartResize(IMAGE.width, IMAGE.height);
+      const point = (p: { x: number; y: number }) =>
+        version === '1.0'
+          ? `(${Math.round((p.x / 1280) * 1000)},${Math.round((p.y / 800) * 1000)})`
+          : `(${Math.round((p.x / 1280) * resized.width)},${Math.round((p.y / 800) * resized.height)})`;
+      const escapedNotes = NOTES.replace(/\n/g, '\\n');
+      const model = await startScriptedServer({
+        replies: [
+          { text: `Thought: I click the name field.\nAction: click(start_box='${point(field)}')` },
+          { text: `Thought: I type the name.\nAction: type(content='${NAME}')` },
+          { text: `Thought: Now the notes.\nAction: click(start_box='<|box_start|>${point(area)}<|box_end|>')` },
+          { text: `Thought: I type the notes.\nAction: type(content='${escapedNotes}')` },
+          { text: `Thought: Submit.\nAction: click(start_box='${point(submit)}')` },
+          { text: `Thought: The form is sent.\nAction: finished(content='submitted')` },
+        ],
+      });
+      try {
+        const run = await mnemoRun([
+          'Fill in the form and submit it',
+          ...['--base-url', model.url, '--model', `ui-tars-${version}`, '--family', 'ui-tars', '--model-version', version],
+          ...['--data-dir', dataDirWithConfig(), '--json', '--non-interactive'],
+        ]);
+        expect(run.code, run.stderr).toBe(0);
+        await expectFormFilledAndSubmitted();
+        expect(run.events.at(-1)).toMatchObject({ type: 'run-finished', status: 'finished', steps: 6 });
+      } finally {
+        await model.close();
+      }
+    });
+  }
+});
+
+describe('in an xterm with openai-cua', () => {
+  let xterm: Xterm;
+  const file = join(tmpdir(), `mnemo-cua-${randomUUID()}`);
+
+  beforeAll(async () => {
+    xterm = await launchXterm({ display });
+  });
+  afterAll(async () => {
+    await xterm?.close();
+    rmSync(file, { force: true });
+  });
+
+  it('types and runs a shell command that writes a file', async () => {
+    await runX(display, 'xdotool', ['mousemove', '640', '700']);
+    const command = `echo "written by mnemo: ok!" > ${file}\n`;
+    const call = (id: string, action: unknown) => ({ type: 'computer_call', id: `cu_${id}`, call_id: `call_${id}`, action, pending_safety_checks: [], status: 'completed' });
+    const reasoning = (text: string) => ({ type: 'reasoning', id: `rs_${text.length}`, summary: [{ type: 'summary_text', text }] });
+    const model = await startScriptedServer({
+      replies: [
+        { responseOutput: [reasoning('Focus the terminal.'), call('1', { type: 'click', x: 300, y: 150, button: 'left' })] },
+        { responseOutput: [reasoning('Type the command.'), call('2', { type: 'type', text: command })] },
+        { responseOutput: [{ type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'The file is written.' }] }] },
+      ],
+    });
+    try {
+      const before = xterm.prompts();
+      const run = await mnemoRun([
+        'Write a file from the terminal',
+        ...['--base-url', model.url, '--model', 'computer-use-preview', '--family', 'openai-cua', '--data-dir', dataDirWithConfig(), '--json', '--non-interactive'],
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(await xterm.waitForPrompt(before)).toBe(0);
+      expect(existsSync(file)).toBe(true);
+      expect(readFileSync(file, 'utf8')).toBe('written by mnemo: ok!\n');
+      // Responses API chaining: the second and third requests continue the first response and
+      // answer the last computer call with the new screenshot.
+      expect(model.requests.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses', '/v1/responses']);
+      expect(model.requests[0]!.body.tools[0]).toMatchObject({ type: 'computer_use_preview', display_width: IMAGE.width, display_height: IMAGE.height });
+      expect(model.requests[1]!.body.previous_response_id).toBe('resp_0');
+      expect(model.requests[1]!.body.input).toEqual([expect.objectContaining({ type: 'computer_call_output', call_id: 'call_1' })]);
+      expect(imagesIn(model.requests[2]!.body)).toHaveLength(1);
+    } finally {
+      await model.close();
+    }
+  });
+});
