@@ -140,7 +140,8 @@ describe('filling and submitting the form in Chromium', () => {
       const [session] = readdirSync(join(dataDir, 'sessions'));
       const sessionDir = join(dataDir, 'sessions', session!);
       const recorded = readFileSync(join(sessionDir, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-      expect(recorded.map((e) => e.type)).toEqual(run.events.map((e) => e.type));
+      // Everything but the live thought deltas (the whole thought is in the prediction event).
+      expect(recorded.map((e) => e.type)).toEqual(run.events.filter((e) => e.type !== 'thought-delta').map((e) => e.type));
       expect(readdirSync(join(sessionDir, 'screenshots'))).toHaveLength(5);
       expect(JSON.parse(readFileSync(join(sessionDir, 'session.json'), 'utf8'))).toMatchObject({ status: 'finished', steps: 5 });
     } finally {
@@ -224,6 +225,102 @@ describe('in an xterm with openai-cua', () => {
       expect(model.requests[1]!.body.previous_response_id).toBe('resp_0');
       expect(model.requests[1]!.body.input).toEqual([expect.objectContaining({ type: 'computer_call_output', call_id: 'call_1' })]);
       expect(imagesIn(model.requests[2]!.body)).toHaveLength(1);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe('how a run ends: exit codes and messages', () => {
+  const finished = toolCall([{ type: 'finished', summary: 'ok' }], 'Done.');
+  const modelArgs = (url: string) => ['--base-url', url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDirWithConfig()];
+
+  beforeEach(async () => {
+    await runX(display, 'xdotool', ['mousemove', '640', '700']);
+  });
+
+  it('exit 2 for bad arguments, with the problem named', async () => {
+    const missing = await mnemoRun(['a task', '--family', 'tools', '--data-dir', dataDirWithConfig()]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--base-url/);
+    const badFamily = await mnemoRun(['a task', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--family', 'gpt']);
+    expect(badFamily.code).toBe(2);
+    expect(badFamily.stderr).toMatch(/family/);
+    const badSteps = await mnemoRun(['a task', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--family', 'tools', '--max-steps', '0']);
+    expect(badSteps.code).toBe(2);
+    expect(badSteps.stderr).toMatch(/--max-steps/);
+  });
+
+  it('a question answered on the terminal, then finished: exit 0', async () => {
+    const model = await startScriptedServer({ replies: [toolCall([{ type: 'ask_user', question: 'Which colour?' }], 'I need to know.'), finished] });
+    try {
+      const run = await mnemoRun(['pick a colour', ...modelArgs(model.url), '--json'], { input: 'teal\n' });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/Which colour\?/);
+      expect(JSON.stringify(model.requests[1]!.body)).toMatch(/teal/);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('--non-interactive: a question fails the run with the question in the message, exit 3', async () => {
+    const model = await startScriptedServer({ replies: [toolCall([{ type: 'ask_user', question: 'Which colour?' }], 'I need to know.')] });
+    try {
+      const run = await mnemoRun(['pick a colour', ...modelArgs(model.url), '--non-interactive']);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(/failed.*Which colour\?/);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('the step limit: exit 3', async () => {
+    const model = await startScriptedServer({ replies: () => toolCall([{ type: 'wait', ms: 10 }], 'Waiting.') });
+    try {
+      const run = await mnemoRun(['wait forever', ...modelArgs(model.url), '--max-steps', '2', '--json']);
+      expect(run.code).toBe(3);
+      expect(run.events.at(-1)).toMatchObject({ type: 'run-finished', status: 'limit', steps: 2 });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('Ctrl+C during a model call stops cleanly: exit 4, the session marked aborted', async () => {
+    const model = await startScriptedServer({ replies: [{ ...finished, delayMs: 20_000 }] });
+    const dataDir = dataDirWithConfig();
+    try {
+      const child = spawn(process.execPath, [MNEMO, 'run', 'slow', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json'], {
+        env: { ...process.env, DISPLAY: display },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let interrupted = false;
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        // One Ctrl+C: a second one quits at once, by design.
+        if (!interrupted && stdout.includes('"observation"')) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      });
+      const started = Date.now();
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      expect(code).toBe(4);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(stdout.trim().split('\n').map((line) => JSON.parse(line)).at(-1)).toMatchObject({ type: 'run-finished', status: 'aborted' });
+      const [session] = readdirSync(join(dataDir, 'sessions'));
+      expect(JSON.parse(readFileSync(join(dataDir, 'sessions', session!, 'session.json'), 'utf8'))).toMatchObject({ status: 'aborted' });
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('the fail-safe corner aborts the run: exit 4', async () => {
+    const model = await startScriptedServer({ replies: [toolCall([{ type: 'mouse_move', x: 0, y: 0 }], 'Corner.'), toolCall([{ type: 'click', x: 500, y: 300 }], 'Click.'), finished] });
+    try {
+      const run = await mnemoRun(['go to the corner', ...modelArgs(model.url), '--json']);
+      expect(run.code).toBe(4);
+      expect(run.events.at(-1)).toMatchObject({ type: 'run-finished', status: 'aborted', reason: expect.stringMatching(/fail-safe/) });
     } finally {
       await model.close();
     }

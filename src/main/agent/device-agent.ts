@@ -54,6 +54,12 @@ function describeResult(action: Action, result: ActionResult): string {
   return `${action.type}${at} done${result.detail ? `: ${result.detail}` : ''}`;
 }
 
+/** Dollars with cents, or every digit the user gave when cents would round it ($0.015, not $0.01). */
+function formatUsd(amount: number): string {
+  const cents = amount.toFixed(2);
+  return Number(cents) === amount ? cents : String(amount);
+}
+
 function modelImageOf(observation: Observation): ModelImage {
   const { image, frame } = observation;
   return { image, mime: frame.image.format === 'png' ? 'image/png' : 'image/jpeg', width: frame.image.width, height: frame.image.height };
@@ -138,6 +144,12 @@ class Run {
 
   private emit = (event: DistributiveOmit<AgentEvent, 'runId' | 'at'>): void => {
     const full = { ...event, runId: this.runId, at: this.now() } as AgentEvent;
+    if (full.type === 'thought-delta') {
+      // Live only: the whole thought is recorded (masked) with the prediction. A delta may carry a
+      // password the model spells out before its action reveals it to be one.
+      this.queue.push({ ...full, delta: maskSecrets(full.delta, this.secrets) });
+      return;
+    }
     void this.deps.recorder.record(full);
     this.queue.push(full);
   };
@@ -184,7 +196,7 @@ class Run {
       await this.deps.recorder.flush();
       if (ending) return ending;
       if (limits.maxCostUsd !== null && this.usage.costUsd >= limits.maxCostUsd) {
-        return { status: 'limit', reason: `reached the cost limit of $${limits.maxCostUsd.toFixed(2)} (spent $${this.usage.costUsd.toFixed(4)})` };
+        return { status: 'limit', reason: `reached the cost limit of $${formatUsd(limits.maxCostUsd)} (spent $${this.usage.costUsd.toFixed(4)})` };
       }
     }
   }
@@ -214,7 +226,9 @@ class Run {
       this.signal,
       (delta, attempt) => this.emit({ type: 'thought-delta', step: this.step, delta, attempt }),
     );
-    this.acknowledged = [];
+    // Accepted safety checks go with every request that answers their call, until a reply comes:
+    // after a timeout or an HTTP error the next step answers the same call again.
+    if (prediction.ok || prediction.error.kind === 'parse') this.acknowledged = [];
 
     if (!prediction.ok) {
       if (prediction.usage) this.addUsage(prediction.usage);

@@ -26,10 +26,12 @@ export function imageToScreen(point: Point, frame: Frame): MapResult {
   if (!Number.isFinite(x) || !Number.isFinite(y)) {
     return { ok: false, message: `coordinates (${x}, ${y}) are not finite numbers` };
   }
-  if (x < 0 || y < 0 || x >= frame.image.width || y >= frame.image.height) {
+  // The image is the rectangle [0, width] × [0, height]: its far edge still belongs to it (a
+  // relative 1000 of UI-TARS lands there) and maps to the last pixel, as the parsers agree.
+  if (x < 0 || y < 0 || x > frame.image.width || y > frame.image.height) {
     return {
       ok: false,
-      message: `point (${x}, ${y}) is outside the ${describeImage(frame)} image (valid: 0 ≤ x < ${frame.image.width}, 0 ≤ y < ${frame.image.height})`,
+      message: `point (${x}, ${y}) is outside the ${describeImage(frame)} image (valid: 0 ≤ x ≤ ${frame.image.width}, 0 ≤ y ≤ ${frame.image.height})`,
     };
   }
   const { rx, ry } = ratios(frame);

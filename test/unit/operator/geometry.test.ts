@@ -44,6 +44,7 @@ describe('imageToScreen / screenToImage over screens × scale factors × image s
               { x: W / 2, y: H / 2 },
               { x: W * 0.1234, y: H * 0.8765 },
               { x: W - 0.001, y: H - 0.001 },
+              { x: W, y: H },
             ];
             const lx = frame.bounds.width / W;
             const ly = frame.bounds.height / H;
@@ -80,8 +81,8 @@ describe('points outside the image are error values', () => {
   for (const p of [
     { x: -1, y: 10 },
     { x: 10, y: -0.5 },
-    { x: 1000, y: 10 },
-    { x: 10, y: 625 },
+    { x: 1000.5, y: 10 },
+    { x: 10, y: 626 },
     { x: 5000, y: 5000 },
     { x: Number.NaN, y: 1 },
     { x: Number.POSITIVE_INFINITY, y: 1 },
@@ -92,6 +93,13 @@ describe('points outside the image are error values', () => {
       if (!mapped.ok) expect(mapped.message).toMatch(/outside the 1000x625 image|not finite/);
     });
   }
+});
+
+describe('the far edge belongs to the image', () => {
+  it('maps to the last pixel', () => {
+    const frame = imageFrame({ x: 0, y: 0, width: 1280, height: 800 }, { width: 1000, height: 625 });
+    expect(imageToScreen({ x: 1000, y: 625 }, frame)).toEqual({ ok: true, point: { x: 1279, y: 799 } });
+  });
 });
 
 describe('screen frames map screen coordinates to themselves', () => {
