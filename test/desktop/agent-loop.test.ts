@@ -26,6 +26,7 @@ import type { AgentOptions } from '../../src/main/agent/settings';
 import { MASK } from '../../src/main/agent/masking';
 import { startScriptedServer, type RecordedRequest, type ReplyScript, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { failureScreenshot, requireDisplay, runX, xdotool } from '../fixtures/desktop/display';
+import { launchXterm, type Xterm } from '../fixtures/desktop/xterm';
 
 const display = requireDisplay();
 // nut-js reads DISPLAY when it loads: set it before the operator is created.
@@ -706,5 +707,54 @@ describe('limits', () => {
     expect(run.server.requests).toHaveLength(2);
     expect(run.meta.costUsd).toBeCloseTo(0.02, 10);
     expectCompleteRecord(run);
+  });
+});
+
+describe('a confirmation rule on the focused window title', () => {
+  // Last in the file: the repetition tests above need a screen with no windows.
+  let xterm: Xterm | undefined;
+  beforeAll(async () => {
+    xterm = await launchXterm({ display, title: 'Delete everything', geometry: '60x10+200+200' });
+  });
+  afterAll(async () => {
+    await xterm?.close();
+  });
+
+  const rules = [{ types: ['click'], windowTitleContains: 'delete', reason: 'A Delete window is in front' }];
+
+  it('asks before a click while a window titled "...Delete..." has the focus, and a no ends the run', async () => {
+    await xterm!.focus();
+    const asked: AskRequest[] = [];
+    const run = await runAgent({
+      agent: { confirmationRules: rules },
+      replies: [toolCall([{ type: 'click', ...BARE }], 'I click.'), finished()],
+      askUser: async (request) => {
+        asked.push(request);
+        return 'no';
+      },
+    });
+    expect(asked).toMatchObject([{ kind: 'confirmation', question: expect.stringMatching(/A Delete window is in front/) }]);
+    expect(ofType(run.events, 'action-result')).toEqual([]);
+    expect(run.end).toMatchObject({ status: 'refused' });
+    expectCompleteRecord(run);
+  });
+
+  it('does not ask when another window has the focus', async () => {
+    await runX(display, 'xdotool', ['mousemove', '640', '120']);
+    const other = await launchXterm({ display, title: 'Notes', geometry: '60x10+600+300' });
+    try {
+      await other.focus();
+      const run = await runAgent({
+        agent: { confirmationRules: rules },
+        replies: [toolCall([{ type: 'mouse_move', ...BARE }], 'I move.'), finished()],
+        askUser: async () => {
+          throw new Error('nothing should be asked');
+        },
+      });
+      expect(ofType(run.events, 'ask-user')).toEqual([]);
+      expect(run.end).toMatchObject({ status: 'finished' });
+    } finally {
+      await other.close();
+    }
   });
 });

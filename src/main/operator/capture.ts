@@ -182,7 +182,19 @@ export class ScreenCapture {
     const pngs = await Promise.all(displays.map((display) => screenshot({ format: 'png', screen: display.id })));
     if (pngs.length === 1) {
       const { data, info } = await sharp(pngs[0]).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-      return { pixels: data, channels: 3, size: { width: info.width, height: info.height } };
+      const size = { width: info.width, height: info.height };
+      const display = displays[0] as DisplayInfo;
+      const expected = { width: Math.round(display.bounds.width * display.scaleFactor), height: Math.round(display.bounds.height * display.scaleFactor) };
+      // A display screenshot-desktop does not know by that id comes back as the whole screen:
+      // cut the display's own region out of it rather than mislabel the image.
+      if ((size.width !== expected.width || size.height !== expected.height) && size.width >= bounds.x + bounds.width && size.height >= bounds.y + bounds.height) {
+        const region = await sharp(data, { raw: { ...size, channels: 3 } })
+          .extract({ left: bounds.x, top: bounds.y, width: bounds.width, height: bounds.height })
+          .raw()
+          .toBuffer();
+        return { pixels: region, channels: 3, size: { width: bounds.width, height: bounds.height } };
+      }
+      return { pixels: data, channels: 3, size };
     }
     // Several displays: lay each capture where its display sits in the virtual desktop.
     const size = { width: bounds.width, height: bounds.height };
