@@ -196,6 +196,13 @@ function pointer(): { x: number; y: number } {
   return { x: Number(match[1]), y: Number(match[2]) };
 }
 
+/** Every file below `dir`, screenshots included. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------
@@ -637,14 +644,7 @@ describe('secrets', () => {
     expect(ofType(run.events, 'thought-delta').map((d) => d.delta).join('')).not.toContain(secret);
 
     // Every file of the session, screenshots included.
-    const files: string[] = [];
-    const walk = (dir: string): void => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        if (entry.isDirectory()) walk(join(dir, entry.name));
-        else files.push(join(dir, entry.name));
-      }
-    };
-    walk(run.sessionDir);
+    const files = filesUnder(run.sessionDir);
     expect(files.map((f) => f.slice(run.sessionDir.length))).toEqual(expect.arrayContaining(['/events.jsonl', '/session.json']));
     for (const file of files) expect(readFileSync(file).includes(secret), file).toBe(false);
 
@@ -663,14 +663,7 @@ describe('secrets', () => {
 
     expect(run.end).toMatchObject({ status: 'finished', steps: 2 });
     expect(ofType(run.events, 'prediction')[0]?.thought).toBe(`I type ${MASK} into the password field.`);
-    const files: string[] = [];
-    const walk = (dir: string): void => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        if (entry.isDirectory()) walk(join(dir, entry.name));
-        else files.push(join(dir, entry.name));
-      }
-    };
-    walk(run.sessionDir);
+    const files = filesUnder(run.sessionDir);
     for (const file of files) expect(readFileSync(file).includes(secret), file).toBe(false);
     expect(run.server.requests[1]!.rawBody).not.toContain(secret);
     expectCompleteRecord(run);

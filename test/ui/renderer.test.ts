@@ -15,17 +15,9 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import electronViteConfig from '../../electron.vite.config';
 import { commands, resultSchema, type Display, type Result } from '../../src/shared/contract';
+import { HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
+const CHROMIUM_ARGS = HEADLESS_CHROMIUM_ARGS;
 
 const rendererRoot = resolve(import.meta.dirname, '../../src/renderer');
 

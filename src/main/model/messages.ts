@@ -7,7 +7,7 @@ import {
   type ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { type ImageSize } from './families';
-import { type ModelImage, type StepRecord, type ThoughtListener } from './types';
+import { type ModelError, type ModelImage, type PredictionExtras, type PredictionFailure, type PredictionSuccess, type StepRecord, type ThoughtListener, type Usage } from './types';
 
 export function imageDataUrl(image: ModelImage): string {
   return `data:${image.mime};base64,${image.image.toString('base64')}`;
@@ -142,4 +142,24 @@ export function partialMarkerLength(text: string, markers: readonly string[]): n
     }
   }
   return longest;
+}
+
+/** The fields every chat-completion family's successful prediction shares. */
+export interface PredictionBase {
+  usage: Usage;
+  raw: string;
+  pendingSafetyChecks: [];
+  attempts: number;
+}
+
+/** A refusal is a reply, not an error: one `fail` action, so the loop ends the run. */
+export function refusalPrediction(base: PredictionBase, refusal: string, extras: PredictionExtras): PredictionSuccess {
+  return { ok: true, ...base, thought: refusal, actions: [{ type: 'fail', reason: refusal }], refusal, extras };
+}
+
+/** A reply that did not parse, with a hint when the output token limit cut it off. */
+export function parseFailure(reason: string, finishReason: string | null, base: PredictionBase): PredictionFailure {
+  const cut = finishReason === 'length' ? ' (the reply was cut off at the output token limit)' : '';
+  const error: ModelError = { kind: 'parse', message: `${reason}${cut}`, raw: base.raw };
+  return { ok: false, error, usage: base.usage, attempts: base.attempts };
 }

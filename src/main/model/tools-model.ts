@@ -12,7 +12,7 @@ import { type Action } from '../../shared/actions';
 import { type ModelSettings, type PriceTable } from '../../shared/settings';
 import { type ChatRequest, type ModelClient } from './client';
 import { computerToolDefinition, parseToolsMessage, type ImageSize } from './families';
-import { ChatTurns, partialMarkerLength, sizeOf, ThoughtStream } from './messages';
+import { ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream, type PredictionBase } from './messages';
 import { usageOf } from './pricing';
 import { type PredictInput, type Prediction, type ThoughtListener, type VisionModel } from './types';
 
@@ -154,24 +154,14 @@ export class ToolsModel implements VisionModel {
     const { message, finishReason } = result.value;
     const usage = usageOf(result.value.usage, this.model, this.deps.prices);
     const raw = JSON.stringify(message);
-    const base = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
+    const base: PredictionBase = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
 
     if (message.refusal) {
       thoughts.finish(message.refusal, result.attempts);
-      return {
-        ok: true,
-        ...base,
-        thought: message.refusal,
-        actions: [{ type: 'fail', reason: message.refusal }],
-        refusal: message.refusal,
-        extras: { family: 'tools', toolCallIds: [], finishReason },
-      };
+      return refusalPrediction(base, message.refusal, { family: 'tools', toolCallIds: [], finishReason });
     }
     const parsed = parseToolsMessage(message, { image });
-    if (!parsed.ok) {
-      const cut = finishReason === 'length' ? ' (the reply was cut off at the output token limit)' : '';
-      return { ok: false, error: { kind: 'parse', message: `${parsed.reason}${cut}`, raw }, usage, attempts: result.attempts };
-    }
+    if (!parsed.ok) return parseFailure(parsed.reason, finishReason, base);
     thoughts.finish(parsed.thought, result.attempts);
     return {
       ok: true,

@@ -20,7 +20,7 @@ import {
   UI_TARS_RELATIVE_RANGE,
   type UiTarsVersion,
 } from './families';
-import { ChatTurns, partialMarkerLength, sizeOf, ThoughtStream } from './messages';
+import { ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream, type PredictionBase } from './messages';
 import { usageOf } from './pricing';
 import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener, type VisionModel } from './types';
 
@@ -197,24 +197,14 @@ export class UiTarsModel implements VisionModel {
     const usage = usageOf(result.value.usage, this.model, this.deps.prices);
     const raw = message.content ?? '';
     const extras = { family: 'ui-tars' as const, version: this.version, modelImage };
-    const base = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
+    const base: PredictionBase = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
 
     if (message.refusal) {
       thoughts.finish(message.refusal, result.attempts);
-      return {
-        ok: true,
-        ...base,
-        thought: message.refusal,
-        actions: [{ type: 'fail', reason: message.refusal }],
-        refusal: message.refusal,
-        extras: { ...extras, reflection: null, actionSummary: null },
-      };
+      return refusalPrediction(base, message.refusal, { ...extras, reflection: null, actionSummary: null });
     }
     const parsed = parseUiTarsReply(raw, { version: this.version, image: modelImage });
-    if (!parsed.ok) {
-      const cut = finishReason === 'length' ? ' (the reply was cut off at the output token limit)' : '';
-      return { ok: false, error: { kind: 'parse', message: `${parsed.reason}${cut}`, raw }, usage, attempts: result.attempts };
-    }
+    if (!parsed.ok) return parseFailure(parsed.reason, finishReason, base);
     thoughts.finish(parsed.thought, result.attempts);
     const actions = this.version === '1.5' ? parsed.actions.map((action) => scaleAction(action, modelImage, image)) : parsed.actions;
     return {

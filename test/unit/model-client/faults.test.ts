@@ -3,22 +3,13 @@
  * rate limits with Retry-After, server errors, a stream cut midway, timeouts, a stop during a
  * call, authentication and a base URL without /v1. Each becomes a value, never a throw.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVisionModel, type PredictInput, realSleep, type VisionModelDeps } from '../../../src/main/model';
 import { type ModelSettings } from '../../../src/shared/settings';
-import { type ScriptedReply, type ScriptedServer, startScriptedServer } from '../../fixtures/openai-server';
-import { predictOk, recordingSleep, screenshot, settingsFor, thoughtLog } from './helpers';
+import { type ScriptedReply, startScriptedServer } from '../../fixtures/openai-server';
+import { predictOk, recordingSleep, screenshot, settingsFor, thoughtLog, scriptedServerPerTest } from './helpers';
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...replies: ScriptedReply[]): Promise<ScriptedServer> {
-  server = await startScriptedServer({ replies });
-  return server;
-}
+const serve = scriptedServerPerTest();
 
 async function input(): Promise<PredictInput> {
   return { task: 'Open the settings', history: [], observation: await screenshot(640, 400) };

@@ -2,6 +2,8 @@
  * Shared by the model-client tests: real encoded screenshots, settings, a sleep that records.
  */
 import sharp from 'sharp';
+import { afterEach } from 'vitest';
+import { startScriptedServer, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
 import { type ModelImage, type StepRecord, type VisionModel } from '../../../src/main/model';
 import { type Sleep } from '../../../src/main/model/retry';
 import { type ModelSettings, type ModelSettingsInput, ModelSettingsSchema } from '../../../src/shared/settings';
@@ -68,4 +70,17 @@ export async function predictOk(model: VisionModel, ...args: Parameters<VisionMo
   const prediction = await model.predict(...args);
   if (!prediction.ok) throw new Error(`expected a prediction, got ${prediction.error.kind}: ${prediction.error.message}`);
   return prediction;
+}
+
+/** A scripted server per test, closed after it: `const serve = scriptedServerPerTest()` at file level. */
+export function scriptedServerPerTest(): (...replies: ScriptedReply[]) => Promise<ScriptedServer> {
+  let server: ScriptedServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return async (...replies) => {
+    server = await startScriptedServer({ replies });
+    return server;
+  };
 }

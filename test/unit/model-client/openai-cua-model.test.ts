@@ -3,22 +3,13 @@
  * the display size, computer_call items, the chained second request with previous_response_id and
  * a computer_call_output carrying the new screenshot and the acknowledged safety checks.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVisionModel, type PredictInput } from '../../../src/main/model';
 import { computerUsePreviewTool } from '../../../src/main/model/families';
-import { decodeDataUrl, imagesIn, type ScriptedReply, type ScriptedServer, startScriptedServer } from '../../fixtures/openai-server';
-import { predictOk, screenshot, settingsFor, step, thoughtLog } from './helpers';
+import { decodeDataUrl, imagesIn } from '../../fixtures/openai-server';
+import { predictOk, screenshot, settingsFor, step, thoughtLog, scriptedServerPerTest } from './helpers';
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...replies: ScriptedReply[]): Promise<ScriptedServer> {
-  server = await startScriptedServer({ replies });
-  return server;
-}
+const serve = scriptedServerPerTest();
 
 const cua = (url: string) =>
   createVisionModel(settingsFor(url, { family: 'openai-cua', model: 'computer-use-preview' }), { platform: 'linux' });

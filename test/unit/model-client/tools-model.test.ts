@@ -1,23 +1,14 @@
 /**
  * The `tools` family end to end: the real `openai` client against the scripted server.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVisionModel, type ModelImage, type PredictInput } from '../../../src/main/model';
 import { computerToolDefinition } from '../../../src/main/model/families';
 import { visibleToolsThought } from '../../../src/main/model/tools-model';
-import { decodeDataUrl, imagesIn, type ScriptedReply, type ScriptedServer, startScriptedServer } from '../../fixtures/openai-server';
-import { predictOk, screenshot, settingsFor, step, thoughtLog } from './helpers';
+import { decodeDataUrl, imagesIn, type ScriptedReply } from '../../fixtures/openai-server';
+import { predictOk, screenshot, settingsFor, step, thoughtLog, scriptedServerPerTest } from './helpers';
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...replies: ScriptedReply[]): Promise<ScriptedServer> {
-  server = await startScriptedServer({ replies });
-  return server;
-}
+const serve = scriptedServerPerTest();
 
 async function input(overrides: Partial<PredictInput> = {}, image?: ModelImage): Promise<PredictInput> {
   return { task: 'Save the document', history: [], observation: image ?? (await screenshot(1280, 800)), ...overrides };

@@ -2,23 +2,14 @@
  * The `ui-tars` family end to end: coordinates of UI-TARS-1.0 (0–1000) and 1.5 (pixels of the
  * smart-resized image) mapped back onto the screenshot sent; the Thought streamed as it arrives.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVisionModel, type PredictInput } from '../../../src/main/model';
 import { smartResize } from '../../../src/main/model/families';
 import { formatUiTarsAction, uiTarsTurn, visibleUiTarsThought } from '../../../src/main/model/ui-tars-model';
-import { decodeDataUrl, imagesIn, type ScriptedReply, type ScriptedServer, startScriptedServer } from '../../fixtures/openai-server';
-import { predictOk, screenshot, settingsFor, step, thoughtLog } from './helpers';
+import { decodeDataUrl, imagesIn } from '../../fixtures/openai-server';
+import { predictOk, screenshot, settingsFor, step, thoughtLog, scriptedServerPerTest } from './helpers';
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...replies: ScriptedReply[]): Promise<ScriptedServer> {
-  server = await startScriptedServer({ replies });
-  return server;
-}
+const serve = scriptedServerPerTest();
 
 async function input(overrides: Partial<PredictInput> = {}): Promise<PredictInput> {
   return { task: 'Open the File menu', history: [], observation: await screenshot(1280, 800), ...overrides };
