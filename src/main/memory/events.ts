@@ -1,0 +1,2 @@
+/** The memory change and snapshot types live in src/shared/memory.ts (events carry them). */
+export * from '../../shared/memory';

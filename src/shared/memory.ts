@@ -1,0 +1,244 @@
+/**
+ * Every memory change as a small serialisable value, so the app can show the layers live and the
+ * session record can replay them: the step trace, the three layers, screenshot pruning, the
+ * blackboard and the conversation tiers. Each memory part takes an `onChange` listener and calls it
+ * after every change it makes.
+ *
+ * Shared (pure) so the AgentEvent union, the app and the CLI can carry it.
+ *
+ * `MemorySnapshot` is the state at one moment (the shape `mnemo memory show --json` prints);
+ * `buildMemorySnapshot` folds a run's changes into it, the last change of each kind winning.
+ */
+import { z } from 'zod';
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** The seed's fields with their types; any other key is a custom field. */
+export interface MemoryItemData {
+  step?: number;
+  /** A path (relative to the session folder, or absolute), never the image. */
+  screenshot?: string;
+  /** The action's name, e.g. `click`, or several joined by `, `. */
+  action?: string;
+  arguments?: JsonObject;
+  results?: JsonValue[];
+  observation?: string;
+  control_text?: string;
+  request?: string;
+  response?: string;
+  parsed_response?: JsonObject;
+  cost?: number;
+  error?: string | null;
+  [custom: string]: JsonValue | undefined;
+}
+
+
+export interface LayersView {
+  /** The step in progress. */
+  pending: string;
+  /** Finished steps not yet summarised. */
+  recent: string;
+  /** The compressed history. */
+  summary: string;
+}
+
+export interface ConversationMessage {
+  role: 'user' | 'assistant';
+  content: string;
+  /** A task given to the agent, or any other message. */
+  kind: 'task' | 'message';
+}
+
+/** The blackboard as data (`blackboardToDict`): four lists of MemoryItem dicts. */
+export interface BlackboardDict {
+  questions: MemoryItemData[];
+  requests: MemoryItemData[];
+  trajectories: MemoryItemData[];
+  screenshots: MemoryItemData[];
+}
+
+export type MemoryChange =
+  | {
+      kind: 'trace';
+      op: 'add' | 'delete' | 'clear' | 'load';
+      /** The step added or deleted; null for clear and load. */
+      step: number | null;
+      /** The item added (null for other ops). */
+      item: MemoryItemData | null;
+      /** Items in the trace after the change. */
+      length: number;
+      /** Items removed by this change (the max-items bound, a delete, a clear). */
+      dropped: number;
+    }
+  | (LayersView & {
+      kind: 'layers';
+      /** A summarisation call is in flight. */
+      compressing: boolean;
+      /** The last summarisation failure, until one succeeds. */
+      lastError: string | null;
+    })
+  | {
+      kind: 'pruning';
+      /** Steps whose screenshot the model's input does not carry (a placeholder stands in). */
+      prunedSteps: number[];
+      /** Steps left out of the model's input altogether (the history window, the hard limit). */
+      droppedSteps: number[];
+      /** Images in the model's input, the current screenshot included. */
+      imagesKept: number;
+      estimatedTokens: number;
+      thresholdTokens: number;
+      /** The token hard limit removed something. */
+      hardLimitApplied: boolean;
+    }
+  | { kind: 'blackboard'; snapshot: BlackboardDict }
+  | {
+      kind: 'conversation';
+      context: ConversationMessage[];
+      shortTerm: string[];
+      longTerm: string[];
+      /** A memory manager call is in flight. */
+      compressing: boolean;
+      lastError: string | null;
+    };
+
+export type MemoryChangeKind = MemoryChange['kind'];
+export type MemoryChangeOf<K extends MemoryChangeKind> = Extract<MemoryChange, { kind: K }>;
+export type MemoryChangeListener = (change: MemoryChange) => void;
+
+/** The memory at one moment: what `mnemo memory show <session-id> --json` prints. */
+export interface MemorySnapshot {
+  layers: LayersView;
+  prunedSteps: number[];
+  blackboard: BlackboardDict;
+  conversation: {
+    context: ConversationMessage[];
+    shortTerm: string[];
+    longTerm: string[];
+  };
+}
+
+export function emptyMemorySnapshot(): MemorySnapshot {
+  return {
+    layers: { pending: '', recent: '', summary: '' },
+    prunedSteps: [],
+    blackboard: { questions: [], requests: [], trajectories: [], screenshots: [] },
+    conversation: { context: [], shortTerm: [], longTerm: [] },
+  };
+}
+
+/** The snapshot after one more change (a new object; the old one is not changed). */
+export function applyMemoryChange(snapshot: MemorySnapshot, change: MemoryChange): MemorySnapshot {
+  switch (change.kind) {
+    case 'layers':
+      return { ...snapshot, layers: { pending: change.pending, recent: change.recent, summary: change.summary } };
+    case 'pruning':
+      return { ...snapshot, prunedSteps: [...change.prunedSteps] };
+    case 'blackboard':
+      return { ...snapshot, blackboard: structuredClone(change.snapshot) };
+    case 'conversation':
+      return {
+        ...snapshot,
+        conversation: { context: structuredClone(change.context), shortTerm: [...change.shortTerm], longTerm: [...change.longTerm] },
+      };
+    case 'trace':
+      // The trace is the session record itself; the snapshot shows the memory built from it.
+      return snapshot;
+  }
+}
+
+/** The state at the end of a sequence of changes (e.g. a run's recorded memory events). */
+export function buildMemorySnapshot(changes: Iterable<MemoryChange>): MemorySnapshot {
+  let snapshot = emptyMemorySnapshot();
+  for (const change of changes) snapshot = applyMemoryChange(snapshot, change);
+  return snapshot;
+}
+
+/** Calls every listener given (undefined ones are skipped). */
+export function fanOut(...listeners: Array<MemoryChangeListener | undefined>): MemoryChangeListener {
+  const present = listeners.filter((listener): listener is MemoryChangeListener => listener !== undefined);
+  return (change) => {
+    for (const listener of present) listener(change);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schemas, to read changes back from a session record (validated at that boundary).
+
+const ItemSchema = z.record(z.string(), z.json());
+const ConversationMessageSchema = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  kind: z.enum(['task', 'message']),
+});
+export const BlackboardDictSchema = z.object({
+  questions: z.array(ItemSchema),
+  requests: z.array(ItemSchema),
+  trajectories: z.array(ItemSchema),
+  screenshots: z.array(ItemSchema),
+});
+
+export const MemoryChangeSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('trace'),
+    op: z.enum(['add', 'delete', 'clear', 'load']),
+    step: z.number().nullable(),
+    item: ItemSchema.nullable(),
+    length: z.number().int().nonnegative(),
+    dropped: z.number().int().nonnegative(),
+  }),
+  z.object({
+    kind: z.literal('layers'),
+    pending: z.string(),
+    recent: z.string(),
+    summary: z.string(),
+    compressing: z.boolean(),
+    lastError: z.string().nullable(),
+  }),
+  z.object({
+    kind: z.literal('pruning'),
+    prunedSteps: z.array(z.number()),
+    droppedSteps: z.array(z.number()),
+    imagesKept: z.number().int().nonnegative(),
+    estimatedTokens: z.number().nonnegative(),
+    thresholdTokens: z.number().nonnegative(),
+    hardLimitApplied: z.boolean(),
+  }),
+  z.object({ kind: z.literal('blackboard'), snapshot: BlackboardDictSchema }),
+  z.object({
+    kind: z.literal('conversation'),
+    context: z.array(ConversationMessageSchema),
+    shortTerm: z.array(z.string()),
+    longTerm: z.array(z.string()),
+    compressing: z.boolean(),
+    lastError: z.string().nullable(),
+  }),
+]);
+
+export const MemorySnapshotSchema = z.object({
+  layers: z.object({ pending: z.string(), recent: z.string(), summary: z.string() }),
+  prunedSteps: z.array(z.number()),
+  blackboard: BlackboardDictSchema,
+  conversation: z.object({
+    context: z.array(ConversationMessageSchema),
+    shortTerm: z.array(z.string()),
+    longTerm: z.array(z.string()),
+  }),
+});
+
+/** A recorded value as a MemoryChange, or null when it is not one. */
+export function parseMemoryChange(value: unknown): MemoryChange | null {
+  const parsed = MemoryChangeSchema.safeParse(value);
+  return parsed.success ? (parsed.data as MemoryChange) : null;
+}
+
+/** Keeps the latest snapshot as changes arrive: pass `listener` as (one of) the `onChange`s. */
+export class MemorySnapshotTracker {
+  private snapshot: MemorySnapshot = emptyMemorySnapshot();
+  readonly listener: MemoryChangeListener = (change) => {
+    this.snapshot = applyMemoryChange(this.snapshot, change);
+  };
+
+  get current(): MemorySnapshot {
+    return this.snapshot;
+  }
+}
