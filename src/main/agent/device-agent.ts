@@ -60,6 +60,16 @@ function formatUsd(amount: number): string {
   return Number(cents) === amount ? cents : String(amount);
 }
 
+/**
+ * A raw reply for the record: the secret may sit in it JSON-escaped twice (tool-call arguments are
+ * a JSON string inside the reply's JSON), and with non-ASCII characters as \u escapes.
+ */
+function maskRawReply(raw: string, secrets: readonly string[]): string {
+  const escaped = (text: string) => JSON.stringify(text).slice(1, -1);
+  const asciiEscaped = (text: string) => escaped(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return maskSecrets(raw, [...new Set(secrets.flatMap((s) => [s, escaped(s), asciiEscaped(s), escaped(asciiEscaped(s))]))]);
+}
+
 function modelImageOf(observation: Observation): ModelImage {
   const { image, frame } = observation;
   return { image, mime: frame.image.format === 'png' ? 'image/png' : 'image/jpeg', width: frame.image.width, height: frame.image.height };
@@ -208,7 +218,7 @@ class Run {
     if (!captured.ok) return this.countError('capture', `could not capture the screen: ${captured.message}`);
     const observation = captured.observation;
     const image = modelImageOf(observation);
-    const screenshot = await recorder.saveScreenshot(this.step, observation.image, image.mime, image);
+    const screenshot = await recorder.saveScreenshot(this.step, observation.image, image.mime, image, { fullResolution: observation.fullResolution });
     this.emit({ type: 'observation', step: this.step, screenshot, frame: observation.frame });
     const screenBefore = await operator.fingerprint(this.options.capture.display);
 
@@ -235,6 +245,7 @@ class Run {
       const { error } = prediction;
       if (error.kind === 'aborted' || this.signal.aborted) return { status: 'aborted', reason: 'stopped by the user during a model call' };
       if (error.kind === 'parse') {
+        if (error.raw !== undefined) void recorder.saveReply?.(this.step, maskRawReply(error.raw, this.secrets));
         this.parseFailures++;
         const limit = this.options.limits.maxParseRetries;
         this.emit({ type: 'model-error', step: this.step, kind: 'parse', message: error.message, consecutive: this.parseFailures, limit });
@@ -264,6 +275,7 @@ class Run {
     }
     const recordedActions = prediction.actions.map((action) => this.mask(action));
     const thought = prediction.thought === null ? null : maskSecrets(prediction.thought, this.secrets);
+    void this.deps.recorder.saveReply?.(this.step, maskRawReply(prediction.raw, this.secrets));
     this.emit({ type: 'prediction', step: this.step, thought, actions: recordedActions, usage: this.usageOf(prediction), attempts: prediction.attempts });
 
     const results: string[] = [];

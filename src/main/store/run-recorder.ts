@@ -1,37 +1,71 @@
 /**
  * Records a run as it happens: `session.json` (metadata, rewritten atomically), `events.jsonl`
- * (append-only, fsynced at the end of every step) and `screenshots/` (the model-ready images).
- * A crash loses at most the step in progress.
+ * (append-only), `screenshots/` (the model-ready images, optionally the full-resolution capture)
+ * and `replies/` (the model's raw replies, masked by the loop). Everything written during a step is
+ * fsynced at its end (`flush`), so a crash loses at most the step in progress. The session index
+ * gets a line when the run starts and when it ends.
+ *
+ * Recording never throws into the loop and never rejects: a failed write (a full disk) is kept as
+ * `failure` for the caller to report, and the run goes on.
  */
-import { mkdir, open, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { AgentEvent, RunStatus, ScreenshotRef } from '../../shared/events';
+import type { AgentEvent, RunStatus, ScreenshotRef, UsageSummary } from '../../shared/events';
+import { errorMessage, writeJsonAtomically } from './files';
+import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, sessionsRoot, stepStem } from './paths';
+import { appendToIndex, summaryOf } from './session-index';
+import { currentWriter, type WriterIdentity } from './writer-identity';
+
+export { sessionsRoot } from './paths';
 
 export interface RunRecorder {
   readonly sessionId: string;
   readonly directory: string;
-  saveScreenshot(step: number, image: Buffer, mime: ScreenshotRef['mime'], size: { width: number; height: number }): Promise<ScreenshotRef>;
-  /** Appends one event; the write is queued in order. */
+  /** Saves the step's model-ready image (and, when given, the full-resolution capture as PNG). */
+  saveScreenshot(
+    step: number,
+    image: Buffer,
+    mime: ScreenshotRef['mime'],
+    size: { width: number; height: number },
+    extras?: { fullResolution?: Buffer | undefined },
+  ): Promise<ScreenshotRef>;
+  /** Saves the model's raw reply for a step (already masked); optional. Must never reject. */
+  saveReply?(step: number, raw: string): Promise<void>;
+  /** Appends one event; the write is queued in order. Must never reject (the loop does not wait). */
   record(event: AgentEvent): Promise<void>;
   /** Makes everything recorded so far durable (end of step). */
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
+/**
+ * `running` while a process records it; `interrupted` when that process ended without finishing
+ * the run (crash, kill -9, power cut), found by whoever looked next.
+ */
+export type SessionStatus = RunStatus | 'running' | 'interrupted';
+
 export interface SessionMeta {
   id: string;
   task: string;
-  status: RunStatus | 'running';
+  status: SessionStatus;
   startedAt: number;
   endedAt: number | null;
   model: string;
   family: string;
+  /** Finished steps. */
   steps: number;
+  /** Cost of the run so far (USD). */
   costUsd: number;
   reason: string | null;
   /** The session this one replays, if any. */
   replayOf?: string;
+  /** Tokens and cost so far. */
+  usage?: UsageSummary;
+  /** The process recording it, to tell a live run from an interrupted one. */
+  writer?: WriterIdentity;
+  /** Bytes the session holds on disk, written when it ends (for retention by size). */
+  bytes?: number;
 }
 
 /** Sortable, unique, readable: `20261129-124501-3fa9c2`. */
@@ -40,21 +74,35 @@ export function newSessionId(now = new Date()): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-export function sessionsRoot(dataDir: string): string {
-  return join(dataDir, 'sessions');
+export interface RecorderStart {
+  task: string;
+  model: string;
+  family: string;
+  replayOf?: string;
+  /** Who records it; default: this process. */
+  writer?: WriterIdentity;
 }
 
-async function writeJsonAtomically(path: string, value: unknown): Promise<void> {
-  const partial = `${path}.partial`;
-  await writeFile(partial, `${JSON.stringify(value, null, 2)}\n`);
-  await rename(partial, path);
+interface EventBatch {
+  text: string;
+  events: AgentEvent[];
+  written: Promise<void>;
 }
 
 export class FileRunRecorder implements RunRecorder {
   private writes: Promise<void> = Promise.resolve();
+  /** Events waiting for the queued write that will append them. */
+  private batch: EventBatch | null = null;
   private meta: SessionMeta;
+  /** Files written since the last flush, open until they are synced. */
+  private unsynced: FileHandle[] = [];
+  private repliesReady = false;
+  private bytes = 0;
+  private closed = false;
+  private firstFailure: string | null = null;
 
   private constructor(
+    private readonly dataDir: string,
     readonly sessionId: string,
     readonly directory: string,
     private readonly events: FileHandle,
@@ -63,10 +111,11 @@ export class FileRunRecorder implements RunRecorder {
     this.meta = meta;
   }
 
-  static async create(dataDir: string, start: { task: string; model: string; family: string; replayOf?: string }, now = Date.now()): Promise<FileRunRecorder> {
+  /** Creates the session folder; throws when the data directory cannot be written at all. */
+  static async create(dataDir: string, start: RecorderStart, now = Date.now()): Promise<FileRunRecorder> {
     const sessionId = newSessionId(new Date(now));
     const directory = join(sessionsRoot(dataDir), sessionId);
-    await mkdir(join(directory, 'screenshots'), { recursive: true });
+    await mkdir(join(directory, SCREENSHOTS_DIR), { recursive: true });
     const meta: SessionMeta = {
       id: sessionId,
       task: start.task,
@@ -79,42 +128,125 @@ export class FileRunRecorder implements RunRecorder {
       costUsd: 0,
       reason: null,
       ...(start.replayOf ? { replayOf: start.replayOf } : {}),
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      writer: start.writer ?? currentWriter(),
     };
-    await writeJsonAtomically(join(directory, 'session.json'), meta);
-    const events = await open(join(directory, 'events.jsonl'), 'a');
-    return new FileRunRecorder(sessionId, directory, events, meta);
+    await writeJsonAtomically(join(directory, SESSION_FILE), meta);
+    const events = await open(join(directory, EVENTS_FILE), 'a');
+    const recorder = new FileRunRecorder(dataDir, sessionId, directory, events, meta);
+    await recorder.guard(() => appendToIndex(dataDir, [summaryOf(meta)]), 'the session index');
+    return recorder;
   }
 
-  async saveScreenshot(step: number, image: Buffer, mime: ScreenshotRef['mime'], size: { width: number; height: number }): Promise<ScreenshotRef> {
-    const id = `step-${String(step).padStart(4, '0')}`;
-    const path = `screenshots/${id}.${mime === 'image/png' ? 'png' : 'jpg'}`;
-    await writeFile(join(this.directory, path), image);
-    return { id, path, width: size.width, height: size.height, mime };
+  /** The first write that failed, in words; null when everything was recorded. */
+  get failure(): string | null {
+    return this.firstFailure;
+  }
+
+  saveScreenshot(
+    step: number,
+    image: Buffer,
+    mime: ScreenshotRef['mime'],
+    size: { width: number; height: number },
+    extras?: { fullResolution?: Buffer | undefined },
+  ): Promise<ScreenshotRef> {
+    const id = stepStem(step);
+    const path = `${SCREENSHOTS_DIR}/${id}.${mime === 'image/png' ? 'png' : 'jpg'}`;
+    const full = extras?.fullResolution;
+    return this.enqueue(async () => {
+      await this.writeFile(path, image);
+      if (full) await this.writeFile(`${SCREENSHOTS_DIR}/${id}.full.png`, full);
+    }, `screenshot ${path}`).then(() => ({ id, path, width: size.width, height: size.height, mime }));
+  }
+
+  saveReply(step: number, raw: string): Promise<void> {
+    return this.enqueue(async () => {
+      if (!this.repliesReady) {
+        // Not recursive: a session folder deleted under a live recorder is not brought back.
+        await mkdir(join(this.directory, REPLIES_DIR)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        });
+        this.repliesReady = true;
+      }
+      await this.writeFile(`${REPLIES_DIR}/${stepStem(step)}.txt`, raw);
+    }, `reply of step ${step}`);
   }
 
   record(event: AgentEvent): Promise<void> {
-    const line = `${JSON.stringify(event)}\n`;
-    this.writes = this.writes.then(async () => {
-      await this.events.write(line);
-      await this.updateMeta(event);
-    });
-    return this.writes;
+    // Events recorded while earlier writes are under way go out together, in one append, still
+    // after everything queued before them and before anything queued after them.
+    if (!this.batch) {
+      const batch: EventBatch = { text: '', events: [], written: Promise.resolve() };
+      batch.written = this.enqueue(async () => {
+        if (this.batch === batch) this.batch = null;
+        await this.events.appendFile(batch.text);
+        this.bytes += Buffer.byteLength(batch.text);
+        for (const queued of batch.events) await this.updateMeta(queued);
+      }, EVENTS_FILE);
+      this.batch = batch;
+    }
+    this.batch.text += `${JSON.stringify(event)}\n`;
+    this.batch.events.push(event);
+    return this.batch.written;
   }
 
   async flush(): Promise<void> {
     await this.writes;
-    await this.events.datasync();
+    const files = this.unsynced.splice(0);
+    await this.guard(async () => {
+      await Promise.all([this.events.datasync(), ...files.map((file) => file.datasync())]);
+    }, 'fsync');
+    await Promise.all(files.map((file) => file.close().catch(() => undefined)));
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.flush();
-    await this.events.close();
+    this.meta = { ...this.meta, bytes: this.bytes };
+    if (this.meta.status === 'running') {
+      // Closed without a run-finished event: nobody will finish it, so say so now.
+      this.meta = { ...this.meta, status: 'interrupted', endedAt: Date.now(), reason: 'the recording was closed before the run finished' };
+    }
+    await this.guard(() => writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta), SESSION_FILE);
+    await this.guard(() => appendToIndex(this.dataDir, [summaryOf(this.meta)]), 'the session index');
+    await this.events.close().catch(() => undefined);
+  }
+
+  private async writeFile(relative: string, data: Buffer | string): Promise<void> {
+    const file = await open(join(this.directory, relative), 'w');
+    this.unsynced.push(file);
+    await file.writeFile(data);
+    this.bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+  }
+
+  /** Runs writes one after the other; a failure is remembered, never passed on. */
+  private enqueue(task: () => Promise<void>, what: string): Promise<void> {
+    // Events recorded from now on go after this write.
+    this.batch = null;
+    this.writes = this.writes.then(() => this.guard(task, what));
+    return this.writes;
+  }
+
+  private async guard(task: () => Promise<void>, what: string): Promise<void> {
+    try {
+      await task();
+    } catch (error) {
+      this.firstFailure ??= `could not write ${what} in ${this.directory}: ${errorMessage(error)}`;
+    }
   }
 
   private async updateMeta(event: AgentEvent): Promise<void> {
-    if (event.type === 'step-finished') {
-      this.meta = { ...this.meta, steps: event.step, costUsd: event.costUsd };
-      await writeJsonAtomically(join(this.directory, 'session.json'), this.meta);
+    if (event.type === 'prediction') {
+      const usage = this.meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+      this.meta = {
+        ...this.meta,
+        usage: { inputTokens: usage.inputTokens + event.usage.inputTokens, outputTokens: usage.outputTokens + event.usage.outputTokens, costUsd: usage.costUsd },
+      };
+    } else if (event.type === 'step-finished') {
+      const usage = this.meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+      this.meta = { ...this.meta, steps: event.step, costUsd: event.costUsd, usage: { ...usage, costUsd: event.costUsd } };
+      await writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta);
     } else if (event.type === 'run-finished') {
       this.meta = {
         ...this.meta,
@@ -122,9 +254,10 @@ export class FileRunRecorder implements RunRecorder {
         endedAt: event.at,
         steps: event.steps,
         costUsd: event.usage.costUsd,
+        usage: event.usage,
         reason: event.reason,
       };
-      await writeJsonAtomically(join(this.directory, 'session.json'), this.meta);
+      await writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta);
     }
   }
 }

@@ -1,18 +1,30 @@
 /**
  * Reads a recorded session back: its metadata, its events (a corrupt or truncated line is skipped
  * with a warning, never a crash) and a per-step view for inspection, replay and reports.
+ *
+ * Reading never throws and never writes. A damaged session still reads: a garbage or missing
+ * session.json is rebuilt from the events (with a warning), a missing or empty events.jsonl gives
+ * a session without steps (with a warning). Only a session folder that does not exist, or an id
+ * that could not be one, is `ok: false`.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
 import type { Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { AgentEvent, ScreenshotRef, UsageSummary } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
-import { sessionsRoot, type SessionMeta } from './run-recorder';
+import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
+import type { SessionMeta } from './run-recorder';
+import { isWriterIdentity } from './writer-identity';
+
+export { sessionDirectory } from './paths';
 
 export interface ReadWarning {
+  /** The line in `file` (from 1); 0 for a problem with the file as a whole. */
   line: number;
   message: string;
+  /** `events.jsonl` when absent (the original warnings were all about it), or `session.json`. */
+  file?: string;
 }
 
 export interface StepView {
@@ -28,11 +40,18 @@ export interface StepView {
   errors: Array<{ kind: string; message: string }>;
   notes: string[];
   questions: Array<{ kind: string; question: string; answer: string | null }>;
+  /** Null when the step never finished (the run was interrupted during it). */
   durationMs: number | null;
   /** Cost of the run up to the end of this step. */
   costUsd: number | null;
   /** Memory state events recorded during the step, as they were. */
   memory: AgentEvent[];
+  /** The model's raw reply (masked), relative to the session folder, when recorded. */
+  replyFile?: string;
+  /** The full-resolution capture (PNG), relative to the session folder, when recorded. */
+  fullResolutionFile?: string;
+  /** True when `screenshot` names a file that is not on disk (deleted, lost in a power cut). */
+  screenshotMissing?: boolean;
 }
 
 export interface SessionRecord {
@@ -45,24 +64,100 @@ export interface SessionRecord {
 
 export type SessionRead = { ok: true; session: SessionRecord } | { ok: false; message: string };
 
-/** Parses JSONL, skipping lines that are not a JSON object with a `type` (a crash mid-write). */
+type Fields = Record<string, unknown>;
+const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isStepNumber = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
+const isStringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
+const isActionLike = (value: unknown): boolean => isObject(value) && typeof value.type === 'string';
+
+/** A path inside the session folder: relative, no `..`. */
+export function isSessionRelativePath(path: unknown): path is string {
+  return typeof path === 'string' && path !== '' && !isAbsolute(path) && !path.split(/[\\/]/).includes('..');
+}
+
+const STEP_EVENTS = new Set([
+  'step-started',
+  'observation',
+  'thought-delta',
+  'prediction',
+  'model-error',
+  'action',
+  'action-result',
+  'note',
+  'ask-user',
+  'user-answer',
+  'paused',
+  'resumed',
+  'step-finished',
+]);
+
+/**
+ * What is wrong with a parsed line as an event, or null. Checks the fields the readers use, so a
+ * line that parses but lies about its shape is skipped instead of breaking a view later. Types it
+ * does not know (newer events) pass.
+ */
+export function eventProblem(value: unknown): string | null {
+  if (!isObject(value) || typeof value.type !== 'string') return 'not an event (no "type")';
+  const type = value.type;
+  if (STEP_EVENTS.has(type) && !isStepNumber(value.step)) return `${type} without a valid "step"`;
+  switch (type) {
+    case 'run-started':
+      return typeof value.task === 'string' ? null : 'run-started without a task';
+    case 'observation': {
+      const shot = value.screenshot;
+      if (!isObject(shot) || typeof shot.id !== 'string' || !isSessionRelativePath(shot.path)) return 'observation without a valid screenshot reference';
+      return isObject(value.frame) ? null : 'observation without a frame';
+    }
+    case 'prediction':
+      if (!Array.isArray(value.actions) || !value.actions.every(isActionLike)) return 'prediction without a list of actions';
+      if (!isStringOrNull(value.thought)) return 'prediction with a thought that is not text';
+      return isObject(value.usage) ? null : 'prediction without usage';
+    case 'action':
+      return isActionLike(value.action) ? null : 'action event without an action';
+    case 'action-result':
+      if (!isActionLike(value.action)) return 'action-result without an action';
+      return isObject(value.result) && typeof value.result.ok === 'boolean' ? null : 'action-result without a result';
+    case 'model-error':
+      return typeof value.kind === 'string' && typeof value.message === 'string' ? null : 'model-error without kind and message';
+    case 'note':
+      return typeof value.message === 'string' ? null : 'note without a message';
+    case 'ask-user':
+      return typeof value.kind === 'string' && typeof value.question === 'string' ? null : 'ask-user without kind and question';
+    case 'user-answer':
+      return typeof value.kind === 'string' && isStringOrNull(value.answer) ? null : 'user-answer without kind and answer';
+    case 'step-finished':
+      return isNumber(value.durationMs) && isNumber(value.costUsd) ? null : 'step-finished without duration and cost';
+    case 'run-finished':
+      if (typeof value.status !== 'string' || !isStepNumber(value.steps)) return 'run-finished without status and steps';
+      return isObject(value.usage) && isNumber(value.usage.costUsd) ? null : 'run-finished without usage';
+    default:
+      return null;
+  }
+}
+
+/** Parses JSONL, skipping lines that are not a JSON event (a crash mid-write, damage). */
 export function parseEventLines(text: string): { events: AgentEvent[]; warnings: ReadWarning[] } {
   const events: AgentEvent[] = [];
   const warnings: ReadWarning[] = [];
   const lines = text.split('\n');
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
+    let value: unknown;
     try {
-      const value = JSON.parse(line) as unknown;
-      if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
-        warnings.push({ line: index + 1, message: 'not an event (no "type")' });
-        return;
-      }
-      events.push(value as AgentEvent);
+      value = JSON.parse(line);
     } catch (error) {
-      const last = index === lines.length - 1 || (index === lines.length - 2 && lines[lines.length - 1] === '');
-      warnings.push({ line: index + 1, message: `${last ? 'truncated' : 'corrupt'} line skipped: ${(error as Error).message}` });
+      // Every line is written with its newline: a last line without one was cut off mid-write.
+      const kind = index === lines.length - 1 ? 'truncated' : 'corrupt';
+      warnings.push({ line: index + 1, message: `${kind} line skipped: ${(error as Error).message}`, file: EVENTS_FILE });
+      return;
     }
+    const problem = eventProblem(value);
+    if (problem) {
+      warnings.push({ line: index + 1, message: `${problem}; line skipped`, file: EVENTS_FILE });
+      return;
+    }
+    events.push(value as AgentEvent);
   });
   return { events, warnings };
 }
@@ -124,27 +219,212 @@ export function stepsOf(events: readonly AgentEvent[]): StepView[] {
   return [...steps.values()].sort((a, b) => a.step - b.step);
 }
 
-export function sessionDirectory(dataDir: string, id: string): string {
-  return join(sessionsRoot(dataDir), id);
+/** Where a session stood at its last finished step, from its events alone. */
+export function progressOf(events: readonly AgentEvent[]): { steps: number; costUsd: number; usage: UsageSummary; lastEventAt: number | null } {
+  let steps = 0;
+  let costUsd = 0;
+  let lastEventAt: number | null = null;
+  const tokensByStep = new Map<number, { inputTokens: number; outputTokens: number }>();
+  for (const event of events) {
+    if (isNumber(event.at)) lastEventAt = Math.max(lastEventAt ?? event.at, event.at);
+    if (event.type === 'prediction' && isNumber(event.usage.inputTokens) && isNumber(event.usage.outputTokens)) {
+      tokensByStep.set(event.step, { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens });
+    } else if (event.type === 'step-finished' && event.step >= steps) {
+      steps = event.step;
+      costUsd = event.costUsd;
+    }
+  }
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const [step, tokens] of tokensByStep) {
+    if (step > steps) continue;
+    inputTokens += tokens.inputTokens;
+    outputTokens += tokens.outputTokens;
+  }
+  return { steps, costUsd, usage: { inputTokens, outputTokens, costUsd }, lastEventAt };
 }
 
-/** Reads a session by id; a missing or unreadable session is a message, not a throw. */
-export async function readSession(dataDir: string, id: string): Promise<SessionRead> {
-  if (!/^[\w.-]+$/.test(id)) return { ok: false, message: `"${id}" is not a session id` };
-  const directory = sessionDirectory(dataDir, id);
-  let meta: SessionMeta;
+/** The start time written in an id made by newSessionId, else null. */
+function startFromId(id: string): number | null {
+  const match = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})/.exec(id);
+  if (!match) return null;
+  const time = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]), Number(match[5]), Number(match[6]));
+  return Number.isFinite(time) ? time : null;
+}
+
+/**
+ * Metadata rebuilt from the events, for a session.json that is missing or damaged. Without a
+ * run-finished event the run did not end properly: it is `interrupted`.
+ */
+export function metaFromEvents(id: string, events: readonly AgentEvent[], fallbackStart: number): SessionMeta {
+  const started = events.find((event) => event.type === 'run-started');
+  const finished = [...events].reverse().find((event) => event.type === 'run-finished');
+  const progress = progressOf(events);
+  const base: SessionMeta = {
+    id,
+    task: started?.task ?? '(unknown task)',
+    status: 'interrupted',
+    startedAt: started?.at ?? startFromId(id) ?? fallbackStart,
+    endedAt: progress.lastEventAt,
+    model: started?.model ?? '',
+    family: started?.family ?? '',
+    steps: progress.steps,
+    costUsd: progress.costUsd,
+    reason: 'the run did not finish (no run-finished event)',
+    usage: progress.usage,
+  };
+  if (!finished) return base;
+  return { ...base, status: finished.status, endedAt: finished.at, steps: finished.steps, costUsd: finished.usage.costUsd, usage: finished.usage, reason: finished.reason };
+}
+
+const META_CHECKS: Record<string, (value: unknown) => boolean> = {
+  id: (v) => typeof v === 'string',
+  task: (v) => typeof v === 'string',
+  status: (v) => typeof v === 'string' && v !== '',
+  startedAt: isNumber,
+  endedAt: (v) => v === null || isNumber(v),
+  model: (v) => typeof v === 'string',
+  family: (v) => typeof v === 'string',
+  steps: isStepNumber,
+  costUsd: isNumber,
+  reason: isStringOrNull,
+};
+
+/**
+ * Checks a parsed session.json: the fields that are wrong or missing (empty when it is sound).
+ * Optional fields that are malformed are dropped rather than reported.
+ */
+export function metaProblems(value: unknown): string[] {
+  if (!isObject(value)) return ['not a JSON object'];
+  return Object.entries(META_CHECKS)
+    .filter(([field, check]) => !check(value[field]))
+    .map(([field]) => field);
+}
+
+function cleanMeta(value: Fields): SessionMeta {
+  const meta = { ...value } as unknown as SessionMeta & Fields;
+  if (meta.writer !== undefined && !isWriterIdentity(meta.writer)) delete meta.writer;
+  if (meta.usage !== undefined && !(isObject(meta.usage) && isNumber(meta.usage.inputTokens) && isNumber(meta.usage.outputTokens) && isNumber(meta.usage.costUsd))) delete meta.usage;
+  if (meta.bytes !== undefined && !isNumber(meta.bytes)) delete meta.bytes;
+  if (meta.replayOf !== undefined && typeof meta.replayOf !== 'string') delete meta.replayOf;
+  return meta;
+}
+
+export type MetaRead = { ok: true; meta: SessionMeta } | { ok: false; missing: boolean; message: string; partial: Fields | null };
+
+/** Reads and checks a session.json. */
+export async function readSessionMeta(directory: string): Promise<MetaRead> {
+  let text: string;
   try {
-    meta = JSON.parse(await readFile(join(directory, 'session.json'), 'utf8')) as SessionMeta;
+    text = await readFile(join(directory, SESSION_FILE), 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return { ok: false, missing, message: missing ? `${SESSION_FILE} is missing` : `${SESSION_FILE} cannot be read: ${(error as Error).message}`, partial: null };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, missing: false, message: `${SESSION_FILE} is not valid JSON (${(error as Error).message})`, partial: null };
+  }
+  const problems = metaProblems(value);
+  if (problems.length > 0) {
+    return { ok: false, missing: false, message: `${SESSION_FILE}: ${problems.join(', ')} missing or invalid`, partial: isObject(value) ? value : null };
+  }
+  return { ok: true, meta: cleanMeta(value as Fields) };
+}
+
+/** Combines what survived of a damaged session.json with what the events tell. */
+function repairMeta(id: string, partial: Fields | null, events: readonly AgentEvent[], fallbackStart: number): SessionMeta {
+  const rebuilt = metaFromEvents(id, events, fallbackStart);
+  if (!partial) return rebuilt;
+  const kept: Fields = {};
+  for (const [field, check] of Object.entries(META_CHECKS)) if (check(partial[field])) kept[field] = partial[field];
+  return cleanMeta({ ...partial, ...rebuilt, ...kept, id });
+}
+
+/** Per-step files found in the session folder: the raw replies and the full-resolution captures. */
+async function stepFiles(directory: string): Promise<{ screenshots: Set<string>; replies: Map<number, string>; full: Map<number, string> }> {
+  const list = async (folder: string) => readdir(join(directory, folder)).catch(() => [] as string[]);
+  const [shots, replies] = await Promise.all([list(SCREENSHOTS_DIR), list(REPLIES_DIR)]);
+  const byStep = (names: string[], folder: string, pattern: RegExp) => {
+    const map = new Map<number, string>();
+    for (const name of names) {
+      const match = pattern.exec(name);
+      if (match) map.set(Number(match[1]), `${folder}/${name}`);
+    }
+    return map;
+  };
+  return {
+    screenshots: new Set(shots.map((name) => `${SCREENSHOTS_DIR}/${name}`)),
+    replies: byStep(replies, REPLIES_DIR, /^step-(\d+)\.txt$/),
+    full: byStep(shots, SCREENSHOTS_DIR, /^step-(\d+)\.full\.png$/),
+  };
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}
+
+/** Reads a session by id; a missing session is a message, a damaged one reads with warnings. */
+export async function readSession(dataDir: string, id: string): Promise<SessionRead> {
+  if (!SESSION_ID_PATTERN.test(id)) return { ok: false, message: `"${id}" is not a session id` };
+  const directory = sessionDirectory(dataDir, id);
+  let folderTime: number;
+  try {
+    const info = await stat(directory);
+    if (!info.isDirectory()) return { ok: false, message: `no session "${id}" in ${sessionsRoot(dataDir)}` };
+    folderTime = info.birthtimeMs || info.mtimeMs;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, message: code === 'ENOENT' ? `no session "${id}" in ${sessionsRoot(dataDir)}` : `session "${id}" cannot be read: ${(error as Error).message}` };
   }
-  let text = '';
-  try {
-    text = await readFile(join(directory, 'events.jsonl'), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, message: `session "${id}": events cannot be read: ${(error as Error).message}` };
+
+  const warnings: ReadWarning[] = [];
+  const [metaRead, eventsText, files] = await Promise.all([
+    readSessionMeta(directory),
+    readFile(join(directory, EVENTS_FILE), 'utf8').then(
+      (text) => ({ ok: true as const, text }),
+      (error: NodeJS.ErrnoException) => ({ ok: false as const, message: error.code === 'ENOENT' ? `${EVENTS_FILE} is missing: no events were recorded` : `${EVENTS_FILE} cannot be read: ${error.message}` }),
+    ),
+    stepFiles(directory),
+  ]);
+
+  let events: AgentEvent[] = [];
+  if (!eventsText.ok) warnings.push({ line: 0, message: eventsText.message, file: EVENTS_FILE });
+  else if (eventsText.text.trim() === '') warnings.push({ line: 0, message: `${EVENTS_FILE} is empty: no events were recorded`, file: EVENTS_FILE });
+  else {
+    const parsed = parseEventLines(eventsText.text);
+    events = parsed.events;
+    warnings.push(...parsed.warnings);
   }
-  const { events, warnings } = parseEventLines(text);
-  return { ok: true, session: { meta, directory, events, steps: stepsOf(events), warnings } };
+
+  let meta: SessionMeta;
+  if (metaRead.ok) meta = metaRead.meta;
+  else {
+    meta = repairMeta(id, metaRead.partial, events, folderTime);
+    warnings.unshift({ line: 0, message: `${metaRead.message}; rebuilt from the events`, file: SESSION_FILE });
+  }
+  if (meta.id !== id) {
+    warnings.push({ line: 0, message: `${SESSION_FILE} names the session "${meta.id}"; the folder's name "${id}" is used`, file: SESSION_FILE });
+    meta = { ...meta, id };
+  }
+
+  const steps = stepsOf(events);
+  for (const view of steps) {
+    const reply = files.replies.get(view.step);
+    const full = files.full.get(view.step);
+    if (reply) view.replyFile = reply;
+    if (full) view.fullResolutionFile = full;
+    const shot = view.screenshot;
+    if (shot && !files.screenshots.has(shot.path) && !(await fileExists(join(directory, shot.path)))) {
+      // Referenced but not on disk (deleted, or lost with the page cache in a power cut).
+      warnings.push({ line: 0, message: `the screenshot of step ${view.step} is missing`, file: shot.path });
+      view.screenshotMissing = true;
+    }
+  }
+  return { ok: true, session: { meta, directory, events, steps, warnings } };
 }

@@ -5,6 +5,7 @@
  * arguments. Ctrl+C stops cleanly; a second Ctrl+C quits at once.
  */
 import { createInterface } from 'node:readline';
+import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { RunStatus } from '../../../shared/events';
 import type { AskRequest } from '../../agent/device-agent';
@@ -12,6 +13,7 @@ import { ExitCode, InvalidInputError } from '../exit-codes';
 import { operatorOrExplain } from '../operator-setup';
 import { parsePositiveInt } from '../options';
 import { resolveRunSettings, type RunFlags } from '../run-settings';
+import { readStoreSettings, retentionOf } from '../../store/store-settings';
 import { TerminalView } from '../terminal-view';
 
 interface RunOptions extends RunFlags {
@@ -96,6 +98,8 @@ export function registerRunCommand(program: Command): void {
       const resolved = await resolveRunSettings(options);
       if (!resolved.ok) throw new InvalidInputError(resolved.message);
       const settings = resolved.settings;
+      const storeSettings = await readStoreSettings(options.config ? resolve(options.config) : join(settings.dataDir, 'config.json'), options.config !== undefined);
+      if (!storeSettings.ok) throw new InvalidInputError(storeSettings.message);
 
       const operator = await operatorOrExplain({ capture: { ...(options.display !== undefined ? { display: options.display } : {}) } });
       if (!operator) {
@@ -103,13 +107,26 @@ export function registerRunCommand(program: Command): void {
         return;
       }
       // Loaded on demand, like the operator: the openai client alone takes a quarter second.
-      const [{ DeviceAgent }, { createVisionModel }, { FileRunRecorder }] = await Promise.all([
+      const [{ DeviceAgent }, { createVisionModel }, { FileRunRecorder }, { SessionStore }] = await Promise.all([
         import('../../agent/device-agent'),
         import('../../model'),
         import('../../store/run-recorder'),
+        import('../../store/session-store'),
       ]);
+      // Before this run's session exists: mark sessions whose process died, apply retention.
+      const housekeeping = await new SessionStore(settings.dataDir).prune(retentionOf(storeSettings.settings));
+      for (const warning of housekeeping.warnings) process.stderr.write(`mnemo: warning: ${warning.message}\n`);
+      for (const id of housekeeping.interrupted) process.stderr.write(`mnemo: session ${id} was interrupted (its process is gone): marked so\n`);
+      if (housekeeping.deleted.length > 0) process.stderr.write(`mnemo: retention: deleted ${housekeeping.deleted.length} old session(s)\n`);
       const model = createVisionModel(settings.model, { prices: settings.prices });
-      const recorder = await FileRunRecorder.create(settings.dataDir, { task, model: settings.model.model, family: settings.model.family });
+      const recorder = await FileRunRecorder.create(settings.dataDir, { task, model: settings.model.model, family: settings.model.family }).catch((error: unknown) => {
+        process.stderr.write(`mnemo: cannot record the session in ${settings.dataDir}: ${error instanceof Error ? error.message : String(error)}\n`);
+        return null;
+      });
+      if (!recorder) {
+        process.exitCode = ExitCode.errorResult;
+        return;
+      }
       const ask = options.nonInteractive ? async () => null : terminalAsk();
       const agent = new DeviceAgent(
         { model, operator, recorder, askUser: ask },
@@ -126,6 +143,7 @@ export function registerRunCommand(program: Command): void {
             maxWidth: settings.image.maxWidth,
             format: settings.image.format,
             quality: settings.image.quality,
+            keepFullResolution: storeSettings.settings.keepFullResolution,
             ...(options.display !== undefined ? { display: options.display } : {}),
           },
         },
@@ -155,6 +173,7 @@ export function registerRunCommand(program: Command): void {
         process.off('SIGTERM', onInterrupt);
       }
       if (!options.json) process.stderr.write(`session ${recorder.sessionId} in ${recorder.directory}\n`);
+      if (recorder.failure) process.stderr.write(`mnemo: warning: the session record is incomplete: ${recorder.failure}\n`);
       process.exitCode = exitCodeFor(status);
       // Terminal input would keep the process alive after the run.
       process.stdin.destroy();

@@ -1,0 +1,145 @@
+/**
+ * `mnemo sessions`: the recorded sessions, newest first, from the session index. Sessions whose
+ * recording process died (a crash, kill -9) are marked `interrupted` on the way; `--prune` applies
+ * the retention settings first. Exit codes: 0 listed (an empty list included), 2 bad arguments or
+ * a bad `store` section in the config file.
+ */
+import { resolve, join } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { SessionSummary } from '../../store/session-index';
+import { SessionStore, type StoreWarning } from '../../store/session-store';
+import { BYTES_PER_GB, readStoreSettings, retentionOf, type RetentionPolicy } from '../../store/store-settings';
+import { InvalidInputError } from '../exit-codes';
+import { defaultDataDir } from '../run-settings';
+
+interface SessionsOptions {
+  json?: boolean;
+  search?: string;
+  prune?: boolean;
+  retentionDays?: number;
+  retentionGb?: number;
+  dataDir?: string;
+  config?: string;
+}
+
+/** One element of `mnemo sessions --json`. */
+export interface SessionListItem {
+  id: string;
+  task: string;
+  status: string;
+  /** ISO 8601. */
+  startedAt: string;
+  steps: number;
+  /** US dollars. */
+  cost: number;
+}
+
+function positiveNumber(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
+    return number;
+  };
+}
+
+export function listItemOf(summary: SessionSummary): SessionListItem {
+  return { id: summary.id, task: summary.task, status: summary.status, startedAt: new Date(summary.startedAt).toISOString(), steps: summary.steps, cost: summary.costUsd };
+}
+
+/** `2026-11-29 12:45`, local time. */
+export function localTime(ms: number, seconds = false): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}${seconds ? `:${two(d.getSeconds())}` : ''}`;
+}
+
+export function formatCost(usd: number): string {
+  return `$${usd.toFixed(usd >= 100 ? 2 : 4)}`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${Math.round(bytes / 1e3)} kB`;
+}
+
+export function printWarnings(warnings: readonly StoreWarning[]): void {
+  for (const warning of warnings) process.stderr.write(`mnemo: warning: ${warning.message}\n`);
+}
+
+function table(sessions: readonly SessionSummary[], width: number): string {
+  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatCost(s.costUsd), s.task.replace(/\s+/g, ' ')]);
+  const header = ['ID', 'STARTED', 'STATUS', 'STEPS', 'COST', 'TASK'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+  const rightAligned = new Set([3, 4]);
+  const line = (cells: string[]) => {
+    const fixed = cells.slice(0, 5).map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number)));
+    const used = fixed.reduce((sum, cell) => sum + cell.length + 2, 0);
+    const room = Math.max(20, width - used);
+    const task = cells[5] as string;
+    return `${fixed.join('  ')}  ${task.length > room ? `${task.slice(0, room - 1)}…` : task}`;
+  };
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+async function retentionFor(options: SessionsOptions, dataDir: string): Promise<RetentionPolicy> {
+  const configPath = options.config ? resolve(options.config) : join(dataDir, 'config.json');
+  const read = await readStoreSettings(configPath, options.config !== undefined);
+  if (!read.ok) throw new InvalidInputError(read.message);
+  const policy = retentionOf(read.settings);
+  return {
+    maxAgeDays: options.retentionDays ?? policy.maxAgeDays,
+    maxBytes: options.retentionGb !== undefined ? options.retentionGb * BYTES_PER_GB : policy.maxBytes,
+  };
+}
+
+export function registerSessionsCommand(program: Command): void {
+  program
+    .command('sessions')
+    .description('List the recorded sessions, newest first')
+    .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost} (startedAt ISO 8601, cost in USD)')
+    .option('--search <text>', 'only sessions whose task, status, id or start date (YYYY-MM-DD) contain every word of TEXT, ignoring case')
+    .option('--prune', 'first delete sessions past the retention settings (store.retentionDays, store.retentionGb in config.json); running sessions are kept')
+    .option('--retention-days <n>', 'with --prune: delete sessions started more than N days ago', positiveNumber('--retention-days'))
+    .option('--retention-gb <gb>', 'with --prune: delete the oldest sessions while all together take more than GB (10^9 bytes)', positiveNumber('--retention-gb'))
+    .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
+    .option('--config <file>', 'the settings file for --prune (default <data-dir>/config.json)')
+    .addHelpText(
+      'after',
+      '\nSessions whose recording process is gone (a crash, kill -9) are marked "interrupted".\nExit codes: 0 listed (also when there are none), 2 bad arguments or a bad "store" section in the config file.',
+    )
+    .action(async (options: SessionsOptions) => {
+      if (!options.prune && (options.retentionDays !== undefined || options.retentionGb !== undefined)) {
+        throw new InvalidInputError('--retention-days and --retention-gb go with --prune');
+      }
+      const dataDir = resolve(options.dataDir ?? defaultDataDir());
+      const store = new SessionStore(dataDir);
+
+      if (options.prune) {
+        const policy = await retentionFor(options, dataDir);
+        if (policy.maxAgeDays === null && policy.maxBytes === null) {
+          process.stderr.write('mnemo: nothing to prune: no retention set (store.retentionDays or store.retentionGb in config.json, or --retention-days / --retention-gb)\n');
+        } else {
+          const pruned = await store.prune(policy);
+          printWarnings(pruned.warnings);
+          for (const { id, why, bytes } of pruned.deleted) {
+            process.stderr.write(`deleted ${id} (${why === 'age' ? `older than ${policy.maxAgeDays} days` : 'over the size limit'}, ${formatBytes(bytes)})\n`);
+          }
+          process.stderr.write(`pruned ${pruned.deleted.length} session(s), freed ${formatBytes(pruned.freedBytes)}${pruned.keptBytes !== null ? `; ${formatBytes(pruned.keptBytes)} kept` : ''}\n`);
+        }
+      }
+
+      const listing = await store.list(options.search !== undefined ? { search: options.search } : {});
+      printWarnings(listing.warnings);
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(listing.sessions.map(listItemOf))}\n`);
+        return;
+      }
+      for (const id of listing.interrupted) process.stderr.write(`mnemo: session ${id} was left running by a process that is gone: marked interrupted\n`);
+      if (listing.sessions.length === 0) {
+        process.stdout.write(options.search !== undefined ? `no sessions match "${options.search}"\n` : `no sessions in ${dataDir}\n`);
+        return;
+      }
+      process.stdout.write(`${table(listing.sessions, process.stdout.columns ?? 120)}\n`);
+    });
+}

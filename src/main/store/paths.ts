@@ -1,0 +1,32 @@
+/**
+ * Where a session lives in the data directory:
+ *
+ *   <dataDir>/sessions/index.jsonl                   the index (see session-index.ts)
+ *   <dataDir>/sessions/<id>/session.json             metadata, rewritten atomically
+ *   <dataDir>/sessions/<id>/events.jsonl             append-only, fsynced at the end of every step
+ *   <dataDir>/sessions/<id>/screenshots/step-0003.jpg   the model-ready image
+ *   <dataDir>/sessions/<id>/screenshots/step-0003.full.png  the full-resolution capture (optional)
+ *   <dataDir>/sessions/<id>/replies/step-0003.txt    the model's raw reply, secrets masked
+ */
+import { join } from 'node:path';
+
+export const SESSION_FILE = 'session.json';
+export const EVENTS_FILE = 'events.jsonl';
+export const SCREENSHOTS_DIR = 'screenshots';
+export const REPLIES_DIR = 'replies';
+
+/** Session folder names: what newSessionId makes, and nothing that could leave the folder. */
+export const SESSION_ID_PATTERN = /^[\w][\w.-]*$/;
+
+export function sessionsRoot(dataDir: string): string {
+  return join(dataDir, 'sessions');
+}
+
+export function sessionDirectory(dataDir: string, id: string): string {
+  return join(sessionsRoot(dataDir), id);
+}
+
+/** `step-0003`: the stem of every per-step file. */
+export function stepStem(step: number): string {
+  return `step-${String(step).padStart(4, '0')}`;
+}
