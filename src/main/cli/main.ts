@@ -10,6 +10,10 @@ import { registerScreenshotCommand } from './commands/screenshot';
 import { registerActCommand } from './commands/act';
 import { registerRunCommand } from './commands/run';
 import { registerParseCommand } from './commands/parse';
+import { registerSessionsCommand } from './commands/sessions';
+import { registerShowCommand } from './commands/show';
+import { registerReplayCommand } from './commands/replay';
+import { registerExportCommand } from './commands/export';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -22,6 +26,10 @@ function buildProgram(): Command {
   registerActCommand(program);
   registerRunCommand(program);
   registerParseCommand(program);
+  registerSessionsCommand(program);
+  registerShowCommand(program);
+  registerReplayCommand(program);
+  registerExportCommand(program);
   return program;
 }
 

@@ -1,0 +1,244 @@
+/**
+ * `mnemo replay <id>`: runs a recorded session's actions again on the desktop without the model,
+ * checking before each step that the screen still looks as recorded (src/main/replay/). The replay
+ * is recorded as a new session whose session.json names the replayed one (`replayOf`).
+ *
+ *   --policy stop|ask|reground   on divergence: fail (default), ask on the terminal, or find the
+ *                                target again with the model (takes the model flags of `mnemo run`)
+ *   --speed X                    recorded pauses divided by X (default 1); 0 or "max": no pauses
+ *   --thresholds JSON            divergence thresholds, e.g. '{"patchMean":0.05}' (see divergence.ts)
+ *
+ * Exit codes as `mnemo run`: 0 replayed to the end, 3 failed (a divergence under `stop`, an action
+ * that failed), 4 stopped by the user (Ctrl+C, the fail-safe corner, "stop" under `ask`), 2 bad
+ * arguments, 1 no such session. Ctrl+C stops cleanly; a second Ctrl+C quits at once.
+ */
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { z } from 'zod';
+import type { RunStatus } from '../../../shared/events';
+import type { AskRequest } from '../../agent/device-agent';
+import { ExitCode, InvalidInputError } from '../exit-codes';
+import { operatorOrExplain } from '../operator-setup';
+import { defaultDataDir, resolveRunSettings, type RunFlags } from '../run-settings';
+import { TerminalView } from '../terminal-view';
+
+const POLICIES = ['stop', 'ask', 'reground'] as const;
+type Policy = (typeof POLICIES)[number];
+
+interface ReplayCommandOptions extends RunFlags {
+  policy: Policy;
+  speed: number;
+  thresholds?: Record<string, number>;
+  nonInteractive?: boolean;
+  json?: boolean;
+}
+
+const ThresholdsSchema = z
+  .object({
+    screenMean: z.number().min(0).max(1),
+    screenChanged: z.number().min(0).max(1),
+    thumbnailWidth: z.number().int().positive(),
+    patchSize: z.number().int().positive(),
+    patchMean: z.number().min(0).max(1),
+    patchChanged: z.number().min(0).max(1),
+    pixelTolerance: z.number().min(0).max(1),
+  })
+  .partial()
+  .strict();
+
+/** Shown after the options; the threshold defaults are checked against divergence.ts by a unit test. */
+export const REPLAY_HELP = `
+Before each recorded step the screen is compared with the recorded screenshot, as a whole and
+in a square around each target; on a difference, --policy decides:
+  stop      fail before the step acts, naming the step, the target and the difference
+  ask       ask: yes (replay it as recorded), skip (go on with the next step), reground (with
+            --model given), anything else stops (refused)
+  reground  the model finds the same targets on the current screen; its actions run instead
+
+Typed secrets are masked in recordings: under ask you are asked to type them, otherwise the
+replay fails at that step.
+
+--thresholds keys (defaults): screenMean 0.04, screenChanged 0.2, thumbnailWidth 160,
+  patchSize 96 (image px), patchMean 0.02, patchChanged 0.02, pixelTolerance 0.1
+
+Exit codes: 0 replayed to the end, 1 no such session, 2 bad arguments, 3 failed (a divergence
+under stop, an action that failed), 4 stopped by the user (Ctrl+C, fail-safe, "stop" under ask).`;
+
+function parseSpeed(value: string): number {
+  if (value.trim().toLowerCase() === 'max') return 0;
+  const speed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(speed) || speed < 0) {
+    throw new InvalidArgumentError(`--speed must be a number ≥ 0 (0 or "max": no pauses), got "${value}"`);
+  }
+  return speed;
+}
+
+function parseThresholds(value: string): Record<string, number> {
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`--thresholds must be a JSON object: ${(error as Error).message}`);
+  }
+  const parsed = ThresholdsSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new InvalidArgumentError(`--thresholds: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+  }
+  return parsed.data as Record<string, number>;
+}
+
+function parseDisplay(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`--display must be a display index (0, 1, ...), got "${value}"`);
+  return Number(value);
+}
+
+function exitCodeFor(status: RunStatus): number {
+  if (status === 'finished') return ExitCode.ok;
+  if (status === 'aborted' || status === 'refused') return ExitCode.userAborted;
+  return ExitCode.runFailed;
+}
+
+/** Asks on the terminal (stderr for the question, a line of stdin for the answer); null once stdin closes. */
+function terminalAsk(): (request: AskRequest, signal: AbortSignal) => Promise<string | null> {
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  const pending: string[] = [];
+  const waiting: Array<(line: string | null) => void> = [];
+  let closed = false;
+  lines.on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(line);
+    else pending.push(line);
+  });
+  lines.on('close', () => {
+    closed = true;
+    for (const waiter of waiting.splice(0)) waiter(null);
+  });
+  return (request, signal) => {
+    const hint = request.kind === 'question' ? 'your answer' : /\(skip\)/.test(request.question) ? 'yes/skip/no' : 'yes/no';
+    process.stderr.write(`\n${request.question}\n${hint}> `);
+    const queued = pending.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolveAnswer) => {
+      const onAbort = () => resolveAnswer(null);
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiting.push((line) => {
+        signal.removeEventListener('abort', onAbort);
+        resolveAnswer(line);
+      });
+    });
+  };
+}
+
+export function registerReplayCommand(program: Command): void {
+  program
+    .command('replay')
+    .description('Run a recorded session again on the desktop, without the model, stopping where the screen no longer matches')
+    .argument('<id>', 'the session to replay (a folder name under <data-dir>/sessions)')
+    .addOption(new Option('--policy <policy>', 'on divergence: stop, ask the user, or reground with the model').choices(POLICIES).default('stop'))
+    .option('--speed <x>', 'recorded pauses between steps divided by this; 0 or "max": no pauses', parseSpeed, 1)
+    .option('--thresholds <json>', 'divergence thresholds as JSON, e.g. \'{"patchMean":0.05}\'', parseThresholds)
+    .option('--data-dir <dir>', 'where sessions and settings live (default ~/.mnemo)')
+    .option('--config <file>', 'a settings file (default <data-dir>/config.json), for the reground model')
+    .option('--base-url <url>', 'reground: OpenAI-compatible API root (env OPENAI_BASE_URL)')
+    .option('--model <name>', 'reground: model name (env MNEMO_MODEL)')
+    .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(['tools', 'ui-tars', 'openai-cua']))
+    .addOption(new Option('--model-version <version>', 'reground: UI-TARS version').choices(['1.0', '1.5']))
+    .option('--api-key-env <VAR>', 'reground: read the API key from this environment variable (default OPENAI_API_KEY)')
+    .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplay)
+    .option('--non-interactive', 'never ask: a question (under --policy ask, or a recorded confirmation) stops the replay')
+    .option('--json', 'print one JSON event per line on stdout')
+    .addHelpText('after', REPLAY_HELP)
+    .action(async (id: string, options: ReplayCommandOptions) => {
+      // The model is needed only to reground; without that policy, model flags are not required.
+      let dataDir = resolve(options.dataDir ?? defaultDataDir());
+      let modelSettings: Awaited<ReturnType<typeof resolveRunSettings>> | undefined;
+      // Under ask, a model given on the command line is offered as an answer ("reground").
+      if (options.policy === 'reground' || (options.policy === 'ask' && options.model !== undefined)) {
+        modelSettings = await resolveRunSettings(options);
+        if (!modelSettings.ok) throw new InvalidInputError(`--policy ${options.policy} needs a model: ${modelSettings.message}`);
+        dataDir = modelSettings.settings.dataDir;
+      }
+
+      const [{ readSession }, { FileRunRecorder }, { Replayer }] = await Promise.all([
+        import('../../store/session-reader'),
+        import('../../store/run-recorder'),
+        import('../../replay/replayer'),
+      ]);
+      const read = await readSession(dataDir, id);
+      if (!read.ok) {
+        process.stderr.write(`mnemo: ${read.message}\n`);
+        process.exitCode = ExitCode.errorResult;
+        return;
+      }
+      const session = read.session;
+      for (const warning of session.warnings) process.stderr.write(`mnemo: session ${id}, line ${warning.line}: ${warning.message}\n`);
+
+      const operator = await operatorOrExplain({ capture: { ...(options.display !== undefined ? { display: options.display } : {}) } });
+      if (!operator) {
+        process.exitCode = ExitCode.runFailed;
+        return;
+      }
+      let model;
+      if (modelSettings?.ok) {
+        const { createVisionModel } = await import('../../model');
+        model = createVisionModel(modelSettings.settings.model, { prices: modelSettings.settings.prices });
+      }
+      const recorder = await FileRunRecorder.create(dataDir, {
+        task: session.meta.task,
+        model: model?.model ?? 'none',
+        family: model?.family ?? 'none',
+        replayOf: session.meta.id,
+      });
+      const replayer = new Replayer({ operator, recorder, askUser: options.nonInteractive ? async () => null : terminalAsk(), ...(model ? { model } : {}) });
+
+      const stop = new AbortController();
+      let interrupts = 0;
+      const onInterrupt = () => {
+        interrupts++;
+        if (interrupts > 1) process.exit(ExitCode.userAborted);
+        process.stderr.write('\nstopping (Ctrl+C again to quit at once)...\n');
+        stop.abort();
+      };
+      process.on('SIGINT', onInterrupt);
+      process.on('SIGTERM', onInterrupt);
+
+      if (!options.json) {
+        const speed = options.speed === 0 ? 'no pauses' : `speed ${options.speed}`;
+        const using = model ? `, model ${model.model} (${model.family})` : '';
+        process.stderr.write(`replaying session ${session.meta.id}: ${session.meta.task}\npolicy ${options.policy}, ${speed}${using}\n`);
+      }
+      const view = options.json ? undefined : new TerminalView();
+      let status: RunStatus = 'failed';
+      try {
+        const events = replayer.replay(
+          session,
+          {
+            policy: options.policy,
+            speed: options.speed,
+            ...(options.thresholds ? { thresholds: options.thresholds } : {}),
+            capture: { ...(options.display !== undefined ? { display: options.display } : {}) },
+          },
+          stop.signal,
+        );
+        for await (const event of events) {
+          if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+          // The header above says what run-started would (in the loop's words).
+          else if (event.type !== 'run-started') view?.show(event);
+          if (event.type === 'run-finished') {
+            status = event.status;
+            // The reason goes to stderr with --json too: it is what a script's log should show.
+            if (options.json && status !== 'finished') process.stderr.write(`mnemo replay: ${status}: ${event.reason}\n`);
+          }
+        }
+      } finally {
+        process.off('SIGINT', onInterrupt);
+        process.off('SIGTERM', onInterrupt);
+      }
+      if (!options.json) process.stderr.write(`replay session ${recorder.sessionId} in ${recorder.directory}\n`);
+      process.exitCode = exitCodeFor(status);
+      // Terminal input would keep the process alive after the replay.
+      process.stdin.destroy();
+    });
+}

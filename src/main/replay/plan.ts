@@ -1,0 +1,103 @@
+/**
+ * What a recorded session gives to replay: per step, the actions that ran successfully in the
+ * recording (in order), the screenshot and frame they were chosen on, and when the step started.
+ * Actions that failed or never ran, and steps that ran nothing (a reply that did not parse, a
+ * question), are not replayed.
+ */
+import { actionPoints, type Action } from '../../shared/actions';
+import type { ScreenshotRef } from '../../shared/events';
+import type { Frame } from '../../shared/frame';
+import { MASK } from '../agent/masking';
+import type { SessionRecord } from '../store/session-reader';
+import type { Target } from './divergence';
+
+export interface PlannedAction {
+  /** As recorded: in pixels of the recorded image; a secret's text is the mask. */
+  action: Action;
+  /** Typed text the recording masks: it cannot be replayed without the user. */
+  secret: boolean;
+}
+
+export interface PlannedStep {
+  step: number;
+  /** When the step started in the recording (ms since the epoch). */
+  startedAt: number | null;
+  screenshot: ScreenshotRef | null;
+  frame: Frame | null;
+  thought: string | null;
+  actions: PlannedAction[];
+  /** Recorded actions left out, with why (they failed in the recording). */
+  skipped: string[];
+  /** The step ended the recorded run as done, with the model's summary. */
+  finished: { summary: string | null } | null;
+}
+
+/** `click at (697, 64)`, `type "Ada"`, `hotkey ctrl+s`: names an action in messages. */
+export function describeAction(action: Action): string {
+  const [point] = actionPoints(action);
+  const at = point ? ` at (${Math.round(point.x)}, ${Math.round(point.y)})` : '';
+  switch (action.type) {
+    case 'type':
+      return action.text === MASK ? 'type (a masked secret)' : `type ${JSON.stringify(action.text.length > 40 ? `${action.text.slice(0, 37)}...` : action.text)}`;
+    case 'hotkey':
+    case 'key_down':
+    case 'key_up':
+      return `${action.type} ${action.keys.join('+')}`;
+    case 'scroll':
+      return `scroll ${action.direction}${at}`;
+    case 'wait':
+      return `wait ${action.ms} ms`;
+    default:
+      return `${action.type}${at}`;
+  }
+}
+
+/** The points of the step's actions, for the patch comparison (a drag: where it starts and ends). */
+export function targetsOf(actions: readonly PlannedAction[]): Target[] {
+  const targets: Target[] = [];
+  for (const { action } of actions) {
+    const points = actionPoints(action);
+    const used = points.length > 2 ? [points[0], points.at(-1)] : points;
+    for (const point of used) {
+      if (!point) continue;
+      const label = `${action.type.replace(/_/g, ' ')} at (${Math.round(point.x)}, ${Math.round(point.y)})`;
+      targets.push({ point, label: used.length > 1 ? `${label} (${point === used[0] ? 'start' : 'end'})` : label });
+    }
+  }
+  return targets;
+}
+
+export function planReplay(session: SessionRecord): PlannedStep[] {
+  const startedAt = new Map<number, number>();
+  const results = new Map<number, Array<{ index: number; action: Action; ok: boolean; message: string | null }>>();
+  let finishedRun: { step: number; summary: string | null } | null = null;
+  for (const event of session.events) {
+    if (event.type === 'step-started') startedAt.set(event.step, event.at);
+    else if (event.type === 'action-result') {
+      const list = results.get(event.step) ?? [];
+      list.push({ index: event.index, action: event.action, ok: event.result.ok, message: event.result.ok ? null : event.result.error.message });
+      results.set(event.step, list);
+    } else if (event.type === 'run-finished' && event.status === 'finished') finishedRun = { step: event.steps, summary: event.summary };
+  }
+
+  const plan: PlannedStep[] = [];
+  for (const view of session.steps) {
+    const ran = (results.get(view.step) ?? []).sort((a, b) => a.index - b.index);
+    const actions = ran.filter((r) => r.ok).map((r): PlannedAction => ({ action: r.action, secret: r.action.type === 'type' && r.action.text === MASK }));
+    const skipped = ran.filter((r) => !r.ok).map((r) => `the recorded ${describeAction(r.action)} failed in the recording (${r.message ?? 'no reason'}): not replayed`);
+    const finished =
+      finishedRun !== null && finishedRun.step === view.step && view.actions.some((action) => action.type === 'finished') ? { summary: finishedRun.summary } : null;
+    if (actions.length === 0 && finished === null) continue;
+    plan.push({
+      step: view.step,
+      startedAt: startedAt.get(view.step) ?? null,
+      screenshot: view.screenshot,
+      frame: view.frame,
+      thought: view.thought,
+      actions,
+      skipped,
+      finished,
+    });
+  }
+  return plan;
+}
