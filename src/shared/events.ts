@@ -5,6 +5,7 @@
 import type { Action } from './actions';
 import type { ActionResult } from './action-result';
 import type { Frame } from './frame';
+import type { MemoryChange } from './memory';
 
 /** A screenshot saved by the recorder: where it is, never its bytes. */
 export interface ScreenshotRef {
@@ -78,6 +79,8 @@ export type AgentEvent =
   | (Base & { type: 'note'; step: number; message: string })
   | (Base & { type: 'ask-user'; step: number; kind: AskKind; question: string; action?: Action })
   | (Base & { type: 'user-answer'; step: number; kind: AskKind; answer: string | null })
+  /** A memory part changed: the step trace, the layers, pruning, the blackboard, the conversation. */
+  | (Base & { type: 'memory'; step: number; change: MemoryChange })
   | (Base & { type: 'paused'; step: number })
   | (Base & { type: 'resumed'; step: number })
   | (Base & {

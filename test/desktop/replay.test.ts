@@ -17,7 +17,7 @@ import { assessDivergence, decodeGrey, DEFAULT_DIVERGENCE_THRESHOLDS, summarizeM
 import { planReplay, targetsOf } from '../../src/main/replay/plan';
 import { readSession } from '../../src/main/store/session-reader';
 import { MASK } from '../../src/main/agent/masking';
-import { decodeDataUrl, imagesIn, startScriptedServer, type ScriptedReply } from '../fixtures/openai-server';
+import { decodeDataUrl, imagesIn, startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { startEventServer, type EventServer, type PageState } from '../fixtures/desktop/event-server';
 import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
 import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
@@ -77,9 +77,12 @@ function toolCall(actions: unknown[], thought: string): ScriptedReply {
   return { text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] };
 }
 
+/** The memory model's own server: its summaries never take a scripted agent reply. */
+let memoryModel: ScriptedServer;
+
 function newDataDir(): string {
   const dir = mkdtempSync(join(scratch, 'data-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width } }));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } } }));
   return dir;
 }
 
@@ -111,10 +114,12 @@ let kiosk: Kiosk;
 
 beforeAll(async () => {
   display = requireDisplay();
+  memoryModel = await startMemoryModelServer();
   pageServer = await startEventServer();
   kiosk = await launchKiosk(pageServer, { display });
 });
 afterAll(async () => {
+  await memoryModel?.close();
   await kiosk?.close();
   await pageServer?.close();
   rmSync(scratch, { recursive: true, force: true });

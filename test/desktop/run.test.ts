@@ -3,7 +3,7 @@
  * against a scripted OpenAI-compatible server, real nut-js input, and the effects checked on the
  * target (the instrumented page's fields and clicks, a file the xterm's shell wrote).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computerToolDefinition } from '../../src/main/model/families';
 import { smartResize } from '../../src/main/model/families/ui-tars';
-import { startScriptedServer, imagesIn, decodeDataUrl, type ScriptedReply } from '../fixtures/openai-server';
+import { startScriptedServer, startMemoryModelServer, imagesIn, decodeDataUrl, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
 import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
 import { launchXterm, type Xterm } from '../fixtures/desktop/xterm';
@@ -52,9 +52,12 @@ function mnemoRun(args: string[], options: { input?: string } = {}): Promise<Run
   });
 }
 
+/** The memory model's own server: its summaries never take an agent's scripted reply. */
+let memoryModel: ScriptedServer;
+
 function dataDirWithConfig(): string {
   const dir = mkdtempSync(join(scratch, 'data-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width } }));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } } }));
   return dir;
 }
 
@@ -62,10 +65,14 @@ function toolCall(actions: unknown[], thought: string): ScriptedReply {
   return { text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   display = requireDisplay();
+  memoryModel = await startMemoryModelServer();
 });
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(async () => {
+  await memoryModel?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 describe('filling and submitting the form in Chromium', () => {
   let pageServer: EventServer;
@@ -321,6 +328,45 @@ describe('how a run ends: exit codes and messages', () => {
       const run = await mnemoRun(['go to the corner', ...modelArgs(model.url), '--json']);
       expect(run.code).toBe(4);
       expect(run.events.at(-1)).toMatchObject({ type: 'run-finished', status: 'aborted', reason: expect.stringMatching(/fail-safe/) });
+    } finally {
+      await model.close();
+    }
+  });
+});
+
+describe('memory across a run', () => {
+  it('mnemo memory show prints the layers, pruned steps, blackboard and conversation at the end of the run', async () => {
+    await runX(display, 'xdotool', ['mousemove', '640', '700']);
+    const thought = (n: number) => `Step ${n}: I wait for the installer to finish copying files; the progress bar is still moving, so nothing to click yet.`;
+    const replies: ScriptedReply[] = [];
+    for (let n = 1; n <= 7; n++) replies.push(toolCall([{ type: 'wait', ms: 10 }], thought(n)));
+    replies.push(toolCall([{ type: 'finished', summary: 'The installer finished.' }], 'It is done.'));
+    const model = await startScriptedServer({ replies });
+    const dataDir = dataDirWithConfig();
+    try {
+      const task = 'Wait for the installer to finish';
+      const run = await mnemoRun([task, '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive']);
+      expect(run.code, `${run.stderr}\n${JSON.stringify(run.events.at(-1))}`).toBe(0);
+      const finished = run.events.at(-1) as unknown as { runId: string };
+      expect(run.events.some((e) => e.type === 'memory')).toBe(true);
+
+      const show = spawnSync(process.execPath, [MNEMO, 'memory', 'show', finished.runId, '--data-dir', dataDir, '--json'], { encoding: 'utf8' });
+      expect(show.status, show.stderr).toBe(0);
+      const snapshot = JSON.parse(show.stdout);
+      expect(Object.keys(snapshot).sort()).toEqual(['blackboard', 'conversation', 'layers', 'prunedSteps']);
+      expect(Object.keys(snapshot.layers).sort()).toEqual(['pending', 'recent', 'summary']);
+      // Seven long step records overflow the 500-character recent layer: the memory model summarised.
+      expect(snapshot.layers.summary).toContain('the agent worked through the task as planned');
+      expect(snapshot.layers.recent.length).toBeLessThanOrEqual(500);
+      // At step 8 the model saw 3 screenshots: the current one and steps 6-7; steps 1-5 had placeholders.
+      expect(snapshot.prunedSteps).toEqual([1, 2, 3, 4, 5]);
+      expect(JSON.stringify(model.requests[7]!.body)).toContain('[Screenshot removed - Step 5]');
+      expect(imagesIn(model.requests[7]!.body)).toHaveLength(3);
+      expect(snapshot.blackboard.requests.map((r: { request: string }) => r.request)).toContain(task);
+      expect(snapshot.blackboard.trajectories).toHaveLength(8);
+      expect(snapshot.conversation.context[0]).toMatchObject({ role: 'user', content: task });
+      // The blackboard is persisted in the data directory for the next run.
+      expect(existsSync(join(dataDir, 'blackboard'))).toBe(true);
     } finally {
       await model.close();
     }

@@ -9,17 +9,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedReply } from '../fixtures/openai-server';
+import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { requireDisplay, runX } from '../fixtures/desktop/display';
 
 const MNEMO = resolve('bin/mnemo.js');
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-store-crash-'));
 let display: string;
 
-beforeAll(() => {
+/** The memory model's own server: its summaries never take a scripted agent reply. */
+let memoryModel: ScriptedServer;
+
+beforeAll(async () => {
   display = requireDisplay();
+  memoryModel = await startMemoryModelServer();
 });
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(async () => {
+  await memoryModel?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 interface Outcome {
   code: number | null;
@@ -61,7 +68,7 @@ describe('a run killed with SIGKILL', () => {
   it('reads back complete up to the last finished step and is marked interrupted at the next start', async () => {
     await runX(display, 'xdotool', ['mousemove', '640', '700']);
     const dataDir = mkdtempSync(join(scratch, 'data-'));
-    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ image: { maxWidth: 960 }, store: { keepFullResolution: true } }));
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ image: { maxWidth: 960 }, store: { keepFullResolution: true }, memory: { model: { baseUrl: memoryModel.url } } }));
     const [p1, p2, p3, p4] = POINTS.map((p) => move(p.x, p.y));
     const finished: ScriptedReply = { toolCalls: [{ name: 'computer', arguments: { actions: [{ type: 'finished', summary: 'ok' }] } }] };
     // The 4th reply keeps the model "thinking" for a minute; the 5th answers the next run.

@@ -22,6 +22,7 @@ import { isSecretTyping, maskAction, maskSecrets } from './masking';
 import { RepetitionGuard } from './repetition';
 import { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './settings';
 import { waitForSettle } from './settle';
+import { RunMemory, type RunMemoryDeps, type StepOutcome } from './run-memory';
 
 export interface AskRequest {
   kind: AskKind;
@@ -38,8 +39,10 @@ export interface DeviceAgentDeps {
   recorder: RunRecorder;
   askUser: AskUser;
   now?: () => number;
-  /** Extra system text for the model (memory layers, blackboard): read at every step. */
+  /** Extra system text for the model, read at every step (after the run's own memory). */
   systemContext?: () => string | undefined;
+  /** The memory model, the shared blackboard and the conversation; without them the run still keeps its trace, layers and pruning. */
+  memory?: RunMemoryDeps;
 }
 
 interface Ending {
@@ -139,6 +142,9 @@ class Run {
   private readonly secrets: string[] = [];
   private readonly repetition = new RepetitionGuard();
   private acknowledged: SafetyCheck[] = [];
+  private readonly memory: RunMemory;
+  /** What the step did, for memory, set where the step's history is written. */
+  private stepOutcome: StepOutcome | undefined;
 
   constructor(
     private readonly task: string,
@@ -150,6 +156,11 @@ class Run {
     private readonly controls: { waitIfPaused: (step: number, emit: (event: AgentEvent) => void) => Promise<void> },
   ) {
     this.runId = deps.recorder.sessionId;
+    this.memory = new RunMemory(
+      deps.memory ?? {},
+      { ...options.memory, pruning: { screenshotKeepCount: options.keepScreenshots, ...options.memory?.pruning } },
+      (change) => this.emit({ type: 'memory', step: this.step, change }),
+    );
   }
 
   private emit = (event: DistributiveOmit<AgentEvent, 'runId' | 'at'>): void => {
@@ -175,7 +186,9 @@ class Run {
     });
     let ending: Ending;
     try {
+      await this.memory.startRun(this.task, this.signal);
       ending = await this.loop();
+      await this.memory.finishRun(ending.summary ?? `${ending.status}: ${ending.reason}`);
     } catch (error) {
       // A bug, not an expected failure: still end the run in the record, with the reason.
       ending = { status: 'failed', reason: `internal error: ${error instanceof Error ? error.message : String(error)}` };
@@ -224,11 +237,12 @@ class Run {
 
     const feedback = this.feedback.length > 0 ? this.feedback.join('\n') : undefined;
     this.feedback = [];
+    const system = [this.memory.systemText(), this.deps.systemContext?.() ?? ''].filter((part) => part.trim() !== '').join('\n\n') || undefined;
     const prediction = await model.predict(
       {
         task: this.task,
-        system: this.deps.systemContext?.(),
-        history: this.historyForModel(),
+        system,
+        history: this.memory.historyForModel(this.history, [system ?? '', this.task, feedback ?? '']),
         observation: image,
         feedback,
         acknowledgedSafetyChecks: this.acknowledged.length > 0 ? this.acknowledged : undefined,
@@ -254,6 +268,10 @@ class Run {
         }
         this.feedback.push(`Your last reply could not be used: ${error.message}. Answer again in the required format, with exactly one valid action.`);
         this.history.push({ step: this.step, thought: null, actions: [], results: `reply not understood: ${error.message}`, screenshot: image, reply: error.raw });
+        await this.memory.endStep(
+          { step: this.step, task: this.task, thought: null, actions: [], results: [], screenshot: screenshot.path, costUsd: prediction.usage?.costUsd ?? 0, success: false, outcome: `reply not understood: ${error.message}`, error: error.message },
+          this.signal,
+        );
         return undefined;
       }
       if (error.kind === 'auth' || error.kind === 'not_found') {
@@ -265,10 +283,19 @@ class Run {
 
     this.parseFailures = 0;
     this.addUsage(prediction.usage);
-    return this.act(prediction, observation, image, screenBefore);
+    this.stepOutcome = undefined;
+    const ending = await this.act(prediction, observation, image, screenBefore, screenshot.path);
+    if (this.stepOutcome) await this.memory.endStep(this.stepOutcome, this.signal);
+    return ending;
   }
 
-  private async act(prediction: PredictionSuccess, observation: Observation, image: ModelImage, screenBefore: ScreenFingerprint | undefined): Promise<Ending | undefined> {
+  private async act(
+    prediction: PredictionSuccess,
+    observation: Observation,
+    image: ModelImage,
+    screenBefore: ScreenFingerprint | undefined,
+    screenshotPath: string,
+  ): Promise<Ending | undefined> {
     const { operator } = this.deps;
     for (const action of prediction.actions) {
       if (isSecretTyping(action, prediction.thought) && action.type === 'type') this.secrets.push(action.text);
@@ -277,17 +304,25 @@ class Run {
     const thought = prediction.thought === null ? null : maskSecrets(prediction.thought, this.secrets);
     void this.deps.recorder.saveReply?.(this.step, maskRawReply(prediction.raw, this.secrets));
     this.emit({ type: 'prediction', step: this.step, thought, actions: recordedActions, usage: this.usageOf(prediction), attempts: prediction.attempts });
+    this.memory.beginStep(this.step, thought, recordedActions);
 
     const results: string[] = [];
-    const remember = () =>
-      this.history.push({
+    const actionResults: ActionResult[] = [];
+    const remember = () => {
+      const outcome = results.join('; ') || 'no action';
+      this.history.push({ step: this.step, thought, actions: recordedActions, results: outcome, screenshot: image, reply: maskSecrets(prediction.raw, this.secrets) });
+      this.stepOutcome = {
         step: this.step,
+        task: this.task,
         thought,
         actions: recordedActions,
-        results: results.join('; ') || 'no action',
-        screenshot: image,
-        reply: maskSecrets(prediction.raw, this.secrets),
-      });
+        results: [...actionResults],
+        screenshot: screenshotPath,
+        costUsd: prediction.usage.costUsd,
+        success: actionResults.every((result) => result.ok),
+        outcome,
+      };
+    };
 
     for (const [index, action] of prediction.actions.entries()) {
       const shown = this.mask(action);
@@ -333,6 +368,7 @@ class Run {
       const result = await operator.execute(action, observation.frame, this.signal);
       const recordedResult = result.ok || !this.secrets.length ? result : { ...result, error: { ...result.error, message: maskSecrets(result.error.message, this.secrets) } };
       this.emit({ type: 'action-result', step: this.step, index, action: shown, result: recordedResult });
+      actionResults.push(recordedResult);
       results.push(describeResult(shown, recordedResult));
       if (!result.ok) {
         if (result.error.kind === 'user_abort') {
@@ -379,6 +415,7 @@ class Run {
     this.emit({ type: 'ask-user', step: this.step, kind: request.kind, question: request.question, ...(request.action ? { action: request.action } : {}) });
     const answer = this.signal.aborted ? null : await this.deps.askUser(request, this.signal);
     this.emit({ type: 'user-answer', step: this.step, kind: request.kind, answer });
+    if (request.kind === 'question') await this.memory.question(request.question, answer, this.signal);
     return answer;
   }
 
@@ -408,14 +445,6 @@ class Run {
     };
   }
 
-  /** The history with screenshots only for the most recent steps (the current one counts as one). */
-  private historyForModel(): StepRecord[] {
-    const keep = Math.max(0, this.options.keepScreenshots - 1);
-    const cutoff = this.history.length - keep;
-    return this.history.map((record, i) =>
-      i >= cutoff ? record : { ...record, screenshot: undefined, screenshotPlaceholder: `[Screenshot removed - Step ${record.step}]` },
-    );
-  }
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

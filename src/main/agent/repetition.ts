@@ -1,6 +1,6 @@
 /**
  * Notices a model that repeats itself: the same action on an unchanged screen. The 3rd time in a
- * row earns a note to the model; a 4th is refused and the run ends as stuck.
+ * row earns a note to the model; a 4th is refused and the run ends as stuck. Waiting does not count.
  */
 import type { Action } from '../../shared/actions';
 import { sameScreen, type ScreenFingerprint } from '../operator/screen-diff';
@@ -28,6 +28,12 @@ export class RepetitionGuard {
 
   /** Call before executing `action` on a screen that looks like `screen`. */
   check(action: Action, screen: ScreenFingerprint | undefined): RepetitionVerdict {
+    // Waiting or looking again on an unchanged screen is patience, not a failed interaction (a
+    // slow installer); the step limit bounds it.
+    if (action.type === 'wait' || action.type === 'screenshot') {
+      this.reset();
+      return { kind: 'ok' };
+    }
     const key = actionKey(action);
     const repeated = key === this.lastKey && sameScreen(screen, this.lastScreen);
     this.count = repeated ? this.count + 1 : 1;

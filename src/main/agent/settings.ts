@@ -2,6 +2,7 @@
 import type { CaptureOptions } from '../operator/capture';
 import type { ConfirmationRule } from './confirmation';
 import { DEFAULT_SETTLE, type SettleOptions } from './settle';
+import type { RunMemoryOptions } from './run-memory';
 
 export interface AgentLimits {
   maxSteps: number;
@@ -20,6 +21,8 @@ export interface AgentOptions {
   settle: SettleOptions;
   confirmationRules: ConfirmationRule[];
   capture: CaptureOptions;
+  /** Layer budgets, pruning (keepScreenshots above is its screenshot count), trace bound. */
+  memory?: RunMemoryOptions;
 }
 
 export const DEFAULT_AGENT_OPTIONS: AgentOptions = {

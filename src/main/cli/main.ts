@@ -14,6 +14,7 @@ import { registerSessionsCommand } from './commands/sessions';
 import { registerShowCommand } from './commands/show';
 import { registerReplayCommand } from './commands/replay';
 import { registerExportCommand } from './commands/export';
+import { registerMemoryCommand } from './commands/memory';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -30,6 +31,7 @@ function buildProgram(): Command {
   registerShowCommand(program);
   registerReplayCommand(program);
   registerExportCommand(program);
+  registerMemoryCommand(program);
   return program;
 }
 

@@ -14,6 +14,17 @@ export const ConfigFileSchema = z.object({
   model: ModelSettingsSchema.partial().optional(),
   prices: PriceTableSchema.optional(),
   image: ImageSettingsSchema.partial().optional(),
+  /** The memory model (defaults to the main one; a cheaper one is a good choice) and budgets. */
+  memory: z
+    .object({
+      model: ModelSettingsSchema.partial().optional(),
+      recentBudget: z.number().int().positive().optional(),
+      summaryBudget: z.number().int().positive().optional(),
+      budgetUnit: z.enum(['chars', 'tokens']).optional(),
+      cacheFriendly: z.boolean().optional(),
+      maxContextTokens: z.number().int().positive().optional(),
+    })
+    .optional(),
   agent: z
     .object({
       maxSteps: z.number().int().positive().optional(),
@@ -49,6 +60,11 @@ export interface RunSettings {
   maxConsecutiveErrors: number;
   keepScreenshots: number;
   confirmationRules: ConfirmationRule[];
+  memory: {
+    model: ModelSettings;
+    layers: { recentBudget?: number; summaryBudget?: number; budgetUnit?: 'chars' | 'tokens' };
+    pruning: { cacheFriendly?: boolean; maxContextTokens?: number };
+  };
 }
 
 export type SettingsResult = { ok: true; settings: RunSettings } | { ok: false; message: string };
@@ -108,6 +124,10 @@ export async function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv
   if (!model.success) return { ok: false, message: `model settings: ${describeIssues(model.error.issues)}` };
 
   const agent = file.agent ?? {};
+  const memory = file.memory ?? {};
+  const memoryModel = ModelSettingsSchema.safeParse({ ...model.data, ...memory.model });
+  if (!memoryModel.success) return { ok: false, message: `memory.model settings: ${describeIssues(memoryModel.error.issues)}` };
+  const defined = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
   return {
     ok: true,
     settings: {
@@ -120,6 +140,11 @@ export async function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv
       maxConsecutiveErrors: agent.maxConsecutiveErrors ?? 3,
       keepScreenshots: agent.keepScreenshots ?? 3,
       confirmationRules: agent.confirmationRules ?? [],
+      memory: {
+        model: memoryModel.data,
+        layers: defined({ recentBudget: memory.recentBudget, summaryBudget: memory.summaryBudget, budgetUnit: memory.budgetUnit }),
+        pruning: defined({ cacheFriendly: memory.cacheFriendly, maxContextTokens: memory.maxContextTokens }),
+      },
     },
   };
 }

@@ -98,6 +98,8 @@ export class Blackboard {
   private readonly sections: Record<BlackboardSection, Memory>;
   private readonly options: BlackboardOptions;
   private readonly onChange: MemoryChangeListener | undefined;
+  /** Agents that share this board and show its changes, for as long as they run. */
+  private readonly subscribers = new Set<MemoryChangeListener>();
   private readonly persistence: BlackboardPersistence | undefined;
   /** Set while a whole-board change runs: its section changes are reported once, at the end. */
   private batching = false;
@@ -118,6 +120,17 @@ export class Blackboard {
       screenshots: section('screenshots', this.options.maxScreenshots),
     };
     if (deps.initial) this.batch(() => this.load(deps.initial as BlackboardDict), false);
+  }
+
+  /** Reports every later change to `listener` too; returns the unsubscribe. */
+  subscribe(listener: MemoryChangeListener): () => void {
+    this.subscribers.add(listener);
+    return () => this.subscribers.delete(listener);
+  }
+
+  private notify(change: MemoryChange): void {
+    this.onChange?.(change);
+    for (const listener of this.subscribers) listener(change);
   }
 
   get questions(): Memory {
@@ -241,7 +254,7 @@ export class Blackboard {
     }
     const state = this.blackboardToDict();
     if (record) this.persistence?.record({ op: 'replace', blackboard: state }, state);
-    this.onChange?.({ kind: 'blackboard', snapshot: state });
+    this.notify({ kind: 'blackboard', snapshot: state });
   }
 
   private sectionChanged(section: BlackboardSection, change: MemoryChange): void {
@@ -252,7 +265,7 @@ export class Blackboard {
         ? { op: 'add', section, item: change.item }
         : { op: 'set', section, items: state[section] };
     this.persistence?.record(op, state);
-    this.onChange?.({ kind: 'blackboard', snapshot: state });
+    this.notify({ kind: 'blackboard', snapshot: state });
   }
 }
 

@@ -16,7 +16,7 @@
  * failure leaves them where they were and the next message (or `compress()`) tries again. Without
  * a model nothing is compressed.
  */
-import type { ConversationMessage, MemoryChangeListener } from './events';
+import type { ConversationMessage, MemoryChange, MemoryChangeListener } from './events';
 import { describeModelError, parseJsonObject, type TextMessage, type TextModel, type TextReply, type TextTool } from './text-model';
 
 /** Max number of short-term memories before the oldest are moved to long-term memory. */
@@ -136,6 +136,7 @@ export class TieredMemory {
   private readonly options: TieredMemoryOptions;
   private readonly model: TextModel | null;
   private readonly onChange: MemoryChangeListener | undefined;
+  private readonly subscribers = new Set<MemoryChangeListener>();
   private readonly log: (line: string) => void;
   private running: Promise<TieredReport> | null = null;
   private busy = false;
@@ -371,15 +372,23 @@ export class TieredMemory {
     this.report();
   }
 
+  /** Reports every later change to `listener` too (an agent, while it runs); returns the unsubscribe. */
+  subscribe(listener: MemoryChangeListener): () => void {
+    this.subscribers.add(listener);
+    return () => this.subscribers.delete(listener);
+  }
+
   private report(): void {
-    this.onChange?.({
+    const change: MemoryChange = {
       kind: 'conversation',
       context: structuredClone(this.chat),
       shortTerm: [...this.stm],
       longTerm: [...this.ltm],
       compressing: this.busy,
       lastError: this.lastErrorText,
-    });
+    };
+    this.onChange?.(change);
+    for (const listener of this.subscribers) listener(change);
   }
 }
 

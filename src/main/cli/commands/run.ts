@@ -128,9 +128,13 @@ export function registerRunCommand(program: Command): void {
         return;
       }
       const ask = options.nonInteractive ? async () => null : terminalAsk();
+      const { openCliMemory } = await import('../memory-setup');
+      const memory = await openCliMemory(settings, settings.prices);
+      for (const warning of memory.warnings) process.stderr.write(`mnemo: warning: ${warning}\n`);
       const agent = new DeviceAgent(
-        { model, operator, recorder, askUser: ask },
+        { model, operator, recorder, askUser: ask, memory: memory.deps },
         {
+          memory: { layers: settings.memory.layers, pruning: settings.memory.pruning },
           limits: {
             maxSteps: settings.maxSteps,
             maxCostUsd: settings.maxCostUsd,
@@ -171,6 +175,7 @@ export function registerRunCommand(program: Command): void {
       } finally {
         process.off('SIGINT', onInterrupt);
         process.off('SIGTERM', onInterrupt);
+        await memory.save().catch((error: unknown) => process.stderr.write(`mnemo: warning: the conversation memory was not saved: ${String(error)}\n`));
       }
       if (!options.json) process.stderr.write(`session ${recorder.sessionId} in ${recorder.directory}\n`);
       if (recorder.failure) process.stderr.write(`mnemo: warning: the session record is incomplete: ${recorder.failure}\n`);

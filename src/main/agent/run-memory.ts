@@ -1,0 +1,138 @@
+/**
+ * The memory a run works with, wired to the loop's moments: the step trace (one MemoryItem per
+ * step), the three layers (pending → recent → summary) composed into the system prompt, screenshot
+ * pruning of the history the model is sent, the shared blackboard (requests, questions,
+ * trajectories) and the conversation tiers. Every change is reported as a MemoryChange.
+ */
+import type { Action } from '../../shared/actions';
+import type { ActionResult } from '../../shared/action-result';
+import type { MemoryChange } from '../../shared/memory';
+import type { StepRecord } from '../model/types';
+import {
+  Memory,
+  MemoryManager,
+  ScreenshotPruner,
+  stepMemoryItem,
+  type Blackboard,
+  type LayerOptions,
+  type PruningOptions,
+  type TextModel,
+  type TieredMemory,
+} from '../memory';
+
+export interface RunMemoryOptions {
+  layers?: Partial<LayerOptions>;
+  pruning?: Partial<PruningOptions>;
+  /** Bound on the step trace kept in memory (the record on disk keeps everything). */
+  maxTraceItems?: number;
+}
+
+export interface RunMemoryDeps {
+  /** The memory model, for summaries and the conversation tiers; null: no compression calls. */
+  model?: TextModel | null;
+  /** Shared by every agent of the process, persisted in the data directory. */
+  blackboard?: Blackboard;
+  /** The conversation this task belongs to. */
+  conversation?: TieredMemory;
+}
+
+export interface StepOutcome {
+  step: number;
+  task: string;
+  thought: string | null;
+  actions: Action[];
+  results: ActionResult[];
+  /** Relative to the session folder. */
+  screenshot?: string;
+  costUsd: number;
+  success: boolean;
+  /** What happened, in a line (for the recent layer). */
+  outcome: string;
+  error?: string;
+}
+
+function describeActions(actions: readonly Action[]): string {
+  return actions.map((action) => action.type).join(', ') || 'no action';
+}
+
+export class RunMemory {
+  readonly trace: Memory;
+  readonly layers: MemoryManager;
+  readonly pruner: ScreenshotPruner;
+  private readonly blackboard: Blackboard | undefined;
+  private readonly conversation: TieredMemory | undefined;
+  private readonly unsubscribe: () => void;
+
+  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, onChange: (change: MemoryChange) => void) {
+    this.trace = new Memory({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
+    this.layers = new MemoryManager(options.layers, { model: deps.model ?? null, onChange });
+    this.pruner = new ScreenshotPruner(options.pruning, { onChange });
+    this.blackboard = deps.blackboard;
+    this.conversation = deps.conversation;
+    // Both outlive the run (the board is shared, the conversation spans tasks): listen while it runs.
+    const stopBoard = this.blackboard?.subscribe(onChange);
+    const stopConversation = this.conversation?.subscribe(onChange);
+    this.unsubscribe = () => {
+      stopBoard?.();
+      stopConversation?.();
+    };
+  }
+
+  async startRun(task: string, signal?: AbortSignal): Promise<void> {
+    this.blackboard?.addRequests({ request: task });
+    await this.conversation?.addTask(task, signal);
+  }
+
+  /** The memory text for the system prompt: summary, recent and current step, the blackboard, the conversation. */
+  systemText(): string {
+    const parts = [this.layers.compose(), this.blackboard?.isEmpty() === false ? this.blackboard.blackboardToText() : '', this.conversation?.toPrompt() ?? ''];
+    return parts.filter((part) => part.trim() !== '').join('\n\n');
+  }
+
+  /** The history the model is sent: the last screenshots only, within the token hard limit. */
+  historyForModel(history: readonly StepRecord[], extraText: readonly string[]): StepRecord[] {
+    return this.pruner.prune({ history, extraText }).history;
+  }
+
+  beginStep(step: number, thought: string | null, actions: readonly Action[]): void {
+    this.layers.addPendingStep(step, thought?.trim() || describeActions(actions));
+  }
+
+  async endStep(outcome: StepOutcome, signal?: AbortSignal): Promise<void> {
+    this.trace.addMemoryItem(
+      stepMemoryItem({
+        step: outcome.step,
+        ...(outcome.screenshot !== undefined ? { screenshot: outcome.screenshot } : {}),
+        actions: outcome.actions,
+        results: outcome.results,
+        request: outcome.task,
+        ...(outcome.thought !== null ? { response: outcome.thought } : {}),
+        costUsd: outcome.costUsd,
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      }),
+    );
+    this.blackboard?.addTrajectories({
+      step: outcome.step,
+      subtask: outcome.thought ?? '',
+      action: describeActions(outcome.actions),
+      status: outcome.success ? 'success' : 'failed',
+      user_confirmation: null,
+    });
+    await this.layers.finalizeStep(outcome.step, outcome.success ? 'success' : 'failed', { outcome: outcome.outcome, signal });
+  }
+
+  async question(question: string, answer: string | null, signal?: AbortSignal): Promise<void> {
+    this.blackboard?.addQuestions({ question, answer });
+    await this.conversation?.addMessage({ role: 'assistant', content: question }, signal);
+    if (answer !== null) await this.conversation?.addMessage({ role: 'user', content: answer }, signal);
+  }
+
+  async finishRun(summary: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);
+      await this.blackboard?.flush();
+    } finally {
+      this.unsubscribe();
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * `mnemo memory show <session-id> [--data-dir DIR] [--json]`: the memory at the end of a recorded
+ * run, rebuilt from the run's memory events: the three layers, the steps whose screenshots were
+ * pruned from the model's input, the blackboard and the conversation tiers.
+ * Exit codes: 0 shown, 1 no such session, 2 bad arguments.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { buildMemorySnapshot, type MemoryChange, type MemorySnapshot } from '../../../shared/memory';
+import { SessionStore } from '../../store/session-store';
+import { ExitCode, InvalidInputError } from '../exit-codes';
+import { defaultDataDir } from '../run-settings';
+import { printWarnings } from './sessions';
+
+interface MemoryShowOptions {
+  json?: boolean;
+  dataDir?: string;
+}
+
+function section(title: string, body: string): string {
+  return `${title}\n${body.trim() === '' ? '  (empty)' : body.replace(/^/gm, '  ')}\n`;
+}
+
+function renderSnapshot(snapshot: MemorySnapshot): string {
+  const { layers, blackboard, conversation } = snapshot;
+  const items = (list: ReadonlyArray<Record<string, unknown>>) => list.map((item) => JSON.stringify(item)).join('\n');
+  return [
+    section('summary', layers.summary),
+    section('recent', layers.recent),
+    section('pending', layers.pending),
+    section('screenshots pruned from the model input, steps', snapshot.prunedSteps.join(', ')),
+    section('blackboard: requests', items(blackboard.requests)),
+    section('blackboard: questions', items(blackboard.questions)),
+    section('blackboard: trajectories', items(blackboard.trajectories)),
+    section('blackboard: screenshots', items(blackboard.screenshots)),
+    section('conversation: long-term', conversation.longTerm.join('\n')),
+    section('conversation: short-term', conversation.shortTerm.join('\n')),
+    section('conversation: context', conversation.context.map((m) => `${m.role}: ${m.content}`).join('\n')),
+  ].join('\n');
+}
+
+export function registerMemoryCommand(program: Command): void {
+  const memory = program.command('memory').description('Inspect the memory of recorded runs');
+  memory
+    .command('show')
+    .description('The memory at the end of a run: layers, pruned screenshots, blackboard, conversation')
+    .argument('<session-id>', 'a session id, a unique prefix of one, or "last"')
+    .option('--json', 'print {"layers":{"pending","recent","summary"},"prunedSteps":[...],"blackboard":{...},"conversation":{"context","shortTerm","longTerm"}}')
+    .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
+    .action(async (ref: string, options: MemoryShowOptions) => {
+      const store = new SessionStore(resolve(options.dataDir ?? defaultDataDir()));
+      const lookup = await store.resolve(ref);
+      if (!lookup.ok) {
+        if (lookup.kind === 'invalid') throw new InvalidInputError(lookup.message);
+        process.stderr.write(`mnemo: ${lookup.message}\n`);
+        process.exitCode = ExitCode.errorResult;
+        return;
+      }
+      const read = await store.read(lookup.id);
+      if (!read.ok) {
+        process.stderr.write(`mnemo: ${read.message}\n`);
+        process.exitCode = ExitCode.errorResult;
+        return;
+      }
+      printWarnings(read.warnings ?? []);
+      const changes: MemoryChange[] = read.session.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []));
+      const snapshot = buildMemorySnapshot(changes);
+      process.stdout.write(options.json ? `${JSON.stringify(snapshot)}\n` : renderSnapshot(snapshot));
+    });
+}
