@@ -55,4 +55,12 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// `mnemo sessions | head` closes the pipe early: that is the reader's choice, not a crash.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 await main(process.argv);
