@@ -102,3 +102,11 @@ export type AgentEvent =
 
 export type AgentEventType = AgentEvent['type'];
 export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
+
+/** An event as its producer writes it; the run id and the time are added when it is emitted. */
+export type AgentEventInput = AgentEvent extends infer E ? (E extends unknown ? Omit<E, 'runId' | 'at'> : never) : never;
+
+/** Two usages added up. */
+export function sumUsage(a: UsageSummary, b: UsageSummary): UsageSummary {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
+}

@@ -12,17 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_STEPS, IMAGE, INJECTED_THOUGHT, recordFixtureSession, type RecordedFixture } from '../unit/replay/session-fixture';
+import { HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
+const CHROMIUM_ARGS = HEADLESS_CHROMIUM_ARGS;
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -9,7 +9,7 @@
  */
 import { isControlAction, type Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
-import type { AgentEvent, AskKind, RunStatus, UsageSummary } from '../../shared/events';
+import { sumUsage, type AgentEvent, type AgentEventInput, type AskKind, type RunStatus, type UsageSummary } from '../../shared/events';
 import type { Operator } from '../operator/desktop-operator';
 import type { Observation } from '../operator/capture';
 import type { ScreenFingerprint } from '../operator/screen-diff';
@@ -115,9 +115,9 @@ export class DeviceAgent {
     return queue;
   }
 
-  private async waitIfPaused(step: number, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<void> {
+  private async waitIfPaused(step: number, signal: AbortSignal, emit: (event: AgentEventInput) => void): Promise<void> {
     if (!this.paused || signal.aborted) return;
-    emit({ type: 'paused', step } as AgentEvent);
+    emit({ type: 'paused', step });
     await new Promise<void>((resolve) => {
       const wake = () => {
         signal.removeEventListener('abort', wake);
@@ -126,7 +126,7 @@ export class DeviceAgent {
       this.resumeWaiters.push(wake);
       signal.addEventListener('abort', wake, { once: true });
     });
-    if (!signal.aborted) emit({ type: 'resumed', step } as AgentEvent);
+    if (!signal.aborted) emit({ type: 'resumed', step });
   }
 }
 
@@ -153,7 +153,7 @@ class Run {
     private readonly options: AgentOptions,
     private readonly now: () => number,
     private readonly queue: AsyncQueue<AgentEvent>,
-    private readonly controls: { waitIfPaused: (step: number, emit: (event: AgentEvent) => void) => Promise<void> },
+    private readonly controls: { waitIfPaused: (step: number, emit: (event: AgentEventInput) => void) => Promise<void> },
   ) {
     this.runId = deps.recorder.sessionId;
     this.memory = new RunMemory(
@@ -163,7 +163,7 @@ class Run {
     );
   }
 
-  private emit = (event: DistributiveOmit<AgentEvent, 'runId' | 'at'>): void => {
+  private emit = (event: AgentEventInput): void => {
     const full = { ...event, runId: this.runId, at: this.now() } as AgentEvent;
     if (full.type === 'thought-delta') {
       // Live only: the whole thought is recorded (masked) with the prediction. A delta may carry a
@@ -437,14 +437,9 @@ class Run {
     return { inputTokens, outputTokens, costUsd };
   }
 
-  private addUsage(usage: { inputTokens: number; outputTokens: number; costUsd: number }): void {
-    this.usage = {
-      inputTokens: this.usage.inputTokens + usage.inputTokens,
-      outputTokens: this.usage.outputTokens + usage.outputTokens,
-      costUsd: this.usage.costUsd + usage.costUsd,
-    };
+  private addUsage(usage: UsageSummary): void {
+    this.usage = sumUsage(this.usage, usage);
   }
 
 }
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

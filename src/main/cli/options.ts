@@ -32,3 +32,8 @@ export function parseQuality(value: string): number {
   }
   return quality;
 }
+
+export function parseDisplayNumber(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`--display must be a display index (0, 1, ...), got "${value}"`);
+  return Number(value);
+}

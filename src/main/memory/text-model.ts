@@ -5,7 +5,7 @@
  * retries, timeout and cancellation), so memory work can use a second, cheaper model with its own
  * settings. Every failure is a value.
  */
-import { ModelClient, type ChatRequest, type ClientSettings, type ModelClientDeps } from '../model/client';
+import { ModelClient, outputLimit, type ChatRequest, type ClientSettings, type ModelClientDeps } from '../model/client';
 import { usageOf } from '../model/pricing';
 import { type ModelError, type Usage } from '../model/types';
 import { DEFAULT_PRICES, type PriceTable } from '../../shared/settings';
@@ -118,18 +118,6 @@ export function buildTextRequest(request: TextRequest, settings: Pick<TextModelS
   };
 }
 
-/** OpenAI's newer models refuse `max_tokens`; other servers may not know `max_completion_tokens`. */
-function outputLimit(baseUrl: string, tokens: number | undefined): Partial<ChatRequest> {
-  if (tokens === undefined) return {};
-  let host = '';
-  try {
-    host = new URL(baseUrl).hostname;
-  } catch {
-    host = '';
-  }
-  const official = host === 'api.openai.com' || host.endsWith('.openai.azure.com');
-  return official ? { max_completion_tokens: tokens } : { max_tokens: tokens };
-}
 
 /** The message of a failed memory call, for logs and the `lastError` of a change. */
 export function describeModelError(error: ModelError): string {

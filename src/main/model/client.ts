@@ -353,3 +353,16 @@ class ChunkAssembly {
     };
   }
 }
+
+/** The output token limit under the name the endpoint knows: OpenAI's newer models refuse `max_tokens`, other servers may not know `max_completion_tokens`. */
+export function outputLimit(baseUrl: string, tokens: number | undefined): Partial<ChatRequest> {
+  if (tokens === undefined) return {};
+  let host = '';
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    host = '';
+  }
+  const official = host === 'api.openai.com' || host.endsWith('.openai.azure.com');
+  return official ? { max_completion_tokens: tokens } : { max_tokens: tokens };
+}

@@ -10,7 +10,7 @@
  */
 import { type Action } from '../../shared/actions';
 import { type ModelSettings, type PriceTable } from '../../shared/settings';
-import { type ChatRequest, type ModelClient } from './client';
+import { outputLimit, type ChatRequest, type ModelClient } from './client';
 import { computerToolDefinition, parseToolsMessage, type ImageSize } from './families';
 import { ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream, type PredictionBase } from './messages';
 import { usageOf } from './pricing';
@@ -90,20 +90,6 @@ export function buildToolsMessages(input: PredictInput, toolCalling: boolean) {
   return turns.build();
 }
 
-/**
- * OpenAI's newer models refuse `max_tokens`; other servers may not know `max_completion_tokens`.
- */
-function outputLimit(baseUrl: string, tokens: number | undefined): Partial<ChatRequest> {
-  if (tokens === undefined) return {};
-  let host = '';
-  try {
-    host = new URL(baseUrl).hostname;
-  } catch {
-    host = '';
-  }
-  const official = host === 'api.openai.com' || host.endsWith('.openai.azure.com');
-  return official ? { max_completion_tokens: tokens } : { max_tokens: tokens };
-}
 
 /** The full request of one `tools` call (without the streaming fields). */
 export function buildToolsRequest(input: PredictInput, settings: ToolsModelSettings): ChatRequest {

@@ -24,7 +24,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Action } from '../../shared/actions';
-import type { AgentEvent, RunStatus, UsageSummary } from '../../shared/events';
+import { sumUsage, type AgentEvent, type AgentEventInput, type RunStatus, type UsageSummary } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
 import { AsyncQueue } from '../agent/async-queue';
 import { isAffirmative } from '../agent/confirmation';
@@ -135,7 +135,7 @@ class ReplayRun {
     this.runId = deps.recorder.sessionId;
   }
 
-  private emit = (event: DistributiveOmit<AgentEvent, 'runId' | 'at'>): void => {
+  private emit = (event: AgentEventInput): void => {
     const full = { ...event, runId: this.runId, at: this.now() } as AgentEvent;
     // Live only, as in the loop: the whole thought is recorded with the prediction.
     if (full.type !== 'thought-delta') void this.deps.recorder.record(full);
@@ -402,13 +402,8 @@ class ReplayRun {
     return answer;
   }
 
-  private addUsage(usage: { inputTokens: number; outputTokens: number; costUsd: number }): void {
-    this.usage = {
-      inputTokens: this.usage.inputTokens + usage.inputTokens,
-      outputTokens: this.usage.outputTokens + usage.outputTokens,
-      costUsd: this.usage.costUsd + usage.costUsd,
-    };
+  private addUsage(usage: UsageSummary): void {
+    this.usage = sumUsage(this.usage, usage);
   }
 }
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

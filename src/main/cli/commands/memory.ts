@@ -7,10 +7,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildMemorySnapshot, type MemoryChange, type MemorySnapshot } from '../../../shared/memory';
-import { SessionStore } from '../../store/session-store';
-import { ExitCode, InvalidInputError } from '../exit-codes';
 import { defaultDataDir } from '../run-settings';
-import { printWarnings } from './sessions';
+import { readNamedSession } from '../session-lookup';
 
 interface MemoryShowOptions {
   json?: boolean;
@@ -48,22 +46,9 @@ export function registerMemoryCommand(program: Command): void {
     .option('--json', 'print {"layers":{"pending","recent","summary"},"prunedSteps":[...],"blackboard":{...},"conversation":{"context","shortTerm","longTerm"}}')
     .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
     .action(async (ref: string, options: MemoryShowOptions) => {
-      const store = new SessionStore(resolve(options.dataDir ?? defaultDataDir()));
-      const lookup = await store.resolve(ref);
-      if (!lookup.ok) {
-        if (lookup.kind === 'invalid') throw new InvalidInputError(lookup.message);
-        process.stderr.write(`mnemo: ${lookup.message}\n`);
-        process.exitCode = ExitCode.errorResult;
-        return;
-      }
-      const read = await store.read(lookup.id);
-      if (!read.ok) {
-        process.stderr.write(`mnemo: ${read.message}\n`);
-        process.exitCode = ExitCode.errorResult;
-        return;
-      }
-      printWarnings(read.warnings ?? []);
-      const changes: MemoryChange[] = read.session.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []));
+      const session = await readNamedSession(resolve(options.dataDir ?? defaultDataDir()), ref);
+      if (!session) return;
+      const changes: MemoryChange[] = session.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []));
       const snapshot = buildMemorySnapshot(changes);
       process.stdout.write(options.json ? `${JSON.stringify(snapshot)}\n` : renderSnapshot(snapshot));
     });

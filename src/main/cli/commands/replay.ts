@@ -13,15 +13,15 @@
  * arguments, 1 no such session. Ctrl+C stops cleanly; a second Ctrl+C quits at once.
  */
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
 import type { RunStatus } from '../../../shared/events';
-import type { AskRequest } from '../../agent/device-agent';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { operatorOrExplain } from '../operator-setup';
 import { defaultDataDir, resolveRunSettings, type RunFlags } from '../run-settings';
 import { TerminalView } from '../terminal-view';
+import { exitCodeFor, stopOnInterrupt, terminalAsk } from '../run-controls';
+import { parseDisplayNumber } from '../options';
 
 const POLICIES = ['stop', 'ask', 'reground'] as const;
 type Policy = (typeof POLICIES)[number];
@@ -88,47 +88,9 @@ function parseThresholds(value: string): Record<string, number> {
   return parsed.data as Record<string, number>;
 }
 
-function parseDisplay(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`--display must be a display index (0, 1, ...), got "${value}"`);
-  return Number(value);
-}
-
-function exitCodeFor(status: RunStatus): number {
-  if (status === 'finished') return ExitCode.ok;
-  if (status === 'aborted' || status === 'refused') return ExitCode.userAborted;
-  return ExitCode.runFailed;
-}
-
-/** Asks on the terminal (stderr for the question, a line of stdin for the answer); null once stdin closes. */
-function terminalAsk(): (request: AskRequest, signal: AbortSignal) => Promise<string | null> {
-  const lines = createInterface({ input: process.stdin, terminal: false });
-  const pending: string[] = [];
-  const waiting: Array<(line: string | null) => void> = [];
-  let closed = false;
-  lines.on('line', (line) => {
-    const waiter = waiting.shift();
-    if (waiter) waiter(line);
-    else pending.push(line);
-  });
-  lines.on('close', () => {
-    closed = true;
-    for (const waiter of waiting.splice(0)) waiter(null);
-  });
-  return (request, signal) => {
-    const hint = request.kind === 'question' ? 'your answer' : /\(skip\)/.test(request.question) ? 'yes/skip/no' : 'yes/no';
-    process.stderr.write(`\n${request.question}\n${hint}> `);
-    const queued = pending.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
-    if (closed) return Promise.resolve(null);
-    return new Promise((resolveAnswer) => {
-      const onAbort = () => resolveAnswer(null);
-      signal.addEventListener('abort', onAbort, { once: true });
-      waiting.push((line) => {
-        signal.removeEventListener('abort', onAbort);
-        resolveAnswer(line);
-      });
-    });
-  };
+/** Under --policy ask, a divergence can also be skipped. */
+function replayAnswerHint(request: { kind: string; question: string }): string {
+  return request.kind === 'question' ? 'your answer' : /\(skip\)/.test(request.question) ? 'yes/skip/no' : 'yes/no';
 }
 
 export function registerReplayCommand(program: Command): void {
@@ -146,7 +108,7 @@ export function registerReplayCommand(program: Command): void {
     .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(['tools', 'ui-tars', 'openai-cua']))
     .addOption(new Option('--model-version <version>', 'reground: UI-TARS version').choices(['1.0', '1.5']))
     .option('--api-key-env <VAR>', 'reground: read the API key from this environment variable (default OPENAI_API_KEY)')
-    .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplay)
+    .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplayNumber)
     .option('--non-interactive', 'never ask: a question (under --policy ask, or a recorded confirmation) stops the replay')
     .option('--json', 'print one JSON event per line on stdout')
     .addHelpText('after', REPLAY_HELP)
@@ -191,18 +153,10 @@ export function registerReplayCommand(program: Command): void {
         family: model?.family ?? 'none',
         replayOf: session.meta.id,
       });
-      const replayer = new Replayer({ operator, recorder, askUser: options.nonInteractive ? async () => null : terminalAsk(), ...(model ? { model } : {}) });
+      const replayer = new Replayer({ operator, recorder, askUser: options.nonInteractive ? async () => null : terminalAsk(replayAnswerHint), ...(model ? { model } : {}) });
 
       const stop = new AbortController();
-      let interrupts = 0;
-      const onInterrupt = () => {
-        interrupts++;
-        if (interrupts > 1) process.exit(ExitCode.userAborted);
-        process.stderr.write('\nstopping (Ctrl+C again to quit at once)...\n');
-        stop.abort();
-      };
-      process.on('SIGINT', onInterrupt);
-      process.on('SIGTERM', onInterrupt);
+      const restoreSignals = stopOnInterrupt(stop);
 
       if (!options.json) {
         const speed = options.speed === 0 ? 'no pauses' : `speed ${options.speed}`;
@@ -233,8 +187,7 @@ export function registerReplayCommand(program: Command): void {
           }
         }
       } finally {
-        process.off('SIGINT', onInterrupt);
-        process.off('SIGTERM', onInterrupt);
+        restoreSignals();
       }
       if (!options.json) process.stderr.write(`replay session ${recorder.sessionId} in ${recorder.directory}\n`);
       process.exitCode = exitCodeFor(status);

@@ -4,76 +4,26 @@
  * limit, 4 stopped by the user (Ctrl+C, the fail-safe corner, a refused confirmation), 2 bad
  * arguments. Ctrl+C stops cleanly; a second Ctrl+C quits at once.
  */
-import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { RunStatus } from '../../../shared/events';
-import type { AskRequest } from '../../agent/device-agent';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { operatorOrExplain } from '../operator-setup';
-import { parsePositiveInt } from '../options';
+import { parseDisplayNumber, parsePositiveInt } from '../options';
 import { resolveRunSettings, type RunFlags } from '../run-settings';
 import { readStoreSettings, retentionOf } from '../../store/store-settings';
 import { TerminalView } from '../terminal-view';
+import { exitCodeFor, stopOnInterrupt, terminalAsk } from '../run-controls';
 
 interface RunOptions extends RunFlags {
   nonInteractive?: boolean;
   json?: boolean;
 }
 
-export function exitCodeFor(status: RunStatus): number {
-  switch (status) {
-    case 'finished':
-      return ExitCode.ok;
-    case 'aborted':
-    case 'refused':
-      return ExitCode.userAborted;
-    default:
-      return ExitCode.runFailed;
-  }
-}
-
 function parseCost(value: string): number {
   const cost = Number(value);
   if (!Number.isFinite(cost) || cost <= 0) throw new InvalidArgumentError(`--max-cost must be a positive number of US dollars, got "${value}"`);
   return cost;
-}
-
-function parseDisplay(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`--display must be a display index (0, 1, ...), got "${value}"`);
-  return Number(value);
-}
-
-/** Asks on the terminal; with stdin closed or not answering, the answer is null. */
-function terminalAsk(): (request: AskRequest, signal: AbortSignal) => Promise<string | null> {
-  const lines = createInterface({ input: process.stdin, terminal: false });
-  const pending: string[] = [];
-  const waiting: Array<(line: string | null) => void> = [];
-  let closed = false;
-  lines.on('line', (line) => {
-    const waiter = waiting.shift();
-    if (waiter) waiter(line);
-    else pending.push(line);
-  });
-  lines.on('close', () => {
-    closed = true;
-    for (const waiter of waiting.splice(0)) waiter(null);
-  });
-  return (request, signal) => {
-    const hint = request.kind === 'question' ? 'your answer' : 'yes/no';
-    process.stderr.write(`\n${request.question}\n${hint}> `);
-    const queued = pending.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
-    if (closed) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const onAbort = () => resolve(null);
-      signal.addEventListener('abort', onAbort, { once: true });
-      waiting.push((line) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(line);
-      });
-    });
-  };
 }
 
 export function registerRunCommand(program: Command): void {
@@ -90,7 +40,7 @@ export function registerRunCommand(program: Command): void {
     .option('--max-cost <usd>', 'stop once the run has cost this much', parseCost)
     .option('--data-dir <dir>', 'where sessions and settings live (default ~/.mnemo)')
     .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
-    .option('--display <n>', 'the display to work on (default: the primary one)', parseDisplay)
+    .option('--display <n>', 'the display to work on (default: the primary one)', parseDisplayNumber)
     .option('--non-interactive', 'never ask: a question from the model fails the run')
     .option('--json', 'print one JSON event per line on stdout')
     .action(async (task: string, options: RunOptions) => {
@@ -154,15 +104,7 @@ export function registerRunCommand(program: Command): void {
       );
 
       const stop = new AbortController();
-      let interrupts = 0;
-      const onInterrupt = () => {
-        interrupts++;
-        if (interrupts > 1) process.exit(ExitCode.userAborted);
-        process.stderr.write('\nstopping (Ctrl+C again to quit at once)...\n');
-        stop.abort();
-      };
-      process.on('SIGINT', onInterrupt);
-      process.on('SIGTERM', onInterrupt);
+      const restoreSignals = stopOnInterrupt(stop);
 
       const view = options.json ? undefined : new TerminalView();
       let status: RunStatus = 'failed';
@@ -173,8 +115,7 @@ export function registerRunCommand(program: Command): void {
           if (event.type === 'run-finished') status = event.status;
         }
       } finally {
-        process.off('SIGINT', onInterrupt);
-        process.off('SIGTERM', onInterrupt);
+        restoreSignals();
         await memory.save().catch((error: unknown) => process.stderr.write(`mnemo: warning: the conversation memory was not saved: ${String(error)}\n`));
       }
       if (!options.json) process.stderr.write(`session ${recorder.sessionId} in ${recorder.directory}\n`);

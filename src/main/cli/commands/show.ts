@@ -10,11 +10,10 @@ import type { Action } from '../../../shared/actions';
 import type { ActionResult } from '../../../shared/action-result';
 import type { UsageSummary } from '../../../shared/events';
 import type { SessionRecord, StepView } from '../../store/session-reader';
-import { SessionStore } from '../../store/session-store';
-import { ExitCode, InvalidInputError } from '../exit-codes';
 import { defaultDataDir } from '../run-settings';
 import { describeAction } from '../terminal-view';
-import { formatCost, localTime, printWarnings } from './sessions';
+import { formatCost, localTime } from './sessions';
+import { readNamedSession } from '../session-lookup';
 
 interface ShowOptions {
   json?: boolean;
@@ -154,26 +153,12 @@ export function registerShowCommand(program: Command): void {
       '\nA session whose recording process is gone (a crash, kill -9) is marked "interrupted" and shows its\nfinished steps. Damaged lines in the record are skipped with a warning on stderr.\nExit codes: 0 shown, 1 no such session (or a prefix matching several), 2 bad arguments or a malformed id.',
     )
     .action(async (ref: string, options: ShowOptions) => {
-      const dataDir = resolve(options.dataDir ?? defaultDataDir());
-      const store = new SessionStore(dataDir);
-      const lookup = await store.resolve(ref);
-      if (!lookup.ok) {
-        if (lookup.kind === 'invalid') throw new InvalidInputError(`${lookup.message} (ids look like 20261129-124501-3fa9c2)`);
-        process.stderr.write(`mnemo: ${lookup.message}\n`);
-        process.exitCode = ExitCode.errorResult;
-        return;
-      }
-      const read = await store.read(lookup.id);
-      if (!read.ok) {
-        process.stderr.write(`mnemo: ${read.message}\n`);
-        process.exitCode = ExitCode.errorResult;
-        return;
-      }
-      printWarnings(read.warnings ?? []);
-      for (const warning of read.session.warnings) {
+      const session = await readNamedSession(resolve(options.dataDir ?? defaultDataDir()), ref);
+      if (!session) return;
+      for (const warning of session.warnings) {
         process.stderr.write(`mnemo: warning: ${warning.file ?? 'events.jsonl'}${warning.line > 0 ? ` line ${warning.line}` : ''}: ${warning.message}\n`);
       }
-      const shown = shownSession(read.session);
+      const shown = shownSession(session);
       process.stdout.write(options.json ? `${JSON.stringify(shown)}\n` : renderSession(shown));
     });
 }

@@ -1,0 +1,66 @@
+/**
+ * What `mnemo run` and `mnemo replay` share around a run: questions on the terminal, Ctrl+C as a
+ * clean stop, and the exit code a run's status maps to.
+ */
+import { createInterface } from 'node:readline';
+import type { RunStatus } from '../../shared/events';
+import type { AskRequest } from '../agent/device-agent';
+import { ExitCode } from './exit-codes';
+
+/** 0 finished; 4 stopped by the user (Ctrl+C, the fail-safe, a refusal); 3 failed, stuck, limit. */
+export function exitCodeFor(status: RunStatus): number {
+  if (status === 'finished') return ExitCode.ok;
+  if (status === 'aborted' || status === 'refused') return ExitCode.userAborted;
+  return ExitCode.runFailed;
+}
+
+/**
+ * Asks on the terminal (the question on stderr, a line of stdin for the answer); null once stdin
+ * closes or the run stops. Lines typed ahead are kept for the next question.
+ */
+export function terminalAsk(hintFor: (request: AskRequest) => string = (request) => (request.kind === 'question' ? 'your answer' : 'yes/no')) {
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  const pending: string[] = [];
+  const waiting: Array<(line: string | null) => void> = [];
+  let closed = false;
+  lines.on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(line);
+    else pending.push(line);
+  });
+  lines.on('close', () => {
+    closed = true;
+    for (const waiter of waiting.splice(0)) waiter(null);
+  });
+  return (request: AskRequest, signal: AbortSignal): Promise<string | null> => {
+    process.stderr.write(`\n${request.question}\n${hintFor(request)}> `);
+    const queued = pending.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(null);
+      signal.addEventListener('abort', onAbort, { once: true });
+      waiting.push((line) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(line);
+      });
+    });
+  };
+}
+
+/** Ctrl+C (or SIGTERM) stops cleanly through `stop`; a second one quits at once. Returns the undo. */
+export function stopOnInterrupt(stop: AbortController): () => void {
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(ExitCode.userAborted);
+    process.stderr.write('\nstopping (Ctrl+C again to quit at once)...\n');
+    stop.abort();
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
+  return () => {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
+  };
+}
