@@ -139,11 +139,12 @@ async function preparePage(shift = { dx: 0, dy: 0 }): Promise<PageState> {
 const clicks = () => pageServer.events().filter((e) => e.type === 'mousedown' || e.type === 'mouseup' || e.type === 'click');
 
 describe('replaying a recorded form-filling run', () => {
-  const dataDir = newDataDir();
+  let dataDir: string;
   let recordedId: string;
   let recordedEvents: Event[];
 
   beforeAll(async () => {
+    dataDir = newDataDir();
     await preparePage();
     const field = toImage(centreOf(TARGET_LAYOUT.field));
     const area = toImage(centreOf(TARGET_LAYOUT.area));
@@ -388,11 +389,12 @@ describe('replaying a recorded form-filling run', () => {
 });
 
 describe('a recorded secret', () => {
-  const dataDir = newDataDir();
+  let dataDir: string;
   let recordedId: string;
   const SECRET = 'hunter2-swordfish';
 
   beforeAll(async () => {
+    dataDir = newDataDir();
     await preparePage();
     const model = await startScriptedServer({
       replies: [

@@ -2,7 +2,7 @@
  * Ends a vitest run with one plain line, `tests: N passed, M failed, K skipped`, the summary form
  * CI tooling reads whatever the runner (vitest's own summary is formatted for people).
  */
-import type { Reporter, TestCase } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 export default class SummaryLineReporter implements Reporter {
   private passed = 0;
@@ -16,9 +16,11 @@ export default class SummaryLineReporter implements Reporter {
     else this.skipped++;
   }
 
-  onTestRunEnd(_modules: unknown, unhandledErrors: ReadonlyArray<unknown>): void {
-    // An error outside any test (a crashed file, a failed hook) counts as a failure too.
-    const failed = this.failed + unhandledErrors.length;
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    // An error outside any test counts as a failure too: a file that failed to load or whose
+    // setup threw (its tests never ran), and an unhandled error.
+    const brokenFiles = modules.filter((module) => module.errors().length > 0).length;
+    const failed = this.failed + brokenFiles + unhandledErrors.length;
     process.stdout.write(`\ntests: ${this.passed} passed, ${failed} failed, ${this.skipped} skipped\n`);
   }
 }
