@@ -122,6 +122,12 @@ export const FinishedSchema = z.object({
 });
 export const AskUserSchema = z.object({ type: z.literal('ask_user'), ...common, question: z.string() });
 export const FailSchema = z.object({ type: z.literal('fail'), ...common, reason: z.string() });
+/** Ask the long-term memory of the conversation (answered by the memory manager, seed 004). */
+export const QueryLongTermMemorySchema = z.object({
+  type: z.literal('query_long_term_memory'),
+  ...common,
+  hint: z.string().min(1, 'say what to recall'),
+});
 
 export const ActionSchema = z.discriminatedUnion('type', [
   ClickSchema,
@@ -141,6 +147,7 @@ export const ActionSchema = z.discriminatedUnion('type', [
   FinishedSchema,
   AskUserSchema,
   FailSchema,
+  QueryLongTermMemorySchema,
 ]);
 
 /** An action after parsing: defaults filled, keys canonical. */
@@ -157,6 +164,11 @@ export const CONTROL_ACTION_TYPES = ['finished', 'ask_user', 'fail'] as const sa
 
 export function isControlAction(action: Action): action is ActionOf<'finished' | 'ask_user' | 'fail'> {
   return (CONTROL_ACTION_TYPES as readonly string[]).includes(action.type);
+}
+
+/** Actions answered by the agent's memory, not carried out on the desktop. */
+export function isMemoryAction(action: Action): action is ActionOf<'query_long_term_memory'> {
+  return action.type === 'query_long_term_memory';
 }
 
 export type ActionParse = { ok: true; action: Action } | { ok: false; message: string };

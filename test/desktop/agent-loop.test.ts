@@ -24,6 +24,8 @@ import { FileRunRecorder, type SessionMeta } from '../../src/main/store/run-reco
 import { DeviceAgent, type AskRequest } from '../../src/main/agent/device-agent';
 import type { AgentOptions } from '../../src/main/agent/settings';
 import { MASK } from '../../src/main/agent/masking';
+import type { RunMemoryDeps } from '../../src/main/agent/run-memory';
+import { createTextModel, TieredMemory } from '../../src/main/memory';
 import { startScriptedServer, type RecordedRequest, type ReplyScript, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { failureScreenshot, requireDisplay, runX, xdotool } from '../fixtures/desktop/display';
 import { launchXterm, type Xterm } from '../fixtures/desktop/xterm';
@@ -84,6 +86,8 @@ interface RunSpec {
   agent?: Omit<Partial<AgentOptions>, 'limits'> & { limits?: Partial<AgentOptions['limits']> };
   askUser?: (request: AskRequest, signal: AbortSignal) => Promise<string | null>;
   prices?: PriceTable;
+  /** The memory model, blackboard and conversation of the run. */
+  memory?: RunMemoryDeps;
   /** Sees each event as it streams (to pause, resume or stop the run). */
   onEvent?: (event: AgentEvent, control: { agent: DeviceAgent; stop: AbortController; server: ScriptedServer }) => void;
 }
@@ -116,7 +120,7 @@ async function runAgent(spec: RunSpec): Promise<RunOutcome> {
   const task = 'Do the scripted task';
   const recorder = await FileRunRecorder.create(dataDir, { task, model: settings.model, family: settings.family });
   const agent = new DeviceAgent(
-    { model, operator, recorder, askUser: spec.askUser ?? (async () => null) },
+    { model, operator, recorder, askUser: spec.askUser ?? (async () => null), ...(spec.memory ? { memory: spec.memory } : {}) },
     {
       settle: FAST_SETTLE,
       capture: { maxWidth: IMAGE.width, format: 'jpeg', quality: 70 },
@@ -749,5 +753,34 @@ describe('a confirmation rule on the focused window title', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('long-term memory', () => {
+  it('answers the model\'s query_long_term_memory with the memory manager\'s synthesis, in the next request', async () => {
+    // The memory manager's own server: it is asked about the hint and answers in its own words.
+    const manager = await startScriptedServer({ replies: [{ text: 'The user keeps invoices in the folder ~/Paperwork/2026.' }] });
+    servers.push(manager);
+    const memoryModel = createTextModel(ModelSettingsSchema.parse({ baseUrl: manager.url, model: 'memory-model', family: 'tools', maxRetries: 0 }));
+    const conversation = new TieredMemory({}, { model: memoryModel });
+    conversation.restore({ context: [], shortTerm: [], longTerm: ['Invoices: saved under ~/Paperwork/2026, one PDF per client.'] });
+
+    const run = await runAgent({
+      memory: { model: memoryModel, conversation },
+      replies: [toolCall([{ type: 'query_long_term_memory', hint: 'where the user keeps invoices' }], 'I recall where invoices go.'), finished()],
+    });
+
+    expect(run.end).toMatchObject({ status: 'finished', steps: 2 });
+    // The manager was asked about the hint, with the long-term memory to answer from.
+    const asked = JSON.stringify(manager.requests.at(-1)!.body);
+    expect(asked).toContain('where the user keeps invoices');
+    expect(asked).toContain('~/Paperwork/2026, one PDF per client');
+    // Its answer (not a copy of the memory) reached the agent's model with the next screenshot.
+    const next = run.server.requests[1]!.rawBody;
+    expect(next).toContain('The user keeps invoices in the folder ~/Paperwork/2026.');
+    expect(ofType(run.events, 'note').map((note) => note.message)).toEqual([expect.stringContaining('long-term memory on "where the user keeps invoices"')]);
+    // Nothing was done on the desktop for it.
+    expect(ofType(run.events, 'action-result')).toEqual([]);
+    expectCompleteRecord(run);
   });
 });

@@ -7,7 +7,7 @@
  * secrets typed into password fields never reach the record. Pause and resume happen at step
  * boundaries; stopping (the AbortSignal) cancels a model call in flight.
  */
-import { isControlAction, type Action } from '../../shared/actions';
+import { isControlAction, isMemoryAction, type Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import { sumUsage, type AgentEvent, type AgentEventInput, type AskKind, type RunStatus, type UsageSummary } from '../../shared/events';
 import type { Operator } from '../operator/desktop-operator';
@@ -326,6 +326,13 @@ class Run {
 
     for (const [index, action] of prediction.actions.entries()) {
       const shown = this.mask(action);
+      if (isMemoryAction(action)) {
+        const answer = await this.memory.recall(action.hint, this.signal);
+        this.emit({ type: 'note', step: this.step, message: `long-term memory on "${action.hint}": ${answer}` });
+        results.push(`asked the long-term memory about "${action.hint}"`);
+        this.feedback.push(`Long-term memory on "${action.hint}": ${answer}`);
+        continue;
+      }
       if (isControlAction(action)) {
         if (action.type === 'finished') {
           remember();

@@ -127,6 +127,13 @@ export class RunMemory {
     if (answer !== null) await this.conversation?.addMessage({ role: 'user', content: answer }, signal);
   }
 
+  /** The conversation's long-term memory on `hint`, answered by the memory manager. */
+  async recall(hint: string, signal?: AbortSignal): Promise<string> {
+    if (!this.conversation) return 'No long-term memory is kept for this run.';
+    const answer = await this.conversation.queryLongTermMemory(hint, signal);
+    return answer.ok ? answer.answer : `The long-term memory could not be asked: ${answer.error}`;
+  }
+
   async finishRun(summary: string, signal?: AbortSignal): Promise<void> {
     try {
       await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);

@@ -201,6 +201,7 @@ export class DesktopOperator implements Operator {
       case 'wait':
         return (await abortableSleep(action.ms, signal)) ? `waited ${action.ms} ms` : false;
       case 'screenshot':
+      case 'query_long_term_memory':
       case 'finished':
       case 'ask_user':
       case 'fail':

@@ -75,6 +75,7 @@ describe('the action wire format', () => {
       { type: 'finished', summary: 'done' },
       { type: 'ask_user', question: 'which file?' },
       { type: 'fail', reason: 'no such app' },
+      { type: 'query_long_term_memory', hint: "the user's favourite editor" },
     ];
     const seen = new Set<string>();
     for (const sample of samples) {
