@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { checkDisplay } from '../../src/main/operator/display-check';
 
 export interface PrivateDisplay {
   display: string;
@@ -18,12 +19,13 @@ export async function startPrivateXvfb(width: number, height: number): Promise<P
   // The benchmark's own work decides when the process ends, not this server.
   server.unref();
   const deadline = Date.now() + 10_000;
-  while (!existsSync(`/tmp/.X11-unix/X${number}`)) {
+  // Ready when an X client can open it, not merely when its socket appears.
+  while (!(await checkDisplay({ ...process.env, DISPLAY: display })).ok) {
     if (Date.now() > deadline || server.exitCode !== null) {
       server.kill();
       return undefined;
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   // Stop the server only after this process has gone: libnut keeps an X connection open until
   // exit, and Xlib ends a process whose server vanishes under it with exit code 1.

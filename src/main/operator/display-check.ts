@@ -2,6 +2,8 @@
  * Finds out whether an X display is reachable BEFORE nut-js is loaded: libnut calls XOpenDisplay
  * and dereferences the result, so a missing display is a segfault rather than an error.
  */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 
 export type DisplayCheck = { ok: true; display: string | null } | { ok: false; message: string };
@@ -71,5 +73,40 @@ export async function checkDisplay(
       message: `No display: cannot connect to the X server at DISPLAY=${value}. Is it running? (for example \`Xvfb ${value.startsWith(':') ? value : ':99'} -screen 0 1280x800x24 &\`)`,
     };
   }
+  // A listening socket is not yet an open display: the server may refuse us (authorisation) or
+  // still be starting. Open it the way nut-js will, in a child process that may crash instead of us.
+  const probe = await probeNativeDisplay(env, platform, timeoutMs * 2);
+  if (!probe.ok) return { ok: false, message: `No display: the X server at DISPLAY=${value} answers, but it cannot be opened (${probe.reason}). Check access to it (XAUTHORITY, xhost).` };
   return { ok: true, display: value };
+}
+
+/** The native input library nut-js loads on Linux, resolved from here; undefined when not installed. */
+function nativeLibraryPath(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('@nut-tree-fork/libnut-linux');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens the display with libnut in a child process: a crash there is a message here. */
+function probeNativeDisplay(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, timeoutMs: number): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const library = platform === 'linux' ? nativeLibraryPath() : undefined;
+  if (library === undefined) return Promise.resolve({ ok: true });
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(library)}).getScreenSize()`], {
+      // In the packaged app process.execPath is Electron: make it behave as Node.
+      env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: timeoutMs,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', () => resolve({ ok: true })); // cannot probe: fall back on the socket check
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve({ ok: true });
+      const said = stderr.trim().split('\n')[0];
+      resolve({ ok: false, reason: said ? said : signal ? `the X client crashed with ${signal}` : `the X client exited with code ${code}` });
+    });
+  });
 }

@@ -15,7 +15,7 @@ describe('checkDisplay', () => {
   let server: Server;
   beforeAll(async () => {
     // A TCP listener on 6000+N stands in for an X server accepting connections.
-    server = createServer((socket) => socket.end());
+    server = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => server.listen(6000 + 77, '127.0.0.1', resolve));
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -34,8 +34,10 @@ describe('checkDisplay', () => {
     const check = await checkDisplay({ DISPLAY: 'garbage' }, 'linux');
     expect(check).toMatchObject({ ok: false, message: expect.stringMatching(/not a valid X display name/) });
   });
-  it('accepts a display that answers', async () => {
-    expect(await checkDisplay({ DISPLAY: '127.0.0.1:77' }, 'linux')).toEqual({ ok: true, display: '127.0.0.1:77' });
+  it('refuses a display whose socket answers but which cannot be opened, without crashing', async () => {
+    // The listener accepts and hangs up: no X server behind it. Opening it would crash libnut.
+    const check = await checkDisplay({ DISPLAY: '127.0.0.1:77' }, 'linux');
+    expect(check).toMatchObject({ ok: false, message: expect.stringMatching(/DISPLAY=127\.0\.0\.1:77 answers, but it cannot be opened/) });
   });
   it('does not check on macOS and Windows', async () => {
     expect(await checkDisplay({}, 'darwin')).toEqual({ ok: true, display: null });
