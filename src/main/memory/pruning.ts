@@ -12,7 +12,7 @@
  * the same for several steps in a row and a provider's prompt cache keeps matching.
  */
 import type { StepRecord } from '../model/types';
-import type { MemoryChangeListener } from './events';
+import type { MemoryChange, MemoryChangeListener } from './events';
 
 export interface PruningOptions {
   /** Screenshots in the model's input, the current one included. Default 3. */
@@ -53,20 +53,11 @@ export interface PruneInput {
   currentImage?: boolean | undefined;
 }
 
-export interface PruneResult {
+/** What a prune did (the fields of its `pruning` change, steps ascending) and the history to send. */
+export type PruneResult = Omit<Extract<MemoryChange, { kind: 'pruning' }>, 'kind'> & {
   /** The history to send: a copy, with placeholders for removed screenshots. */
   history: StepRecord[];
-  /** Steps whose screenshot was replaced by a placeholder, ascending. */
-  prunedSteps: number[];
-  /** Steps left out altogether (history window, hard limit), ascending. */
-  droppedSteps: number[];
-  /** Images in the input, the current screenshot included. */
-  imagesKept: number;
-  estimatedTokens: number;
-  thresholdTokens: number;
-  /** The hard limit removed images or steps. */
-  hardLimitApplied: boolean;
-}
+};
 
 export function screenshotRemovedPlaceholder(step: number): string {
   return `[Screenshot removed - Step ${step}]`;
