@@ -17,6 +17,7 @@ import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
 import { launchXterm, type Xterm } from '../fixtures/desktop/xterm';
 import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
 import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
+import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 
 const MNEMO = resolve('bin/mnemo.js');
 /** The agent sends 960x600 images of the 1280x800 screen: model pixels ≠ screen pixels. */
@@ -33,23 +34,9 @@ interface RunOutcome {
   events: Array<{ type: string; [key: string]: unknown }>;
 }
 
-function mnemoRun(args: string[], options: { input?: string } = {}): Promise<RunOutcome> {
-  return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [MNEMO, 'run', ...args], { env: { ...process.env, DISPLAY: display, OPENAI_API_KEY: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
-    child.on('close', (code) => {
-      const events = stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line));
-      resolveRun({ code, stdout, stderr, events });
-    });
-  });
+async function mnemoRun(args: string[], options: { input?: string } = {}): Promise<RunOutcome> {
+  const run = await runMnemo(['run', ...args], { env: { DISPLAY: display, OPENAI_API_KEY: '' }, ...options });
+  return { ...run, events: jsonLines(run.stdout) };
 }
 
 /** The memory model's own server: its summaries never take an agent's scripted reply. */

@@ -1,11 +1,9 @@
 /**
  * `mnemo parse` end to end: the real CLI in a child process, the reply on stdin.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runMnemo } from '../../fixtures/mnemo-cli';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Run {
   code: number | null;
@@ -14,16 +12,7 @@ interface Run {
 }
 
 function mnemoParse(args: string[], stdin: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/mnemo.js', 'parse', ...args], { cwd: repoRoot, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+  return runMnemo(['parse', ...args], { input: stdin });
 }
 
 function json(run: Run): unknown {

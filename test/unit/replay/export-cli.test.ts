@@ -2,15 +2,13 @@
  * `mnemo export` end to end: the real CLI in a child process, a real session on disk, the files
  * it writes read back.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_STEPS, recordFixtureSession, TASK, type RecordedFixture } from './session-fixture';
+import { runMnemo } from '../../fixtures/mnemo-cli';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Run {
   code: number | null;
@@ -19,15 +17,7 @@ interface Run {
 }
 
 function mnemo(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/mnemo.js', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runMnemo(args, { env });
 }
 
 const exists = (path: string) => stat(path).then(() => true, () => false);

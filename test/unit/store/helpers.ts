@@ -3,12 +3,13 @@
  * them (step-started, observation with a saved screenshot, prediction, action, action-result,
  * step-finished, a flush per step), plus a real CLI runner and a way to get a pid that is dead.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RunStatus, AgentEvent } from '../../../src/shared/events';
 import type { Frame } from '../../../src/shared/frame';
 import { FileRunRecorder } from '../../../src/main/store/run-recorder';
 import type { WriterIdentity } from '../../../src/main/store/writer-identity';
+import { runMnemo } from '../../fixtures/mnemo-cli';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -108,13 +109,5 @@ export interface CliRun {
 }
 
 export function mnemo(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/mnemo.js', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runMnemo(args, { env });
 }
