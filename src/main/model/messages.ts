@@ -6,7 +6,10 @@ import {
   type ChatCompletionContentPart,
   type ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import { type ChatReply, type ChatRequest, type ModelClient } from './client';
 import { type ImageSize } from './families';
+import { usageOf } from './pricing';
+import { type PriceTable } from '../../shared/settings';
 import { type ModelError, type ModelImage, type PredictionExtras, type PredictionFailure, type PredictionSuccess, type StepRecord, type ThoughtListener, type Usage } from './types';
 
 export function imageDataUrl(image: ModelImage): string {
@@ -162,4 +165,30 @@ export function parseFailure(reason: string, finishReason: string | null, base: 
   const cut = finishReason === 'length' ? ' (the reply was cut off at the output token limit)' : '';
   const error: ModelError = { kind: 'parse', message: `${reason}${cut}`, raw: base.raw };
   return { ok: false, error, usage: base.usage, attempts: base.attempts };
+}
+
+export interface ChatCall {
+  client: ModelClient;
+  request: ChatRequest;
+  stream: boolean;
+  signal: AbortSignal | undefined;
+  thoughts: ThoughtStream;
+  model: string;
+  prices: PriceTable;
+  /** What of the assistant message is kept as the raw reply. */
+  rawOf: (message: ChatReply['message']) => string;
+}
+
+export type ChatCallResult = { ok: false; failure: PredictionFailure } | { ok: true; reply: ChatReply; base: PredictionBase };
+
+/** One streamed chat call of a chat-completion family: thought deltas to `thoughts`, usage priced. */
+export async function callChat(call: ChatCall): Promise<ChatCallResult> {
+  const result = await call.client.chat(call.request, {
+    stream: call.stream,
+    signal: call.signal,
+    onText: (delta, attempt) => call.thoughts.push(delta, attempt),
+  });
+  if (!result.ok) return { ok: false, failure: { ok: false, error: result.error, attempts: result.attempts } };
+  const usage = usageOf(result.value.usage, call.model, call.prices);
+  return { ok: true, reply: result.value, base: { usage, raw: call.rawOf(result.value.message), pendingSafetyChecks: [], attempts: result.attempts } };
 }

@@ -12,8 +12,7 @@ import { type Action } from '../../shared/actions';
 import { type ModelSettings, type PriceTable } from '../../shared/settings';
 import { outputLimit, type ChatRequest, type ModelClient } from './client';
 import { computerToolDefinition, parseToolsMessage, type ImageSize } from './families';
-import { ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream, type PredictionBase } from './messages';
-import { usageOf } from './pricing';
+import { callChat, ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream } from './messages';
 import { type PredictInput, type Prediction, type ThoughtListener, type VisionModel } from './types';
 
 export type ToolsModelSettings = Pick<
@@ -132,24 +131,27 @@ export class ToolsModel implements VisionModel {
   async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
     const image = sizeOf(input.observation);
     const thoughts = new ThoughtStream(visibleToolsThought, onThought);
-    const result = await this.deps.client.chat(buildToolsRequest(input, this.settings), {
+    const call = await callChat({
+      client: this.deps.client,
+      request: buildToolsRequest(input, this.settings),
       stream: this.settings.stream,
       signal,
-      onText: (delta, attempt) => thoughts.push(delta, attempt),
+      thoughts,
+      model: this.model,
+      prices: this.deps.prices,
+      rawOf: (message) => JSON.stringify(message),
     });
-    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
-    const { message, finishReason } = result.value;
-    const usage = usageOf(result.value.usage, this.model, this.deps.prices);
-    const raw = JSON.stringify(message);
-    const base: PredictionBase = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
+    if (!call.ok) return call.failure;
+    const { message, finishReason } = call.reply;
+    const { base } = call;
 
     if (message.refusal) {
-      thoughts.finish(message.refusal, result.attempts);
+      thoughts.finish(message.refusal, base.attempts);
       return refusalPrediction(base, message.refusal, { family: 'tools', toolCallIds: [], finishReason });
     }
     const parsed = parseToolsMessage(message, { image });
     if (!parsed.ok) return parseFailure(parsed.reason, finishReason, base);
-    thoughts.finish(parsed.thought, result.attempts);
+    thoughts.finish(parsed.thought, base.attempts);
     return {
       ok: true,
       ...base,

@@ -20,8 +20,7 @@ import {
   UI_TARS_RELATIVE_RANGE,
   type UiTarsVersion,
 } from './families';
-import { ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream, type PredictionBase } from './messages';
-import { usageOf } from './pricing';
+import { callChat, ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream } from './messages';
 import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener, type VisionModel } from './types';
 
 export type UiTarsModelSettings = Pick<
@@ -187,25 +186,28 @@ export class UiTarsModel implements VisionModel {
     // 1.5 answers in pixels of its smart-resized copy of the screenshot; 1.0 in 0–1000 of it.
     const modelImage = this.version === '1.5' ? smartResize(image.width, image.height) : image;
     const thoughts = new ThoughtStream(visibleUiTarsThought, onThought);
-    const result = await this.deps.client.chat(buildUiTarsRequest(input, this.settings), {
+    const call = await callChat({
+      client: this.deps.client,
+      request: buildUiTarsRequest(input, this.settings),
       stream: this.settings.stream,
       signal,
-      onText: (delta, attempt) => thoughts.push(delta, attempt),
+      thoughts,
+      model: this.model,
+      prices: this.deps.prices,
+      rawOf: (message) => message.content ?? '',
     });
-    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
-    const { message, finishReason } = result.value;
-    const usage = usageOf(result.value.usage, this.model, this.deps.prices);
-    const raw = message.content ?? '';
+    if (!call.ok) return call.failure;
+    const { message, finishReason } = call.reply;
+    const { base } = call;
     const extras = { family: 'ui-tars' as const, version: this.version, modelImage };
-    const base: PredictionBase = { usage, raw, pendingSafetyChecks: [], attempts: result.attempts };
 
     if (message.refusal) {
-      thoughts.finish(message.refusal, result.attempts);
+      thoughts.finish(message.refusal, base.attempts);
       return refusalPrediction(base, message.refusal, { ...extras, reflection: null, actionSummary: null });
     }
-    const parsed = parseUiTarsReply(raw, { version: this.version, image: modelImage });
+    const parsed = parseUiTarsReply(base.raw, { version: this.version, image: modelImage });
     if (!parsed.ok) return parseFailure(parsed.reason, finishReason, base);
-    thoughts.finish(parsed.thought, result.attempts);
+    thoughts.finish(parsed.thought, base.attempts);
     const actions = this.version === '1.5' ? parsed.actions.map((action) => scaleAction(action, modelImage, image)) : parsed.actions;
     return {
       ok: true,
