@@ -86,6 +86,17 @@ function newDataDir(): string {
   return dir;
 }
 
+/** Records a session with `mnemo run` against a model that gives `replies`; throws if the run fails. */
+async function recordRun(dataDir: string, task: string, replies: ScriptedReply[]): Promise<void> {
+  const model = await startScriptedServer({ replies });
+  try {
+    const run = await mnemo(['run', task, '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive']);
+    if (run.code !== 0) throw new Error(`the recording failed (exit ${run.code}): ${run.stderr}`);
+  } finally {
+    await model.close();
+  }
+}
+
 /** Session folders (the sessions folder holds other files too, e.g. an index). */
 function sessionIds(dataDir: string): string[] {
   return readdirSync(join(dataDir, 'sessions'))
@@ -149,21 +160,13 @@ describe('replaying a recorded form-filling run', () => {
     const field = toImage(centreOf(TARGET_LAYOUT.field));
     const area = toImage(centreOf(TARGET_LAYOUT.area));
     const submit = toImage(centreOf(TARGET_LAYOUT['btn-center']));
-    const model = await startScriptedServer({
-      replies: [
-        toolCall([{ type: 'click', ...field }, { type: 'type', text: NAME }], 'I click the name field and type the name.'),
-        toolCall([{ type: 'click', ...area }], 'Now the notes box.'),
-        toolCall([{ type: 'type', text: NOTES }], 'I type the notes.'),
-        toolCall([{ type: 'click', ...submit }], 'I submit the form.'),
-        toolCall([{ type: 'finished', summary: 'The form is filled and submitted.' }], 'Done.'),
-      ],
-    });
-    try {
-      const run = await mnemo(['run', 'Fill in the form with Ada Lovelace and submit it', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive']);
-      if (run.code !== 0) throw new Error(`the recording failed (exit ${run.code}): ${run.stderr}`);
-    } finally {
-      await model.close();
-    }
+    await recordRun(dataDir, 'Fill in the form with Ada Lovelace and submit it', [
+      toolCall([{ type: 'click', ...field }, { type: 'type', text: NAME }], 'I click the name field and type the name.'),
+      toolCall([{ type: 'click', ...area }], 'Now the notes box.'),
+      toolCall([{ type: 'type', text: NOTES }], 'I type the notes.'),
+      toolCall([{ type: 'click', ...submit }], 'I submit the form.'),
+      toolCall([{ type: 'finished', summary: 'The form is filled and submitted.' }], 'Done.'),
+    ]);
     // The recording really filled the form.
     const state = await pageServer.state();
     if (state.field.value !== NAME || state.area.value !== NOTES) throw new Error(`the recording did not fill the form: ${JSON.stringify([state.field.value, state.area.value])}`);
@@ -396,18 +399,10 @@ describe('a recorded secret', () => {
   beforeAll(async () => {
     dataDir = newDataDir();
     await preparePage();
-    const model = await startScriptedServer({
-      replies: [
-        toolCall([{ type: 'click', ...toImage(centreOf(TARGET_LAYOUT.field)) }, { type: 'type', text: SECRET, secret: true }], 'I type the password into the field.'),
-        toolCall([{ type: 'finished', summary: 'Typed.' }], 'Done.'),
-      ],
-    });
-    try {
-      const run = await mnemo(['run', 'Type the password', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive']);
-      if (run.code !== 0) throw new Error(`the recording failed (exit ${run.code}): ${run.stderr}`);
-    } finally {
-      await model.close();
-    }
+    await recordRun(dataDir, 'Type the password', [
+      toolCall([{ type: 'click', ...toImage(centreOf(TARGET_LAYOUT.field)) }, { type: 'type', text: SECRET, secret: true }], 'I type the password into the field.'),
+      toolCall([{ type: 'finished', summary: 'Typed.' }], 'Done.'),
+    ]);
     [recordedId] = sessionIds(dataDir) as [string];
   }, 120_000);
 
