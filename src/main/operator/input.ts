@@ -36,6 +36,8 @@ export const DEFAULT_INPUT_OPTIONS: InputOptions = {
   dragStepDelayMs: 8,
 };
 
+const CLIPBOARD_READY_TIMEOUT_MS = 2000;
+
 export class AbortedError extends Error {
   override readonly name = 'AbortedError';
 }
@@ -219,6 +221,13 @@ export class NutInput {
 
   private async paste(text: string): Promise<void> {
     await this.nut.clipboard.setContent(text);
+    // On X11 the clipboard changes owner through a helper process: paste only once it serves the
+    // new text, or a busy machine pastes nothing (or the old text).
+    const deadline = Date.now() + CLIPBOARD_READY_TIMEOUT_MS;
+    while ((await this.readClipboard()) !== text) {
+      if (Date.now() > deadline) throw new Error(`the clipboard did not take the text to paste within ${CLIPBOARD_READY_TIMEOUT_MS} ms`);
+      await sleep(20);
+    }
     const paste = this.resolveKeys(this.options.pasteKeys);
     if (!paste.ok) throw new Error(`paste keys: ${paste.message}`);
     await this.hotkey(paste.groups);
