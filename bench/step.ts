@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../src/shared/events';
 import { ModelSettingsSchema } from '../src/shared/settings';
 import { DeviceAgent } from '../src/main/agent/device-agent';
-import { DEFAULT_SETTLE } from '../src/main/agent/settle';
+import { DEFAULT_SETTLE } from '../src/main/run/settle';
 import { createVisionModel } from '../src/main/model';
 import { createDesktopOperator } from '../src/main/operator/desktop-operator';
 import { FileRunRecorder } from '../src/main/store/run-recorder';

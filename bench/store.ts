@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentEvent } from '../src/shared/events';
+import type { AgentEvent, AgentEventInput } from '../src/shared/events';
 import type { Frame } from '../src/shared/frame';
 import { FileRunRecorder } from '../src/main/store/run-recorder';
 import { readSession } from '../src/main/store/session-reader';
@@ -49,15 +49,16 @@ const reply = JSON.stringify({ role: 'assistant', content: 'I click the Save but
 /** The events of one step, as the loop emits them. */
 function stepEvents(runId: string, step: number, at: number): AgentEvent[] {
   const action = { type: 'click' as const, x: 100 + (step % 900), y: 200, button: 'left' as const };
-  const base = { runId, at };
-  return [
-    { ...base, type: 'step-started', step },
-    { ...base, type: 'observation', step, screenshot: { id: `step-${step}`, path: `screenshots/step-${String(step).padStart(4, '0')}.jpg`, width: 1280, height: 720, mime: 'image/jpeg' }, frame },
-    { ...base, type: 'prediction', step, thought: `Step ${step}: the dialog is open; I click Save to keep the changes, then check the title bar.`, actions: [action], usage: { inputTokens: 1800, outputTokens: 60, costUsd: 0.0041 }, attempts: 1 },
-    { ...base, type: 'action', step, index: 0, action },
-    { ...base, type: 'action-result', step, index: 0, action, result: { ok: true, type: 'click', points: [{ x: action.x * 1.5, y: 300 }], durationMs: 14 } },
-    { ...base, type: 'step-finished', step, durationMs: 2100, costUsd: 0.0041 * step },
+  const events: AgentEventInput[] = [
+    { type: 'step-started', step },
+    { type: 'observation', step, screenshot: { id: `step-${step}`, path: `screenshots/step-${String(step).padStart(4, '0')}.jpg`, width: 1280, height: 720, mime: 'image/jpeg' }, frame },
+    { type: 'prediction', step, thought: `Step ${step}: the dialog is open; I click Save to keep the changes, then check the title bar.`, actions: [action], usage: { inputTokens: 1800, outputTokens: 60, costUsd: 0.0041 }, attempts: 1 },
+    { type: 'action', step, index: 0, action },
+    { type: 'action-result', step, index: 0, action, result: { ok: true, type: 'click', points: [{ x: action.x * 1.5, y: 300 }], durationMs: 14 } },
+    { type: 'step-finished', step, durationMs: 2100, costUsd: 0.0041 * step },
   ];
+  // After run-started (seq 1), six events per step.
+  return events.map((event, index) => ({ ...event, runId, at, seq: 2 + (step - 1) * events.length + index }) as AgentEvent);
 }
 
 interface WriteOutcome {
@@ -72,7 +73,7 @@ async function writeWithRecorder(): Promise<WriteOutcome> {
   const started = performance.now();
   const recorder = await FileRunRecorder.create(dataDir, { task: 'bench: a long session', model: 'gpt-4.1', family: 'tools' });
   const runId = recorder.sessionId;
-  void recorder.record({ runId, at: Date.now(), type: 'run-started', task: 'bench', model: 'gpt-4.1', family: 'tools', limits: { maxSteps: STEPS, maxCostUsd: null } });
+  void recorder.record({ runId, at: Date.now(), seq: 1, type: 'run-started', task: 'bench', model: 'gpt-4.1', family: 'tools', limits: { maxSteps: STEPS, maxCostUsd: null } });
   for (let step = 1; step <= STEPS; step++) {
     const [started_, observation, ...rest] = stepEvents(runId, step, Date.now());
     void recorder.record(started_!);
@@ -82,7 +83,7 @@ async function writeWithRecorder(): Promise<WriteOutcome> {
     for (const event of rest) void recorder.record(event);
     await recorder.flush();
   }
-  void recorder.record({ runId, at: Date.now(), type: 'run-finished', status: 'finished', reason: 'done', summary: null, steps: STEPS, usage: { inputTokens: 1, outputTokens: 1, costUsd: 1 } });
+  void recorder.record({ runId, at: Date.now(), seq: 2 + STEPS * 6, type: 'run-finished', status: 'finished', reason: 'done', summary: null, steps: STEPS, usage: { inputTokens: 1, outputTokens: 1, costUsd: 1 } });
   await recorder.close();
   const ms = performance.now() - started;
   if (recorder.failure) throw new Error(recorder.failure);
@@ -183,7 +184,7 @@ try {
   for (let i = 0; i < SESSIONS; i++) {
     const recorder = await FileRunRecorder.create(many, { task: `${tasks[i % tasks.length]} #${i}`, model: 'gpt-4.1', family: 'tools' }, start + i * 60_000);
     const at = start + i * 60_000;
-    await recorder.record({ runId: recorder.sessionId, at, type: 'run-finished', status: i % 7 === 0 ? 'failed' : 'finished', reason: 'done', summary: null, steps: 1 + (i % 20), usage: { inputTokens: 1000, outputTokens: 50, costUsd: 0.01 * (i % 5) } });
+    await recorder.record({ runId: recorder.sessionId, at, seq: 1, type: 'run-finished', status: i % 7 === 0 ? 'failed' : 'finished', reason: 'done', summary: null, steps: 1 + (i % 20), usage: { inputTokens: 1000, outputTokens: 50, costUsd: 0.01 * (i % 5) } });
     await recorder.close();
   }
   settleDisk();

@@ -2,7 +2,10 @@
  * What executing one action did, as a value. The operator never throws for an expected failure:
  * the loop records the result and, where useful, shows it to the model.
  */
-import type { ActionType, Point } from './actions';
+import { z } from 'zod';
+import { ACTION_TYPES, PointSchema, type ActionType, type Point } from './actions';
+
+const ActionTypeSchema = z.enum(ACTION_TYPES as [ActionType, ...ActionType[]]);
 
 export type ActionErrorKind =
   /** The mouse was in the fail-safe corner: this and every further action is refused until reset. */
@@ -46,3 +49,23 @@ export type ActionResult = ActionSuccess | ActionFailure;
 export function actionFailure(kind: ActionErrorKind, message: string, type?: ActionType): ActionFailure {
   return type === undefined ? { ok: false, error: { kind, message } } : { ok: false, type, error: { kind, message } };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Schema, for results read back from a session record or received over IPC.
+
+export const ActionErrorKindSchema = z.enum(['user_abort', 'out_of_bounds', 'invalid_action', 'unsupported', 'input_failed', 'no_display', 'aborted']);
+
+export const ActionResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    type: ActionTypeSchema,
+    points: z.array(PointSchema).optional(),
+    detail: z.string().optional(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    type: ActionTypeSchema.optional(),
+    error: z.object({ kind: ActionErrorKindSchema, message: z.string() }),
+  }),
+]) satisfies z.ZodType<ActionResult>;

@@ -2,6 +2,8 @@
  * Geometry of one observation: where the captured display sits on the desktop and how the
  * model-ready image relates to it. Every action from the model is mapped through its Frame.
  */
+import { z } from 'zod';
+
 export interface Size {
   width: number;
   height: number;
@@ -38,3 +40,16 @@ export interface DisplayInfo {
   scaleFactor: number;
   primary: boolean;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Schemas, for values read back from a session record or received over IPC.
+
+const SizeSchema = z.object({ width: z.number(), height: z.number() });
+
+export const FrameSchema = z.object({
+  displayId: z.string(),
+  bounds: SizeSchema.extend({ x: z.number(), y: z.number() }),
+  scaleFactor: z.number().positive(),
+  captured: SizeSchema,
+  image: SizeSchema.extend({ format: z.enum(['jpeg', 'png']) }),
+}) satisfies z.ZodType<Frame>;

@@ -16,7 +16,7 @@ import { computerToolDefinition } from '../../src/main/model/families';
 import { assessDivergence, decodeGrey, DEFAULT_DIVERGENCE_THRESHOLDS, summarizeMeasurements } from '../../src/main/replay/divergence';
 import { planReplay, targetsOf } from '../../src/main/replay/plan';
 import { readSession } from '../../src/main/store/session-reader';
-import { MASK } from '../../src/main/agent/masking';
+import { MASK } from '../../src/main/run/masking';
 import { decodeDataUrl, imagesIn, startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { startEventServer, type EventServer, type PageState } from '../fixtures/desktop/event-server';
 import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';

@@ -134,8 +134,10 @@ describe('filling and submitting the form in Chromium', () => {
       const [session] = readdirSync(join(dataDir, 'sessions'));
       const sessionDir = join(dataDir, 'sessions', session!);
       const recorded = readFileSync(join(sessionDir, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-      // Everything but the live thought deltas (the whole thought is in the prediction event).
-      expect(recorded.map((e) => e.type)).toEqual(run.events.filter((e) => e.type !== 'thought-delta').map((e) => e.type));
+      // Everything streamed, thought deltas included, in order: seq 1, 2, 3... on both.
+      expect(recorded.map((e) => e.type)).toEqual(run.events.map((e) => e.type));
+      expect(run.events.map((e) => e.seq)).toEqual(run.events.map((_, index) => index + 1));
+      expect(recorded.map((e) => e.seq)).toEqual(run.events.map((e) => e.seq));
       expect(readdirSync(join(sessionDir, 'screenshots'))).toHaveLength(5);
       expect(JSON.parse(readFileSync(join(sessionDir, 'session.json'), 'utf8'))).toMatchObject({ status: 'finished', steps: 5 });
     } finally {

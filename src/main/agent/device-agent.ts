@@ -1,37 +1,43 @@
 /**
- * The DeviceAgent loop: observe → predict → act → remember, as a stream of typed events.
+ * The DeviceAgent loop: observe → predict → act → settle, then the step's value goes to the
+ * history and the memory, as a stream of typed events (the run lifecycle in src/main/run/ emits,
+ * records, asks and executes; the replayer is its peer on the same lifecycle).
  *
  * Safe to leave running: bounded steps, cost and errors in a row; an unparseable reply goes back
  * to the model at most `maxParseRetries` times; a model that repeats itself on an unchanged
  * screen gets a note, then the run ends as stuck; sensitive actions wait for the user's yes;
- * secrets typed into password fields never reach the record. Pause and resume happen at step
+ * secrets typed into password fields never reach the record; a display that is gone or a record
+ * that cannot be written ends the run before the next action. Pause and resume happen at step
  * boundaries; stopping (the AbortSignal) cancels a model call in flight.
+ *
+ * The critical path of a step is observe → predict → act → settle: recording runs in the
+ * background, the screen fingerprint the repetition guard needs comes from the previous settle
+ * (or is taken while the model thinks), and only the few screenshots the model still sees are
+ * read back from the record.
  */
 import { isControlAction, isMemoryAction, type Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
-import { sumUsage, type AgentEvent, type AgentEventInput, type AskKind, type RunStatus, type UsageSummary } from '../../shared/events';
-import type { Operator } from '../operator/desktop-operator';
+import { sumUsage, ZERO_USAGE, type AgentEvent, type StepTimings, type UsageSummary } from '../../shared/events';
 import type { Observation } from '../operator/capture';
+import type { Operator } from '../operator/desktop-operator';
 import type { ScreenFingerprint } from '../operator/screen-diff';
-import type { ModelImage, PredictionSuccess, StepRecord, VisionModel } from '../model/types';
+import type { ModelImage, PredictionSuccess, VisionModel } from '../model/types';
 import type { SafetyCheck } from '../model/families';
+import type { ProviderProbe } from '../model/provider-check';
 import type { RunRecorder } from '../store/run-recorder';
-import { AsyncQueue } from './async-queue';
-import { confirmationNeeded, isAffirmative, rulesUseWindowTitle } from './confirmation';
-import { isSecretTyping, maskAction, maskSecrets } from './masking';
+import type { AskRequest, AskUser } from '../run/ask';
+import { confirmationNeeded, isAffirmative, rulesUseWindowTitle } from '../run/confirmation';
+import { internalError, STOPPED, type Ending } from '../run/ending';
+import { RunLifecycle } from '../run/lifecycle';
+import { isSecretTyping } from '../run/masking';
+import { PauseGate } from '../run/pause-gate';
+import { describeResult, type CompletedStep } from './completed-step';
 import { RepetitionGuard } from './repetition';
 import { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './settings';
-import { waitForSettle } from './settle';
-import { RunMemory, type RunMemoryDeps, type StepOutcome } from './run-memory';
+import { RunMemory, type RunMemoryDeps } from './run-memory';
+import { StepHistory } from './step-history';
 
-export interface AskRequest {
-  kind: AskKind;
-  question: string;
-  action?: Action;
-}
-
-/** Asks the user; resolves to the answer, or null when nobody can or will answer. */
-export type AskUser = (request: AskRequest, signal: AbortSignal) => Promise<string | null>;
+export type { AskRequest, AskUser, PendingQuestion } from '../run/ask';
 
 export interface DeviceAgentDeps {
   model: VisionModel;
@@ -43,34 +49,16 @@ export interface DeviceAgentDeps {
   systemContext?: () => string | undefined;
   /** The memory model, the shared blackboard and the conversation; without them the run still keeps its trace, layers and pruning. */
   memory?: RunMemoryDeps;
-}
-
-interface Ending {
-  status: RunStatus;
-  reason: string;
-  summary?: string | null;
-}
-
-function describeResult(action: Action, result: ActionResult): string {
-  if (!result.ok) return `${action.type} failed (${result.error.kind}): ${result.error.message}`;
-  const at = result.points?.[0] ? ` at (${result.points[0].x}, ${result.points[0].y})` : '';
-  return `${action.type}${at} done${result.detail ? `: ${result.detail}` : ''}`;
+  /** Pause and resume; one is made when none is given. */
+  gate?: PauseGate;
+  /** Checks the provider before step 1: a failure retrying cannot fix ends the run at once. */
+  preflight?: (signal: AbortSignal) => Promise<ProviderProbe>;
 }
 
 /** Dollars with cents, or every digit the user gave when cents would round it ($0.015, not $0.01). */
-function formatUsd(amount: number): string {
+export function formatUsd(amount: number): string {
   const cents = amount.toFixed(2);
   return Number(cents) === amount ? cents : String(amount);
-}
-
-/**
- * A raw reply for the record: the secret may sit in it JSON-escaped twice (tool-call arguments are
- * a JSON string inside the reply's JSON), and with non-ASCII characters as \u escapes.
- */
-function maskRawReply(raw: string, secrets: readonly string[]): string {
-  const escaped = (text: string) => JSON.stringify(text).slice(1, -1);
-  const asciiEscaped = (text: string) => escaped(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return maskSecrets(raw, [...new Set(secrets.flatMap((s) => [s, escaped(s), asciiEscaped(s), escaped(asciiEscaped(s))]))]);
 }
 
 function modelImageOf(observation: Observation): ModelImage {
@@ -80,176 +68,175 @@ function modelImageOf(observation: Observation): ModelImage {
 
 export class DeviceAgent {
   private readonly options: AgentOptions;
-  private readonly now: () => number;
-  private paused = false;
-  private resumeWaiters: Array<() => void> = [];
+  private readonly gate: PauseGate;
 
   constructor(
     private readonly deps: DeviceAgentDeps,
     options: Partial<AgentOptions> = {},
   ) {
     this.options = { ...DEFAULT_AGENT_OPTIONS, ...options, limits: { ...DEFAULT_AGENT_OPTIONS.limits, ...options.limits } };
-    this.now = deps.now ?? Date.now;
+    this.gate = deps.gate ?? new PauseGate();
   }
 
   /** Takes effect at the next step boundary. */
   pause(): void {
-    this.paused = true;
+    this.gate.pause();
   }
 
   resume(): void {
-    this.paused = false;
-    for (const wake of this.resumeWaiters.splice(0)) wake();
+    this.gate.resume();
   }
 
   get isPaused(): boolean {
-    return this.paused;
+    return this.gate.paused;
   }
 
-  run(task: string, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const queue = new AsyncQueue<AgentEvent>();
-    const runner = new Run(task, signal, this.deps, this.options, this.now, queue, {
-      waitIfPaused: (step, emit) => this.waitIfPaused(step, signal, emit),
-    });
-    void runner.execute().finally(() => queue.close());
-    return queue;
-  }
-
-  private async waitIfPaused(step: number, signal: AbortSignal, emit: (event: AgentEventInput) => void): Promise<void> {
-    if (!this.paused || signal.aborted) return;
-    emit({ type: 'paused', step });
-    await new Promise<void>((resolve) => {
-      const wake = () => {
-        signal.removeEventListener('abort', wake);
-        resolve();
-      };
-      this.resumeWaiters.push(wake);
-      signal.addEventListener('abort', wake, { once: true });
-    });
-    if (!signal.aborted) emit({ type: 'resumed', step });
+  run(task: string, signal: AbortSignal, extra: { conversationId?: string } = {}): AsyncIterable<AgentEvent> {
+    const { recorder, operator, askUser, now } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}) }, signal);
+    void new AgentRun(task, life, this.deps, this.options, extra.conversationId).execute();
+    return life.events;
   }
 }
 
-/** One run's state, so the agent object itself stays reusable. */
-class Run {
-  private readonly runId: string;
+/** What a step ended with: its value for history and memory, how the run ends (if it does), its timings. */
+interface StepEnd {
+  completed?: CompletedStep;
+  ending?: Ending;
+}
+
+/** One run of the agent: its state lives here, so the DeviceAgent stays reusable. */
+class AgentRun {
   private step = 0;
-  private usage: UsageSummary = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-  private readonly history: StepRecord[] = [];
+  private usage: UsageSummary = { ...ZERO_USAGE };
+  private readonly history = new StepHistory();
   private feedback: string[] = [];
   private parseFailures = 0;
   private consecutiveErrors = 0;
-  private readonly secrets: string[] = [];
   private readonly repetition = new RepetitionGuard();
   private acknowledged: SafetyCheck[] = [];
   private readonly memory: RunMemory;
-  /** What the step did, for memory, set where the step's history is written. */
-  private stepOutcome: StepOutcome | undefined;
+  /** The screen after the last settle: what the next step's repetition check compares against. */
+  private settledScreen: ScreenFingerprint | undefined;
+  private timings: StepTimings = {};
 
   constructor(
     private readonly task: string,
-    private readonly signal: AbortSignal,
+    private readonly life: RunLifecycle,
     private readonly deps: DeviceAgentDeps,
     private readonly options: AgentOptions,
-    private readonly now: () => number,
-    private readonly queue: AsyncQueue<AgentEvent>,
-    private readonly controls: { waitIfPaused: (step: number, emit: (event: AgentEventInput) => void) => Promise<void> },
+    private readonly conversationId: string | undefined,
   ) {
-    this.runId = deps.recorder.sessionId;
     this.memory = new RunMemory(
       deps.memory ?? {},
       { ...options.memory, pruning: { screenshotKeepCount: options.keepScreenshots, ...options.memory?.pruning } },
-      (change) => this.emit({ type: 'memory', step: this.step, change }),
+      (change) => this.life.emit({ type: 'memory', step: this.step, change }),
     );
   }
 
-  private emit = (event: AgentEventInput): void => {
-    const full = { ...event, runId: this.runId, at: this.now() } as AgentEvent;
-    if (full.type === 'thought-delta') {
-      // Live only: the whole thought is recorded (masked) with the prediction. A delta may carry a
-      // password the model spells out before its action reveals it to be one.
-      this.queue.push({ ...full, delta: maskSecrets(full.delta, this.secrets) });
-      return;
-    }
-    void this.deps.recorder.record(full);
-    this.queue.push(full);
-  };
+  private get signal(): AbortSignal {
+    return this.life.signal;
+  }
 
   async execute(): Promise<void> {
     const { limits } = this.options;
-    this.emit({
-      type: 'run-started',
-      task: this.task,
-      model: this.deps.model.model,
-      family: this.deps.model.family,
-      limits: { maxSteps: limits.maxSteps, maxCostUsd: limits.maxCostUsd },
-    });
     let ending: Ending;
     try {
+      this.life.emit({
+        type: 'run-started',
+        task: this.task,
+        model: this.deps.model.model,
+        family: this.deps.model.family,
+        limits: { maxSteps: limits.maxSteps, maxCostUsd: limits.maxCostUsd },
+        ...(this.conversationId ? { conversationId: this.conversationId } : {}),
+      });
+      const unusable = await this.checkProvider();
+      if (unusable) {
+        await this.life.finish(unusable, 0, this.usage);
+        return;
+      }
       await this.memory.startRun(this.task, this.signal);
       ending = await this.loop();
       await this.memory.finishRun(ending.summary ?? `${ending.status}: ${ending.reason}`);
     } catch (error) {
-      // A bug, not an expected failure: still end the run in the record, with the reason.
-      ending = { status: 'failed', reason: `internal error: ${error instanceof Error ? error.message : String(error)}` };
+      ending = internalError(error);
     }
-    this.emit({
-      type: 'run-finished',
-      status: ending.status,
-      reason: ending.reason,
-      summary: ending.summary ?? null,
-      steps: this.step,
-      usage: this.usage,
-    });
-    await this.deps.recorder.close();
+    await this.life.finish(ending, this.step, this.usage);
+  }
+
+  /** The provider check: the ending when the provider cannot be used, else undefined. */
+  private async checkProvider(): Promise<Ending | undefined> {
+    const probe = await this.deps.preflight?.(this.signal);
+    if (!probe || probe.ok) return undefined;
+    if (this.signal.aborted) return STOPPED;
+    if (probe.fatal) return { status: 'failed', reason: `the model provider cannot be used: ${probe.message}` };
+    this.life.emit({ type: 'note', step: 0, message: `provider check: ${probe.message}; going on` });
+    return undefined;
   }
 
   private async loop(): Promise<Ending> {
     const { limits } = this.options;
     for (;;) {
-      if (this.signal.aborted) return { status: 'aborted', reason: 'stopped by the user' };
-      await this.controls.waitIfPaused(this.step, this.emit);
-      if (this.signal.aborted) return { status: 'aborted', reason: 'stopped by the user' };
+      if (this.signal.aborted) return STOPPED;
+      await this.life.waitIfPaused(this.step);
+      if (this.signal.aborted) return STOPPED;
       if (this.step >= limits.maxSteps) return { status: 'limit', reason: `reached the limit of ${limits.maxSteps} steps` };
       this.step++;
-      const started = this.now();
-      this.emit({ type: 'step-started', step: this.step });
-      const ending = await this.runStep();
-      this.emit({ type: 'step-finished', step: this.step, durationMs: this.now() - started, costUsd: this.usage.costUsd });
-      await this.deps.recorder.flush();
-      if (ending) return ending;
+      const started = this.life.clock();
+      this.timings = {};
+      this.life.emit({ type: 'step-started', step: this.step });
+      const end = await this.runStep();
+      if (end.completed) {
+        this.history.add(end.completed);
+        await this.memory.endStep(end.completed, this.signal);
+      }
+      this.life.emit({ type: 'step-finished', step: this.step, durationMs: this.life.clock() - started, costUsd: this.usage.costUsd, timings: this.timings });
+      // Durable on disk in the background; the next step does not wait for the fsync.
+      void this.life.recorder.flush();
+      if (end.ending) return end.ending;
       if (limits.maxCostUsd !== null && this.usage.costUsd >= limits.maxCostUsd) {
         return { status: 'limit', reason: `reached the cost limit of $${formatUsd(limits.maxCostUsd)} (spent $${this.usage.costUsd.toFixed(4)})` };
       }
     }
   }
 
-  /** One step; returns how the run ends, or undefined to go on. */
-  private async runStep(): Promise<Ending | undefined> {
-    const { operator, model, recorder } = this.deps;
+  /** One step; its value and, when the run ends here, how. */
+  private async runStep(): Promise<StepEnd> {
+    const { operator, recorder } = this.life;
+    const observeStarted = this.life.clock();
     const captured = await operator.observe(this.options.capture);
-    if (!captured.ok) return this.countError('capture', `could not capture the screen: ${captured.message}`);
+    this.timings.observe = this.life.clock() - observeStarted;
+    if (!captured.ok) {
+      if ((captured as { kind?: string }).kind === 'no_display') {
+        this.life.emit({ type: 'model-error', step: this.step, kind: 'capture', message: captured.message, consecutive: 1, limit: 1 });
+        return { ending: { status: 'failed', reason: `the display is gone: ${captured.message}` } };
+      }
+      return { ending: this.countError('capture', `could not capture the screen: ${captured.message}`) };
+    }
     const observation = captured.observation;
     const image = modelImageOf(observation);
-    const screenshot = await recorder.saveScreenshot(this.step, observation.image, image.mime, image, { fullResolution: observation.fullResolution });
-    this.emit({ type: 'observation', step: this.step, screenshot, frame: observation.frame });
-    const screenBefore = await operator.fingerprint(this.options.capture.display);
+    const screenshot = recorder.saveScreenshot(this.step, observation.image, image.mime, image, { fullResolution: observation.fullResolution });
+    this.life.emit({ type: 'observation', step: this.step, screenshot, frame: observation.frame });
+    // The steps before are on disk by now (written while the screen was captured): a kill loses
+    // at most this step. A record that could not be written ends the run here.
+    const unrecorded = await this.life.checkpoint();
+    if (unrecorded) return { ending: unrecorded };
+    // The repetition guard compares screens: the last settle saw this one; otherwise take it while the model thinks.
+    const screenBefore = this.settledScreen !== undefined ? Promise.resolve(this.settledScreen) : operator.fingerprint(this.options.capture.display);
+    this.settledScreen = undefined;
 
     const feedback = this.feedback.length > 0 ? this.feedback.join('\n') : undefined;
     this.feedback = [];
     const system = [this.memory.systemText(), this.deps.systemContext?.() ?? ''].filter((part) => part.trim() !== '').join('\n\n') || undefined;
-    const prediction = await model.predict(
-      {
-        task: this.task,
-        system,
-        history: this.memory.historyForModel(this.history, [system ?? '', this.task, feedback ?? '']),
-        observation: image,
-        feedback,
-        acknowledgedSafetyChecks: this.acknowledged.length > 0 ? this.acknowledged : undefined,
-      },
+    const pruned = this.memory.historyForModel(this.history.records(), [system ?? '', this.task, feedback ?? '']);
+    const history = await this.history.withImages(pruned, (ref) => recorder.readScreenshot(ref));
+    const modelStarted = this.life.clock();
+    const prediction = await this.deps.model.predict(
+      { task: this.task, system, history, observation: image, feedback, acknowledgedSafetyChecks: this.acknowledged.length > 0 ? this.acknowledged : undefined },
       this.signal,
-      (delta, attempt) => this.emit({ type: 'thought-delta', step: this.step, delta, attempt }),
+      (delta, attempt) => this.life.thought(this.step, delta, attempt),
     );
+    this.timings.model = this.life.clock() - modelStarted;
     // Accepted safety checks go with every request that answers their call, until a reply comes:
     // after a timeout or an HTTP error the next step answers the same call again.
     if (prediction.ok || prediction.error.kind === 'parse') this.acknowledged = [];
@@ -257,171 +244,167 @@ class Run {
     if (!prediction.ok) {
       if (prediction.usage) this.addUsage(prediction.usage);
       const { error } = prediction;
-      if (error.kind === 'aborted' || this.signal.aborted) return { status: 'aborted', reason: 'stopped by the user during a model call' };
+      if (error.kind === 'aborted' || this.signal.aborted) return { ending: { status: 'aborted', reason: 'stopped by the user during a model call' } };
       if (error.kind === 'parse') {
-        if (error.raw !== undefined) void recorder.saveReply?.(this.step, maskRawReply(error.raw, this.secrets));
+        const reply = error.raw !== undefined ? this.life.secrets.rawReply(error.raw) : undefined;
+        if (reply !== undefined) void recorder.saveReply?.(this.step, reply);
         this.parseFailures++;
         const limit = this.options.limits.maxParseRetries;
-        this.emit({ type: 'model-error', step: this.step, kind: 'parse', message: error.message, consecutive: this.parseFailures, limit });
+        this.life.emit({ type: 'model-error', step: this.step, kind: 'parse', message: error.message, consecutive: this.parseFailures, limit });
+        const completed: CompletedStep = {
+          step: this.step,
+          task: this.task,
+          thought: null,
+          actions: [],
+          results: [],
+          outcome: `reply not understood: ${error.message}`,
+          screenshot,
+          ...(reply !== undefined ? { reply } : {}),
+          costUsd: prediction.usage?.costUsd ?? 0,
+          success: false,
+          error: error.message,
+        };
         if (this.parseFailures > limit) {
-          return { status: 'failed', reason: `the model's reply could not be parsed ${this.parseFailures} times in a row; last error: ${error.message}` };
+          return { completed, ending: { status: 'failed', reason: `the model's reply could not be parsed ${this.parseFailures} times in a row; last error: ${error.message}` } };
         }
         this.feedback.push(`Your last reply could not be used: ${error.message}. Answer again in the required format, with exactly one valid action.`);
-        this.history.push({ step: this.step, thought: null, actions: [], results: `reply not understood: ${error.message}`, screenshot: image, reply: error.raw });
-        await this.memory.endStep(
-          { step: this.step, task: this.task, thought: null, actions: [], results: [], screenshot: screenshot.path, costUsd: prediction.usage?.costUsd ?? 0, success: false, outcome: `reply not understood: ${error.message}`, error: error.message },
-          this.signal,
-        );
-        return undefined;
+        return { completed };
       }
       if (error.kind === 'auth' || error.kind === 'not_found') {
-        this.emit({ type: 'model-error', step: this.step, kind: error.kind, message: error.message, consecutive: 1, limit: 1 });
-        return { status: 'failed', reason: `the model endpoint refused the request: ${error.message}` };
+        this.life.emit({ type: 'model-error', step: this.step, kind: error.kind, message: error.message, consecutive: 1, limit: 1 });
+        return { ending: { status: 'failed', reason: `the model endpoint refused the request: ${error.message}` } };
       }
-      return this.countError(error.kind, error.message);
+      return { ending: this.countError(error.kind, error.message) };
     }
 
     this.parseFailures = 0;
     this.addUsage(prediction.usage);
-    this.stepOutcome = undefined;
-    const ending = await this.act(prediction, observation, image, screenBefore, screenshot.path);
-    if (this.stepOutcome) await this.memory.endStep(this.stepOutcome, this.signal);
-    return ending;
+    return this.act(prediction, observation, screenshot, screenBefore);
   }
 
   private async act(
     prediction: PredictionSuccess,
     observation: Observation,
-    image: ModelImage,
-    screenBefore: ScreenFingerprint | undefined,
-    screenshotPath: string,
-  ): Promise<Ending | undefined> {
-    const { operator } = this.deps;
+    screenshot: CompletedStep['screenshot'],
+    screenBefore: Promise<ScreenFingerprint | undefined>,
+  ): Promise<StepEnd> {
+    const { secrets } = this.life;
     for (const action of prediction.actions) {
-      if (isSecretTyping(action, prediction.thought) && action.type === 'type') this.secrets.push(action.text);
+      if (isSecretTyping(action, prediction.thought) && action.type === 'type') secrets.add(action.text);
     }
-    const recordedActions = prediction.actions.map((action) => this.mask(action));
-    const thought = prediction.thought === null ? null : maskSecrets(prediction.thought, this.secrets);
-    void this.deps.recorder.saveReply?.(this.step, maskRawReply(prediction.raw, this.secrets));
-    this.emit({ type: 'prediction', step: this.step, thought, actions: recordedActions, usage: this.usageOf(prediction), attempts: prediction.attempts });
-    this.memory.beginStep(this.step, thought, recordedActions);
+    const shownActions = prediction.actions.map((action) => secrets.action(action));
+    const thought = prediction.thought === null ? null : secrets.text(prediction.thought);
+    const reply = secrets.rawReply(prediction.raw);
+    void this.life.recorder.saveReply?.(this.step, reply);
+    const { inputTokens, outputTokens, costUsd } = prediction.usage;
+    this.life.emit({ type: 'prediction', step: this.step, thought, actions: shownActions, usage: { inputTokens, outputTokens, costUsd }, attempts: prediction.attempts });
+    this.memory.beginStep(this.step, thought, shownActions);
 
     const results: string[] = [];
     const actionResults: ActionResult[] = [];
-    const remember = () => {
-      const outcome = results.join('; ') || 'no action';
-      this.history.push({ step: this.step, thought, actions: recordedActions, results: outcome, screenshot: image, reply: maskSecrets(prediction.raw, this.secrets) });
-      this.stepOutcome = {
-        step: this.step,
-        task: this.task,
-        thought,
-        actions: recordedActions,
-        results: [...actionResults],
-        screenshot: screenshotPath,
-        costUsd: prediction.usage.costUsd,
-        success: actionResults.every((result) => result.ok),
-        outcome,
-      };
-    };
+    const completed = (): CompletedStep => ({
+      step: this.step,
+      task: this.task,
+      thought,
+      actions: shownActions,
+      results: [...actionResults],
+      outcome: results.join('; ') || 'no action',
+      screenshot,
+      reply,
+      costUsd: prediction.usage.costUsd,
+      success: actionResults.every((result) => result.ok),
+    });
+    const endWith = (ending: Ending | undefined): StepEnd => ({ completed: completed(), ...(ending ? { ending } : {}) });
 
+    const actStarted = this.life.clock();
+    let checked = false;
     for (const [index, action] of prediction.actions.entries()) {
-      const shown = this.mask(action);
+      const shown = shownActions[index] as Action;
       if (isMemoryAction(action)) {
         const answer = await this.memory.recall(action.hint, this.signal);
-        this.emit({ type: 'note', step: this.step, message: `long-term memory on "${action.hint}": ${answer}` });
+        this.life.emit({ type: 'note', step: this.step, message: `long-term memory on "${action.hint}": ${answer}` });
         results.push(`asked the long-term memory about "${action.hint}"`);
         this.feedback.push(`Long-term memory on "${action.hint}": ${answer}`);
         continue;
       }
       if (isControlAction(action)) {
-        if (action.type === 'finished') {
-          remember();
-          return { status: 'finished', reason: 'the model reported the task done', summary: action.summary || null };
-        }
+        if (action.type === 'finished') return endWith({ status: 'finished', reason: 'the model reported the task done', summary: action.summary || null });
         if (action.type === 'fail') {
-          remember();
-          return prediction.refusal !== null
-            ? { status: 'failed', reason: `the model refused: ${prediction.refusal}` }
-            : { status: 'failed', reason: `the model gave up: ${action.reason}` };
+          return endWith(
+            prediction.refusal !== null ? { status: 'failed', reason: `the model refused: ${prediction.refusal}` } : { status: 'failed', reason: `the model gave up: ${action.reason}` },
+          );
         }
         const answer = await this.ask({ kind: 'question', question: action.question });
-        if (answer === null) {
-          remember();
-          return { status: 'failed', reason: `the model asked "${action.question}" and no answer came` };
-        }
+        if (answer === null) return endWith({ status: 'failed', reason: `the model asked "${action.question}" and no answer came` });
         results.push(`asked the user "${action.question}"`);
         this.feedback.push(`The user answered your question "${action.question}": ${answer}`);
         continue;
       }
 
       const refusal = await this.confirmIfNeeded(action, prediction);
-      if (refusal) {
-        remember();
-        return refusal;
-      }
+      if (refusal) return endWith(refusal);
 
-      const verdict = this.repetition.check(action, screenBefore);
+      const verdict = this.repetition.check(action, await screenBefore);
       if (verdict.kind === 'stuck') {
-        this.emit({ type: 'note', step: this.step, message: verdict.message });
-        remember();
-        return { status: 'stuck', reason: verdict.message };
+        this.life.emit({ type: 'note', step: this.step, message: verdict.message });
+        return endWith({ status: 'stuck', reason: verdict.message });
       }
       if (verdict.kind === 'note') {
-        this.emit({ type: 'note', step: this.step, message: verdict.message });
+        this.life.emit({ type: 'note', step: this.step, message: verdict.message });
         this.feedback.push(verdict.message);
       }
 
-      this.emit({ type: 'action', step: this.step, index, action: shown });
-      const result = await operator.execute(action, observation.frame, this.signal);
-      const recordedResult = result.ok || !this.secrets.length ? result : { ...result, error: { ...result.error, message: maskSecrets(result.error.message, this.secrets) } };
-      this.emit({ type: 'action-result', step: this.step, index, action: shown, result: recordedResult });
-      actionResults.push(recordedResult);
-      results.push(describeResult(shown, recordedResult));
+      // No action without a record of what came before it.
+      if (!checked) {
+        checked = true;
+        const unrecorded = await this.life.checkpoint();
+        if (unrecorded) return endWith(unrecorded);
+      }
+      const result = await this.life.execute(this.step, index, action, observation.frame, shown);
+      actionResults.push(result);
+      results.push(describeResult(shown, result));
       if (!result.ok) {
-        if (result.error.kind === 'user_abort') {
-          remember();
-          return { status: 'aborted', reason: `fail-safe: ${result.error.message}` };
-        }
-        if (result.error.kind === 'aborted' || this.signal.aborted) {
-          remember();
-          return { status: 'aborted', reason: 'stopped by the user during an action' };
-        }
-        remember();
-        this.feedback.push(`Your action ${action.type} failed: ${recordedResult.ok ? '' : recordedResult.error.message}`);
+        this.timings.act = this.life.clock() - actStarted;
+        if (result.error.kind === 'user_abort') return endWith({ status: 'aborted', reason: `fail-safe: ${result.error.message}` });
+        if (result.error.kind === 'aborted' || this.signal.aborted) return endWith({ status: 'aborted', reason: 'stopped by the user during an action' });
+        if (result.error.kind === 'no_display') return endWith({ status: 'failed', reason: `the display is gone: ${result.error.message}` });
+        this.feedback.push(`Your action ${action.type} failed: ${result.error.message}`);
         // The rest of this step's actions were planned for a screen that did not come about.
-        return this.countError('action', describeResult(shown, recordedResult), false);
+        return endWith(this.countError('action', describeResult(shown, result), false));
       }
     }
+    this.timings.act = this.life.clock() - actStarted;
     this.consecutiveErrors = 0;
-    remember();
-    await waitForSettle(() => operator.fingerprint(this.options.capture.display), this.options.settle, this.signal);
-    return undefined;
+    const settleStarted = this.life.clock();
+    const settled = await this.life.settle(this.options.capture.display, this.options.settle);
+    this.timings.settle = this.life.clock() - settleStarted;
+    this.settledScreen = settled.last;
+    return endWith(undefined);
   }
 
   /** Asks before a sensitive action; returns the ending when the user says no. */
   private async confirmIfNeeded(action: Action, prediction: PredictionSuccess): Promise<Ending | undefined> {
+    const shown = this.life.secrets.action(action);
     const checks = prediction.pendingSafetyChecks;
     if (checks.length > 0 && action.confirm) {
       const question = `The model's provider flagged this action: ${checks.map((check) => check.message ?? check.code ?? check.id).join('; ')}. Allow ${action.type}?`;
-      const answer = await this.ask({ kind: 'safety_check', question, action: this.mask(action) });
+      const answer = await this.ask({ kind: 'safety_check', question, action: shown });
       if (!isAffirmative(answer)) return { status: 'refused', reason: `the user did not acknowledge the safety check (${question})` };
       this.acknowledged = checks;
       return undefined;
     }
     const rules = this.options.confirmationRules;
-    const title = rulesUseWindowTitle(rules) ? await this.deps.operator.activeWindowTitle() : undefined;
+    const title = rulesUseWindowTitle(rules) ? await this.life.operator.activeWindowTitle() : undefined;
     const need = confirmationNeeded(action, rules, title);
     if (!need) return undefined;
-    const question = `${need.reason}. Allow ${action.type} ${JSON.stringify(this.mask(action))}?`;
-    const answer = await this.ask({ kind: 'confirmation', question, action: this.mask(action) });
+    const question = `${need.reason}. Allow ${action.type} ${JSON.stringify(shown)}?`;
+    const answer = await this.ask({ kind: 'confirmation', question, action: shown });
     if (!isAffirmative(answer)) return { status: 'refused', reason: `the user refused the action (${need.reason})` };
     return undefined;
   }
 
   private async ask(request: AskRequest): Promise<string | null> {
-    this.emit({ type: 'ask-user', step: this.step, kind: request.kind, question: request.question, ...(request.action ? { action: request.action } : {}) });
-    const answer = this.signal.aborted ? null : await this.deps.askUser(request, this.signal);
-    this.emit({ type: 'user-answer', step: this.step, kind: request.kind, answer });
+    const answer = await this.life.ask(this.step, request);
     if (request.kind === 'question') await this.memory.question(request.question, answer, this.signal);
     return answer;
   }
@@ -430,23 +413,12 @@ class Run {
   private countError(kind: string, message: string, emitEvent = true): Ending | undefined {
     this.consecutiveErrors++;
     const limit = this.options.limits.maxConsecutiveErrors;
-    if (emitEvent) this.emit({ type: 'model-error', step: this.step, kind, message, consecutive: this.consecutiveErrors, limit });
+    if (emitEvent) this.life.emit({ type: 'model-error', step: this.step, kind, message, consecutive: this.consecutiveErrors, limit });
     if (this.consecutiveErrors >= limit) return { status: 'failed', reason: `${this.consecutiveErrors} errors in a row; last: ${message}` };
     return undefined;
   }
 
-  private mask(action: Action): Action {
-    return action.type === 'type' && this.secrets.includes(action.text) ? maskAction(action) : action;
-  }
-
-  private usageOf(prediction: PredictionSuccess): UsageSummary {
-    const { inputTokens, outputTokens, costUsd } = prediction.usage;
-    return { inputTokens, outputTokens, costUsd };
-  }
-
   private addUsage(usage: UsageSummary): void {
-    this.usage = sumUsage(this.usage, usage);
+    this.usage = sumUsage(this.usage, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
   }
-
 }
-

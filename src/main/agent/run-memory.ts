@@ -5,9 +5,9 @@
  * trajectories) and the conversation tiers. Every change is reported as a MemoryChange.
  */
 import type { Action } from '../../shared/actions';
-import type { ActionResult } from '../../shared/action-result';
 import type { MemoryChange } from '../../shared/memory';
 import type { StepRecord } from '../model/types';
+import type { CompletedStep } from './completed-step';
 import {
   Memory,
   MemoryManager,
@@ -34,21 +34,6 @@ export interface RunMemoryDeps {
   blackboard?: Blackboard;
   /** The conversation this task belongs to. */
   conversation?: TieredMemory;
-}
-
-export interface StepOutcome {
-  step: number;
-  task: string;
-  thought: string | null;
-  actions: Action[];
-  results: ActionResult[];
-  /** Relative to the session folder. */
-  screenshot?: string;
-  costUsd: number;
-  success: boolean;
-  /** What happened, in a line (for the recent layer). */
-  outcome: string;
-  error?: string;
 }
 
 function describeActions(actions: readonly Action[]): string {
@@ -98,11 +83,11 @@ export class RunMemory {
     this.layers.addPendingStep(step, thought?.trim() || describeActions(actions));
   }
 
-  async endStep(outcome: StepOutcome, signal?: AbortSignal): Promise<void> {
+  async endStep(outcome: CompletedStep, signal?: AbortSignal): Promise<void> {
     this.trace.addMemoryItem(
       stepMemoryItem({
         step: outcome.step,
-        ...(outcome.screenshot !== undefined ? { screenshot: outcome.screenshot } : {}),
+        ...(outcome.screenshot ? { screenshot: outcome.screenshot.path } : {}),
         actions: outcome.actions,
         results: outcome.results,
         request: outcome.task,

@@ -1,7 +1,7 @@
 /** The loop's limits and guards, with the defaults a user gets without configuring anything. */
 import type { CaptureOptions } from '../operator/capture';
-import type { ConfirmationRule } from './confirmation';
-import { DEFAULT_SETTLE, type SettleOptions } from './settle';
+import type { ConfirmationRule } from '../run/confirmation';
+import { DEFAULT_SETTLE, type SettleOptions } from '../run/settle';
 import type { RunMemoryOptions } from './run-memory';
 
 export interface AgentLimits {

@@ -3,9 +3,11 @@
  * clean stop, and the exit code a run's status maps to.
  */
 import { createInterface } from 'node:readline';
-import type { RunStatus } from '../../shared/events';
-import type { AskRequest } from '../agent/device-agent';
+import type { AgentEvent, RunStatus } from '../../shared/events';
+import type { AskRequest } from '../run/ask';
+import type { RunHandle, RunOutcome, ServiceError } from '../service/run-service';
 import { ExitCode } from './exit-codes';
+import { TerminalView } from './terminal-view';
 
 /** 0 finished; 4 stopped by the user (Ctrl+C, the fail-safe, a refusal); 3 failed, stuck, limit. */
 export function exitCodeFor(status: RunStatus): number {
@@ -49,13 +51,14 @@ export function terminalAsk(hintFor: (request: AskRequest) => string = (request)
 }
 
 /** Ctrl+C (or SIGTERM) stops cleanly through `stop`; a second one quits at once. Returns the undo. */
-export function stopOnInterrupt(stop: AbortController): () => void {
+export function stopOnInterrupt(stop: { abort(): void } | { stop(): void }): () => void {
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;
     if (interrupts > 1) process.exit(ExitCode.userAborted);
     process.stderr.write('\nstopping (Ctrl+C again to quit at once)...\n');
-    stop.abort();
+    if ('abort' in stop) stop.abort();
+    else stop.stop();
   };
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
@@ -63,4 +66,40 @@ export function stopOnInterrupt(stop: AbortController): () => void {
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
   };
+}
+
+/** The exit code and message for a run the service could not start. */
+export function startFailure(error: ServiceError): { code: number; message: string } {
+  switch (error.kind) {
+    case 'settings':
+      return { code: ExitCode.invalidInput, message: error.message };
+    case 'not_found':
+    case 'record':
+      return { code: ExitCode.errorResult, message: error.message };
+    case 'busy':
+    case 'no_display':
+      return { code: ExitCode.runFailed, message: error.message };
+  }
+}
+
+/**
+ * Follows a run on the terminal: events as JSON lines on stdout or the live view on stderr, and
+ * each question asked on the terminal (unless `ask` is null) and answered through the handle.
+ */
+export async function followOnTerminal(
+  handle: RunHandle,
+  options: { json: boolean; ask: ((request: AskRequest, signal: AbortSignal) => Promise<string | null>) | null; show?: (event: AgentEvent) => boolean },
+): Promise<RunOutcome> {
+  const view = options.json ? undefined : new TerminalView();
+  const questions = new AbortController();
+  for await (const event of handle.events()) {
+    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else if (options.show?.(event) ?? true) view?.show(event);
+    if (event.type === 'ask-user' && options.ask) {
+      const request: AskRequest = { kind: event.kind, question: event.question, ...(event.action ? { action: event.action } : {}) };
+      void options.ask(request, questions.signal).then((answer) => handle.answer(event.seq, answer));
+    }
+  }
+  questions.abort();
+  return handle.done;
 }

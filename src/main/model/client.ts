@@ -21,6 +21,7 @@ import {
   withRetries,
 } from './retry';
 import { type ModelError } from './types';
+import { looksLikeHtml, summarizeHtml } from './html-page';
 
 /** Sent when no API key is set: local servers ignore it, and the client refuses an empty key. */
 export const NO_API_KEY = 'sk-no-key';
@@ -239,7 +240,10 @@ export class ModelClient {
     }
     if (error instanceof APIError) {
       const status = error.status as number | undefined;
-      const detail = error.message.replace(/^\d{3}\s+/, '');
+      const contentType = error.headers?.get('content-type') ?? '';
+      const rawDetail = error.message.replace(/^\d{3}\s+/, '');
+      // A proxy's or a web server's error page: said in one line, never printed whole.
+      const detail = looksLikeHtml(contentType, rawDetail) ? `a web page instead of the API (${summarizeHtml(status ?? 0, contentType, rawDetail)})` : rawDetail;
       if (status === undefined) {
         // An error event inside a stream (OpenRouter and others report upstream failures so).
         return { ok: false, error: { kind: 'http', message: `the server reported an error mid-stream: ${detail}` }, retryable: true };

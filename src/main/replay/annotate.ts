@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { dragPath, isControlAction, type Action, type MouseButton, type Point } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { Size } from '../../shared/frame';
-import { MASK } from '../agent/masking';
+import { MASK } from '../run/masking';
 
 /** Results by action position: `results[i]` is what `actions[i]` did, `undefined` if it never ran. */
 export type ResultSlots = ReadonlyArray<ActionResult | null | undefined>;

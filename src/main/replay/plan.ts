@@ -7,7 +7,7 @@
 import { actionPoints, type Action } from '../../shared/actions';
 import type { ScreenshotRef } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
-import { MASK } from '../agent/masking';
+import { MASK } from '../run/masking';
 import type { SessionRecord } from '../store/session-reader';
 import type { Target } from './divergence';
 

@@ -24,16 +24,18 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Action } from '../../shared/actions';
-import { sumUsage, type AgentEvent, type AgentEventInput, type RunStatus, type UsageSummary } from '../../shared/events';
+import { sumUsage, ZERO_USAGE, type AgentEvent, type UsageSummary } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
-import { AsyncQueue } from '../agent/async-queue';
-import { isAffirmative } from '../agent/confirmation';
-import type { AskRequest, AskUser } from '../agent/device-agent';
-import { MASK, maskSecrets } from '../agent/masking';
-import { DEFAULT_SETTLE, waitForSettle, type SettleOptions } from '../agent/settle';
 import type { ModelImage, VisionModel } from '../model/types';
 import type { CaptureOptions, Observation } from '../operator/capture';
 import type { Operator } from '../operator/desktop-operator';
+import type { AskRequest, AskUser } from '../run/ask';
+import { isAffirmative } from '../run/confirmation';
+import { abortableDelay, internalError, STOPPED, type Ending } from '../run/ending';
+import { RunLifecycle } from '../run/lifecycle';
+import { MASK } from '../run/masking';
+import { PauseGate } from '../run/pause-gate';
+import { DEFAULT_SETTLE, type SettleOptions } from '../run/settle';
 import type { RunRecorder } from '../store/run-recorder';
 import type { SessionRecord } from '../store/session-reader';
 import {
@@ -45,10 +47,10 @@ import {
   type DivergenceThresholds,
 } from './divergence';
 import { describeAction, planReplay, targetsOf, type PlannedStep } from './plan';
+import type { ReplayPolicy } from './policy';
 import { reground } from './reground';
 
-export const REPLAY_POLICIES = ['stop', 'ask', 'reground'] as const;
-export type ReplayPolicy = (typeof REPLAY_POLICIES)[number];
+export { REPLAY_POLICIES, type ReplayPolicy } from './policy';
 
 export interface ReplayOptions {
   policy: ReplayPolicy;
@@ -68,31 +70,11 @@ export interface ReplayerDeps {
   /** Needed only for the `reground` policy (and offered under `ask`). */
   model?: VisionModel;
   now?: () => number;
-}
-
-interface Ending {
-  status: RunStatus;
-  reason: string;
-  summary?: string | null;
+  /** Pause and resume between steps; one is made when none is given. */
+  gate?: PauseGate;
 }
 
 type Decision = 'recorded' | 'skip' | 'reground' | Ending;
-
-const ZERO_USAGE: UsageSummary = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-const ABORTED: Ending = { status: 'aborted', reason: 'stopped by the user' };
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 function modelImageOf(observation: Observation): ModelImage {
   const { image, frame } = observation;
@@ -100,13 +82,25 @@ function modelImageOf(observation: Observation): ModelImage {
 }
 
 export class Replayer {
-  constructor(private readonly deps: ReplayerDeps) {}
+  private readonly gate: PauseGate;
+
+  constructor(private readonly deps: ReplayerDeps) {
+    this.gate = deps.gate ?? new PauseGate();
+  }
+
+  pause(): void {
+    this.gate.pause();
+  }
+
+  resume(): void {
+    this.gate.resume();
+  }
 
   replay(session: SessionRecord, options: ReplayOptions, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const queue = new AsyncQueue<AgentEvent>();
-    const run = new ReplayRun(session, options, signal, this.deps, queue);
-    void run.execute().finally(() => queue.close());
-    return queue;
+    const { recorder, operator, askUser, now } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}) }, signal);
+    void new ReplayRun(session, options, life, this.deps).execute();
+    return life.events;
   }
 }
 
@@ -115,7 +109,7 @@ class ReplayRun {
   private readonly now: () => number;
   private readonly thresholds: DivergenceThresholds;
   private readonly speed: number;
-  private readonly runId: string;
+  private readonly signal: AbortSignal;
   private usage: UsageSummary = { ...ZERO_USAGE };
   private replayed = 0;
   private regrounded = 0;
@@ -125,43 +119,39 @@ class ReplayRun {
   constructor(
     private readonly session: SessionRecord,
     private readonly options: ReplayOptions,
-    private readonly signal: AbortSignal,
+    private readonly life: RunLifecycle,
     private readonly deps: ReplayerDeps,
-    private readonly queue: AsyncQueue<AgentEvent>,
   ) {
-    this.now = deps.now ?? Date.now;
+    this.now = life.clock;
+    this.signal = life.signal;
     this.thresholds = { ...DEFAULT_DIVERGENCE_THRESHOLDS, ...options.thresholds };
     this.speed = options.speed ?? 1;
-    this.runId = deps.recorder.sessionId;
   }
 
-  private emit = (event: AgentEventInput): void => {
-    const full = { ...event, runId: this.runId, at: this.now() } as AgentEvent;
-    // Live only, as in the loop: the whole thought is recorded with the prediction.
-    if (full.type !== 'thought-delta') void this.deps.recorder.record(full);
-    this.queue.push(full);
+  private emit = (...args: Parameters<RunLifecycle['emit']>): void => {
+    this.life.emit(...args);
   };
 
   async execute(): Promise<void> {
-    const plan = planReplay(this.session);
-    this.emit({
-      type: 'run-started',
-      task: this.session.meta.task,
-      model: this.deps.model?.model ?? 'none',
-      family: this.deps.model?.family ?? 'none',
-      limits: { maxSteps: plan.length, maxCostUsd: null },
-    });
     let ending: Ending;
     let lastStep = 0;
     try {
+      const plan = planReplay(this.session);
+      this.emit({
+        type: 'run-started',
+        task: this.session.meta.task,
+        model: this.deps.model?.model ?? 'none',
+        family: this.deps.model?.family ?? 'none',
+        limits: { maxSteps: plan.length, maxCostUsd: null },
+        replayOf: this.session.meta.id,
+      });
       const outcome = await this.loop(plan);
       ending = outcome.ending;
       lastStep = outcome.lastStep;
     } catch (error) {
-      ending = { status: 'failed', reason: `internal error: ${error instanceof Error ? error.message : String(error)}` };
+      ending = internalError(error);
     }
-    this.emit({ type: 'run-finished', status: ending.status, reason: ending.reason, summary: ending.summary ?? null, steps: lastStep, usage: this.usage });
-    await this.deps.recorder.close();
+    await this.life.finish(ending, lastStep, this.usage);
   }
 
   private async loop(plan: PlannedStep[]): Promise<{ ending: Ending; lastStep: number }> {
@@ -174,11 +164,13 @@ class ReplayRun {
     let lastStep = 0;
     let summary: string | null = null;
     for (const step of plan) {
-      if (this.signal.aborted) return { ending: ABORTED, lastStep };
+      if (this.signal.aborted) return { ending: STOPPED, lastStep };
+      await this.life.waitIfPaused(lastStep);
+      if (this.signal.aborted) return { ending: STOPPED, lastStep };
       if (previous && previous.recordedAt !== null && step.startedAt !== null && this.speed > 0) {
         const due = previous.replayedAt + (step.startedAt - previous.recordedAt) / this.speed;
         await abortableDelay(due - this.now(), this.signal);
-        if (this.signal.aborted) return { ending: ABORTED, lastStep };
+        if (this.signal.aborted) return { ending: STOPPED, lastStep };
       }
       const started = this.now();
       previous = { recordedAt: step.startedAt, replayedAt: started };
@@ -187,7 +179,7 @@ class ReplayRun {
       this.emit({ type: 'step-started', step: step.step });
       const ending = await this.replayStep(step);
       this.emit({ type: 'step-finished', step: step.step, durationMs: this.now() - started, costUsd: this.usage.costUsd });
-      await this.deps.recorder.flush();
+      void this.life.recorder.flush();
       if (ending) return { ending, lastStep };
       if (step.finished) summary = step.finished.summary;
     }
@@ -214,7 +206,7 @@ class ReplayRun {
     if (!captured.ok) return { status: 'failed', reason: `step ${n}: could not capture the screen: ${captured.message}` };
     const live = captured.observation;
     const liveImage = modelImageOf(live);
-    const screenshot = await recorder.saveScreenshot(n, live.image, liveImage.mime, liveImage);
+    const screenshot = recorder.saveScreenshot(n, live.image, liveImage.mime, liveImage);
     this.emit({ type: 'observation', step: n, screenshot, frame: live.frame });
 
     const recorded = await this.recordedScreenshot(step);
@@ -264,8 +256,8 @@ class ReplayRun {
     const ending = await this.act(n, actions, frame);
     if (ending) return ending;
     this.replayed++;
-    await waitForSettle(() => operator.fingerprint(this.options.capture?.display), this.options.settle ?? DEFAULT_SETTLE, this.signal);
-    return this.signal.aborted ? ABORTED : undefined;
+    await this.life.settle(this.options.capture?.display, this.options.settle ?? DEFAULT_SETTLE);
+    return this.signal.aborted ? STOPPED : undefined;
   }
 
   /** The typed texts of the step's masked secrets (by action position), or how the replay ends. */
@@ -286,7 +278,7 @@ class ReplayRun {
         { kind: 'question', question: `Step ${step.step} types a secret (action ${i + 1}) that the recording masks. Type it to go on; an empty answer stops the replay.` },
         true,
       );
-      if (this.signal.aborted) return ABORTED;
+      if (this.signal.aborted) return STOPPED;
       if (answer === null || answer === '') return { status: 'refused', reason: `step ${step.step} types a masked secret and no text was given for it` };
       texts.push(answer);
     }
@@ -320,7 +312,7 @@ class ReplayRun {
           `Step ${n} (${what}) differs from the recording: ${difference}. ` +
           `Replay it as recorded anyway (yes), skip it (skip)${canReground ? ', find the target again with the model (reground)' : ''}, or stop (no)?`;
         const answer = await this.ask({ kind: 'confirmation', question });
-        if (this.signal.aborted) return ABORTED;
+        if (this.signal.aborted) return STOPPED;
         if (isAffirmative(answer)) return 'recorded';
         const word = answer?.trim().toLowerCase();
         if (word === 'skip') return 'skip';
@@ -346,7 +338,7 @@ class ReplayRun {
       model,
       { task: this.session.meta.task, step: n, thought: step.thought, actions: step.actions.map((a) => a.action), recorded, live, difference },
       this.signal,
-      (delta, attempt) => this.emit({ type: 'thought-delta', step: n, delta, attempt }),
+      (delta, attempt) => this.life.thought(n, delta, attempt),
     );
     if (!result.ok) {
       if (result.usage) this.addUsage(result.usage);
@@ -370,20 +362,19 @@ class ReplayRun {
   }
 
   private async act(n: number, actions: Array<{ run: Action; shown: Action }>, frame: Frame): Promise<Ending | undefined> {
+    // No action without a record of what came before it.
+    const unrecorded = await this.life.checkpoint();
+    if (unrecorded) return unrecorded;
     for (const [index, { run, shown }] of actions.entries()) {
-      if (this.signal.aborted) return ABORTED;
+      if (this.signal.aborted) return STOPPED;
       if (run.confirm) {
         const answer = await this.ask({ kind: 'confirmation', question: `Step ${n}: the recording asked for confirmation before this ${run.type}. Allow ${describeAction(shown)}?`, action: shown });
-        if (this.signal.aborted) return ABORTED;
+        if (this.signal.aborted) return STOPPED;
         if (!isAffirmative(answer)) return { status: 'refused', reason: `the user refused the ${describeAction(shown)} of step ${n}` };
       }
       const executed = run.type === 'wait' ? { ...run, ms: this.speed > 0 ? Math.round(run.ms / this.speed) : 0 } : run;
-      this.emit({ type: 'action', step: n, index, action: shown });
-      const outcome = await this.deps.operator.execute(executed, frame, this.signal);
       // A secret the user typed in never reaches the record, not even inside an error message.
-      const secret = run !== shown && run.type === 'type' ? [run.text] : [];
-      const result = outcome.ok || secret.length === 0 ? outcome : { ...outcome, error: { ...outcome.error, message: maskSecrets(outcome.error.message, secret) } };
-      this.emit({ type: 'action-result', step: n, index, action: shown, result });
+      const result = await this.life.execute(n, index, executed, frame, shown);
       if (!result.ok) {
         if (result.error.kind === 'user_abort') return { status: 'aborted', reason: `fail-safe: ${result.error.message}` };
         if (result.error.kind === 'aborted' || this.signal.aborted) return { status: 'aborted', reason: 'stopped by the user during an action' };
@@ -394,12 +385,8 @@ class ReplayRun {
   }
 
   /** Asks the user; a secret answer is recorded masked. */
-  private async ask(request: AskRequest, secret = false): Promise<string | null> {
-    const step = this.current;
-    this.emit({ type: 'ask-user', step, kind: request.kind, question: request.question, ...(request.action ? { action: request.action } : {}) });
-    const answer = this.signal.aborted ? null : await this.deps.askUser(request, this.signal);
-    this.emit({ type: 'user-answer', step, kind: request.kind, answer: secret && answer ? MASK : answer });
-    return answer;
+  private ask(request: AskRequest, secret = false): Promise<string | null> {
+    return this.life.ask(this.current, request, { secret });
   }
 
   private addUsage(usage: UsageSummary): void {

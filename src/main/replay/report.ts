@@ -15,7 +15,7 @@ import type { Size } from '../../shared/frame';
 import type { SessionRecord, StepView } from '../store/session-reader';
 import { actionOverlaySvg, shownTypedText } from './annotate';
 import { recordedScreenshot, resultsByAction, sniffImageMime, type ImageReader } from './inspect';
-import { MASK } from '../agent/masking';
+import { MASK } from '../run/masking';
 
 export const REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 

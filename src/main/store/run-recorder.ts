@@ -5,73 +5,55 @@
  * fsynced at its end (`flush`), so a crash loses at most the step in progress. The session index
  * gets a line when the run starts and when it ends.
  *
+ * Writes go through one ordered queue in the background: the loop never waits for the disk to
+ * observe or predict. Before a step acts, the loop waits for the record of the steps before it to
+ * be written (`written`), so a crash loses at most the step in progress.
+ *
  * Recording never throws into the loop and never rejects: a failed write (a full disk) is kept as
- * `failure` for the caller to report, and the run goes on.
+ * `failure`, which the loop checks before it acts.
  */
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentEvent, RunStatus, ScreenshotRef, UsageSummary } from '../../shared/events';
+import type { AgentEvent, ScreenshotRef } from '../../shared/events';
 import { errorMessage, writeJsonAtomically } from './files';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, sessionsRoot, stepStem } from './paths';
 import { appendToIndex, summaryOf } from './session-index';
+import { newSessionId, type SessionMeta } from './session-meta';
 import { currentWriter, type WriterIdentity } from './writer-identity';
+
+export { newSessionId, type SessionMeta, type SessionStatus } from './session-meta';
 
 export { sessionsRoot } from './paths';
 
 export interface RunRecorder {
   readonly sessionId: string;
   readonly directory: string;
-  /** Saves the step's model-ready image (and, when given, the full-resolution capture as PNG). */
+  /**
+   * Saves the step's model-ready image (and, when given, the full-resolution capture as PNG) in
+   * the background; the reference is known at once.
+   */
   saveScreenshot(
     step: number,
     image: Buffer,
     mime: ScreenshotRef['mime'],
     size: { width: number; height: number },
     extras?: { fullResolution?: Buffer | undefined },
-  ): Promise<ScreenshotRef>;
+  ): ScreenshotRef;
+  /** A screenshot saved earlier in this run, read back (from memory while its write is queued). */
+  readScreenshot(ref: ScreenshotRef): Promise<Buffer>;
   /** Saves the model's raw reply for a step (already masked); optional. Must never reject. */
   saveReply?(step: number, raw: string): Promise<void>;
   /** Appends one event; the write is queued in order. Must never reject (the loop does not wait). */
   record(event: AgentEvent): Promise<void>;
-  /** Makes everything recorded so far durable (end of step). */
+  /** Resolves once everything queued so far is written (not yet synced): the record of the steps before. */
+  written(): Promise<void>;
+  /** Makes everything recorded so far durable (fsync); the loop starts it at the end of a step and goes on. */
   flush(): Promise<void>;
+  /** The first write that failed, in words; null while everything was recorded. */
+  readonly failure: string | null;
+  /** The highest `seq` appended to the events file so far (0 before the first). */
+  readonly writtenSeq: number;
   close(): Promise<void>;
-}
-
-/**
- * `running` while a process records it; `interrupted` when that process ended without finishing
- * the run (crash, kill -9, power cut), found by whoever looked next.
- */
-export type SessionStatus = RunStatus | 'running' | 'interrupted';
-
-export interface SessionMeta {
-  id: string;
-  task: string;
-  status: SessionStatus;
-  startedAt: number;
-  endedAt: number | null;
-  model: string;
-  family: string;
-  /** Finished steps. */
-  steps: number;
-  /** Cost of the run so far (USD). */
-  costUsd: number;
-  reason: string | null;
-  /** The session this one replays, if any. */
-  replayOf?: string;
-  /** Tokens and cost so far. */
-  usage?: UsageSummary;
-  /** The process recording it, to tell a live run from an interrupted one. */
-  writer?: WriterIdentity;
-  /** Bytes the session holds on disk, written when it ends (for retention by size). */
-  bytes?: number;
-}
-
-/** Sortable, unique, readable: `20261129-124501-3fa9c2`. */
-export function newSessionId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 export interface RecorderStart {
@@ -100,6 +82,9 @@ export class FileRunRecorder implements RunRecorder {
   private bytes = 0;
   private closed = false;
   private firstFailure: string | null = null;
+  private lastWrittenSeq = 0;
+  /** Screenshots queued but not yet on disk, by path. */
+  private readonly unwritten = new Map<string, Buffer>();
 
   private constructor(
     private readonly dataDir: string,
@@ -138,7 +123,6 @@ export class FileRunRecorder implements RunRecorder {
     return recorder;
   }
 
-  /** The first write that failed, in words; null when everything was recorded. */
   get failure(): string | null {
     return this.firstFailure;
   }
@@ -149,14 +133,33 @@ export class FileRunRecorder implements RunRecorder {
     mime: ScreenshotRef['mime'],
     size: { width: number; height: number },
     extras?: { fullResolution?: Buffer | undefined },
-  ): Promise<ScreenshotRef> {
+  ): ScreenshotRef {
     const id = stepStem(step);
     const path = `${SCREENSHOTS_DIR}/${id}.${mime === 'image/png' ? 'png' : 'jpg'}`;
     const full = extras?.fullResolution;
-    return this.enqueue(async () => {
-      await this.writeFile(path, image);
-      if (full) await this.writeFile(`${SCREENSHOTS_DIR}/${id}.full.png`, full);
-    }, `screenshot ${path}`).then(() => ({ id, path, width: size.width, height: size.height, mime }));
+    // Held until written, so the loop can read it back without waiting for the disk.
+    this.unwritten.set(path, image);
+    void this.enqueue(async () => {
+      try {
+        await this.writeFile(path, image);
+        if (full) await this.writeFile(`${SCREENSHOTS_DIR}/${id}.full.png`, full);
+      } finally {
+        this.unwritten.delete(path);
+      }
+    }, `screenshot ${path}`);
+    return { id, path, width: size.width, height: size.height, mime };
+  }
+
+  async readScreenshot(ref: ScreenshotRef): Promise<Buffer> {
+    return this.unwritten.get(ref.path) ?? readFile(join(this.directory, ref.path));
+  }
+
+  get writtenSeq(): number {
+    return this.lastWrittenSeq;
+  }
+
+  written(): Promise<void> {
+    return this.writes;
   }
 
   saveReply(step: number, raw: string): Promise<void> {
@@ -181,6 +184,7 @@ export class FileRunRecorder implements RunRecorder {
         if (this.batch === batch) this.batch = null;
         await this.events.appendFile(batch.text);
         this.bytes += Buffer.byteLength(batch.text);
+        this.lastWrittenSeq = Math.max(this.lastWrittenSeq, ...batch.events.map((event) => event.seq));
         for (const queued of batch.events) await this.updateMeta(queued);
       }, EVENTS_FILE);
       this.batch = batch;

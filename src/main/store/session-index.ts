@@ -10,7 +10,8 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeTextAtomically } from './files';
-import { sessionsRoot, type SessionMeta, type SessionStatus } from './run-recorder';
+import { sessionsRoot } from './paths';
+import type { SessionMeta, SessionStatus } from './session-meta';
 
 export const INDEX_FILE = 'index.jsonl';
 const INDEX_VERSION = 1;

@@ -8,13 +8,11 @@
  * that could not be one, is `ok: false`.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import type { Action } from '../../shared/actions';
-import type { ActionResult } from '../../shared/action-result';
-import type { AgentEvent, ScreenshotRef, UsageSummary } from '../../shared/events';
-import type { Frame } from '../../shared/frame';
+import { join } from 'node:path';
+import { parseAgentEvent, type AgentEvent } from '../../shared/events';
+import { progressOf, stepsOf, type StepView as SharedStepView } from '../../shared/steps';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
-import type { SessionMeta } from './run-recorder';
+import type { SessionMeta } from './session-meta';
 import { isWriterIdentity } from './writer-identity';
 
 export { sessionDirectory } from './paths';
@@ -27,25 +25,8 @@ export interface ReadWarning {
   file?: string;
 }
 
-export interface StepView {
-  step: number;
-  screenshot: ScreenshotRef | null;
-  frame: Frame | null;
-  thought: string | null;
-  actions: Action[];
-  /** One per executed action, in order (fewer than `actions` when the step ended early). */
-  results: ActionResult[];
-  usage: UsageSummary | null;
-  /** Model or capture errors during the step. */
-  errors: Array<{ kind: string; message: string }>;
-  notes: string[];
-  questions: Array<{ kind: string; question: string; answer: string | null }>;
-  /** Null when the step never finished (the run was interrupted during it). */
-  durationMs: number | null;
-  /** Cost of the run up to the end of this step. */
-  costUsd: number | null;
-  /** Memory state events recorded during the step, as they were. */
-  memory: AgentEvent[];
+/** A step as the shared fold sees it, plus what only the session folder tells. */
+export interface StepView extends SharedStepView {
   /** The model's raw reply (masked), relative to the session folder, when recorded. */
   replyFile?: string;
   /** The full-resolution capture (PNG), relative to the session folder, when recorded. */
@@ -69,78 +50,17 @@ const isObject = (value: unknown): value is Fields => typeof value === 'object' 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isStepNumber = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
 const isStringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
-const isActionLike = (value: unknown): boolean => isObject(value) && typeof value.type === 'string';
-
-/** A path inside the session folder: relative, no `..`. */
-export function isSessionRelativePath(path: unknown): path is string {
-  return typeof path === 'string' && path !== '' && !isAbsolute(path) && !path.split(/[\\/]/).includes('..');
-}
-
-const STEP_EVENTS = new Set([
-  'step-started',
-  'observation',
-  'thought-delta',
-  'prediction',
-  'model-error',
-  'action',
-  'action-result',
-  'note',
-  'ask-user',
-  'user-answer',
-  'paused',
-  'resumed',
-  'step-finished',
-]);
 
 /**
- * What is wrong with a parsed line as an event, or null. Checks the fields the readers use, so a
- * line that parses but lies about its shape is skipped instead of breaking a view later. Types it
- * does not know (newer events) pass.
+ * Parses JSONL, skipping lines that are not a valid event (a crash mid-write, damage, a type this
+ * version does not know), each with a warning. Sessions recorded before events carried `seq` get
+ * their line order as `seq`.
  */
-export function eventProblem(value: unknown): string | null {
-  if (!isObject(value) || typeof value.type !== 'string') return 'not an event (no "type")';
-  const type = value.type;
-  if (STEP_EVENTS.has(type) && !isStepNumber(value.step)) return `${type} without a valid "step"`;
-  switch (type) {
-    case 'run-started':
-      return typeof value.task === 'string' ? null : 'run-started without a task';
-    case 'observation': {
-      const shot = value.screenshot;
-      if (!isObject(shot) || typeof shot.id !== 'string' || !isSessionRelativePath(shot.path)) return 'observation without a valid screenshot reference';
-      return isObject(value.frame) ? null : 'observation without a frame';
-    }
-    case 'prediction':
-      if (!Array.isArray(value.actions) || !value.actions.every(isActionLike)) return 'prediction without a list of actions';
-      if (!isStringOrNull(value.thought)) return 'prediction with a thought that is not text';
-      return isObject(value.usage) ? null : 'prediction without usage';
-    case 'action':
-      return isActionLike(value.action) ? null : 'action event without an action';
-    case 'action-result':
-      if (!isActionLike(value.action)) return 'action-result without an action';
-      return isObject(value.result) && typeof value.result.ok === 'boolean' ? null : 'action-result without a result';
-    case 'model-error':
-      return typeof value.kind === 'string' && typeof value.message === 'string' ? null : 'model-error without kind and message';
-    case 'note':
-      return typeof value.message === 'string' ? null : 'note without a message';
-    case 'ask-user':
-      return typeof value.kind === 'string' && typeof value.question === 'string' ? null : 'ask-user without kind and question';
-    case 'user-answer':
-      return typeof value.kind === 'string' && isStringOrNull(value.answer) ? null : 'user-answer without kind and answer';
-    case 'step-finished':
-      return isNumber(value.durationMs) && isNumber(value.costUsd) ? null : 'step-finished without duration and cost';
-    case 'run-finished':
-      if (typeof value.status !== 'string' || !isStepNumber(value.steps)) return 'run-finished without status and steps';
-      return isObject(value.usage) && isNumber(value.usage.costUsd) ? null : 'run-finished without usage';
-    default:
-      return null;
-  }
-}
-
-/** Parses JSONL, skipping lines that are not a JSON event (a crash mid-write, damage). */
 export function parseEventLines(text: string): { events: AgentEvent[]; warnings: ReadWarning[] } {
   const events: AgentEvent[] = [];
   const warnings: ReadWarning[] = [];
   const lines = text.split('\n');
+  let lastSeq = 0;
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     let value: unknown;
@@ -152,96 +72,16 @@ export function parseEventLines(text: string): { events: AgentEvent[]; warnings:
       warnings.push({ line: index + 1, message: `${kind} line skipped: ${(error as Error).message}`, file: EVENTS_FILE });
       return;
     }
-    const problem = eventProblem(value);
-    if (problem) {
-      warnings.push({ line: index + 1, message: `${problem}; line skipped`, file: EVENTS_FILE });
+    if (isObject(value) && value.seq === undefined) value = { ...value, seq: lastSeq + 1 };
+    const parsed = parseAgentEvent(value);
+    if (!parsed.ok) {
+      warnings.push({ line: index + 1, message: `${parsed.message}; line skipped`, file: EVENTS_FILE });
       return;
     }
-    events.push(value as AgentEvent);
+    lastSeq = parsed.event.seq;
+    events.push(parsed.event);
   });
   return { events, warnings };
-}
-
-function emptyStep(step: number): StepView {
-  return { step, screenshot: null, frame: null, thought: null, actions: [], results: [], usage: null, errors: [], notes: [], questions: [], durationMs: null, costUsd: null, memory: [] };
-}
-
-/** Folds the event stream into one view per step. */
-export function stepsOf(events: readonly AgentEvent[]): StepView[] {
-  const steps = new Map<number, StepView>();
-  const at = (step: number) => {
-    let view = steps.get(step);
-    if (!view) {
-      view = emptyStep(step);
-      steps.set(step, view);
-    }
-    return view;
-  };
-  for (const event of events) {
-    if (!('step' in event) || event.step < 1) continue;
-    const view = at(event.step);
-    switch (event.type) {
-      case 'observation':
-        view.screenshot = event.screenshot;
-        view.frame = event.frame;
-        break;
-      case 'prediction':
-        view.thought = event.thought;
-        view.actions = event.actions;
-        view.usage = event.usage;
-        break;
-      case 'action-result':
-        view.results.push(event.result);
-        break;
-      case 'model-error':
-        view.errors.push({ kind: event.kind, message: event.message });
-        break;
-      case 'note':
-        view.notes.push(event.message);
-        break;
-      case 'ask-user':
-        view.questions.push({ kind: event.kind, question: event.question, answer: null });
-        break;
-      case 'user-answer': {
-        const open = view.questions.find((q) => q.answer === null && q.kind === event.kind);
-        if (open) open.answer = event.answer;
-        break;
-      }
-      case 'step-finished':
-        view.durationMs = event.durationMs;
-        view.costUsd = event.costUsd;
-        break;
-      default:
-        if (event.type.startsWith('memory')) view.memory.push(event);
-        break;
-    }
-  }
-  return [...steps.values()].sort((a, b) => a.step - b.step);
-}
-
-/** Where a session stood at its last finished step, from its events alone. */
-export function progressOf(events: readonly AgentEvent[]): { steps: number; costUsd: number; usage: UsageSummary; lastEventAt: number | null } {
-  let steps = 0;
-  let costUsd = 0;
-  let lastEventAt: number | null = null;
-  const tokensByStep = new Map<number, { inputTokens: number; outputTokens: number }>();
-  for (const event of events) {
-    if (isNumber(event.at)) lastEventAt = Math.max(lastEventAt ?? event.at, event.at);
-    if (event.type === 'prediction' && isNumber(event.usage.inputTokens) && isNumber(event.usage.outputTokens)) {
-      tokensByStep.set(event.step, { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens });
-    } else if (event.type === 'step-finished' && event.step >= steps) {
-      steps = event.step;
-      costUsd = event.costUsd;
-    }
-  }
-  let inputTokens = 0;
-  let outputTokens = 0;
-  for (const [step, tokens] of tokensByStep) {
-    if (step > steps) continue;
-    inputTokens += tokens.inputTokens;
-    outputTokens += tokens.outputTokens;
-  }
-  return { steps, costUsd, usage: { inputTokens, outputTokens, costUsd }, lastEventAt };
 }
 
 /** The start time written in an id made by newSessionId, else null. */
@@ -413,7 +253,7 @@ export async function readSession(dataDir: string, id: string): Promise<SessionR
     meta = { ...meta, id };
   }
 
-  const steps = stepsOf(events);
+  const steps: StepView[] = stepsOf(events);
   for (const view of steps) {
     const reply = files.replies.get(view.step);
     const full = files.full.get(view.step);

@@ -11,9 +11,10 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage, folderBytes, removeFolder, TRASH_PREFIX, writeJsonAtomically } from './files';
 import { SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
-import type { SessionMeta } from './run-recorder';
+import type { SessionMeta } from './session-meta';
 import { appendToIndex, readIndex, rewriteIndex, summaryOf, type SessionSummary } from './session-index';
-import { progressOf, readSession, readSessionMeta, type SessionRead } from './session-reader';
+import { progressOf } from '../../shared/steps';
+import { readSession, readSessionMeta, type SessionRead } from './session-reader';
 import type { RetentionPolicy } from './store-settings';
 import { currentHost, writerLiveness, type HostIdentity, type Liveness, type WriterIdentity } from './writer-identity';
 

@@ -58,7 +58,7 @@ describe('inspectStep', () => {
     const inspected = await inspectStep(session, 4);
     if (!inspected.ok) throw new Error(inspected.message);
     expect(inspected.view.resultByAction).toEqual([null, FIXTURE_STEPS[3]?.results[1]]);
-    expect(inspected.view.questions).toEqual([{ kind: 'question', question: 'Which file?', answer: 'report.txt' }]);
+    expect(inspected.view.questions).toMatchObject([{ kind: 'question', question: 'Which file?', answer: 'report.txt' }]);
     // The reader's in-order list alone would pair the click's result with the question.
     expect(resultsByAction({ events: [] }, session.steps[3] as SessionRecord['steps'][number])[0]).toEqual(FIXTURE_STEPS[3]?.results[1]);
   });
@@ -69,7 +69,7 @@ describe('inspectStep', () => {
     if (!second.ok || !third.ok) throw new Error('not ok');
     expect(second.view.notes).toEqual(['the screen did not change after the drag']);
     expect(third.view.memory).toHaveLength(1);
-    expect(third.view.memory[0]).toMatchObject({ type: 'memory-updated', layer: 'recent' });
+    expect(third.view.memory[0]).toMatchObject({ type: 'memory', change: { kind: 'layers', recent: 'typed <the> name' } });
   });
 
   it('says the screenshot is missing when its file is gone', async () => {

@@ -130,7 +130,8 @@ export async function recordFixtureSession(dataDir: string, options: { missingSt
   const recorder = await FileRunRecorder.create(dataDir, { task: TASK, model: 'test-model', family: 'tools' }, start);
   const runId = recorder.sessionId;
   let clock = start;
-  const record = (event: Record<string, unknown>) => recorder.record({ runId, at: (clock += 100), ...event } as AgentEvent);
+  let seq = 0;
+  const record = (event: Record<string, unknown>) => recorder.record({ runId, at: (clock += 100), seq: ++seq, ...event } as AgentEvent);
   await record({ type: 'run-started', task: TASK, model: 'test-model', family: 'tools', limits: { maxSteps: 20, maxCostUsd: 1 } });
   const screenshots = new Map<number, Buffer>();
   const paths = new Map<number, string>();
@@ -157,8 +158,8 @@ export async function recordFixtureSession(dataDir: string, options: { missingSt
       await record({ type: 'action-result', step, index, action, result });
     }
     if (step === 2) await record({ type: 'note', step, message: 'the screen did not change after the drag' });
-    // Memory layers record their state as `memory*` events; the reader keeps them per step.
-    if (step === 3) await record({ type: 'memory-updated', step, layer: 'recent', text: 'typed <the> name' });
+    // Memory changes are recorded as `memory` events; the reader keeps them per step.
+    if (step === 3) await record({ type: 'memory', step, change: { kind: 'layers', pending: '', recent: 'typed <the> name', summary: '', compressing: false, lastError: null } });
     await record({ type: 'step-finished', step, durationMs: 1500 + step, costUsd: cost });
     await recorder.flush();
   }

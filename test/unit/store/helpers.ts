@@ -60,7 +60,7 @@ export async function recordSession(dataDir: string, spec: SessionSpec = {}): Pr
   let clock = startedAt;
   const events: AgentEvent[] = [];
   const record = async (event: Record<string, unknown>) => {
-    const full = { runId, at: (clock += 100), ...event } as AgentEvent;
+    const full = { runId, at: (clock += 100), seq: events.length + 1, ...event } as AgentEvent;
     events.push(full);
     await recorder.record(full);
   };

@@ -95,7 +95,7 @@ describe('damaged events.jsonl', () => {
       '["type","note"]',
       '{"no":"type"}',
       '{"type":"prediction","step":1,"thought":"x"}',
-      '{"type":"observation","step":1,"screenshot":{"id":"s","path":"../../etc/passwd"},"frame":{}}',
+      '{"runId":"r","at":1,"type":"observation","step":1,"screenshot":{"id":"s","path":"../../etc/passwd","width":1,"height":1,"mime":"image/jpeg"},"frame":{"displayId":"0","bounds":{"x":0,"y":0,"width":1,"height":1},"scaleFactor":1,"captured":{"width":1,"height":1},"image":{"width":1,"height":1,"format":"jpeg"}}}',
       '{"type":"action-result","step":"one","action":{"type":"wait"},"result":{"ok":true}}',
       '{"type":"step-finished","step":1}',
     ];
@@ -103,7 +103,7 @@ describe('damaged events.jsonl', () => {
     const session = await read(dataDir, id);
     expect(session.warnings).toHaveLength(bad.length);
     expect(session.warnings.map((w) => w.line)).toEqual(bad.map((_, i) => 9 + i));
-    expect(session.warnings[5]!.message).toMatch(/screenshot reference/);
+    expect(session.warnings[5]!.message).toMatch(/invalid observation event: screenshot\.path: the screenshot path must stay inside the session folder/);
     expect(session.steps).toHaveLength(1);
     expect(session.steps[0]).toMatchObject({ thought: 'Step 1: move on.', actions: [{ type: 'mouse_move' }], durationMs: 600 });
     expect(session.steps[0]!.screenshot?.path).toBe('screenshots/step-0001.jpg');
@@ -127,7 +127,8 @@ describe('damaged events.jsonl', () => {
   });
 
   it('parseEventLines alone: blank lines are fine, a CRLF-free binary blob is one warning', () => {
-    const text = '{"type":"note","step":1,"message":"a"}\n\n\u00ff\u00fe\u0001\n{"type":"note","step":1,"message":"b"}\n';
+    const note = (message: string) => JSON.stringify({ type: 'note', step: 1, message, runId: 'r', at: 1 });
+    const text = `${note('a')}\n\n\u00ff\u00fe\u0001\n${note('b')}\n`;
     const { events, warnings } = parseEventLines(text);
     expect(events).toHaveLength(2);
     expect(warnings).toEqual([{ file: 'events.jsonl', line: 3, message: expect.stringMatching(/^corrupt/) }]);

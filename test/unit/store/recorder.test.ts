@@ -75,7 +75,7 @@ describe('FileRunRecorder', () => {
     const ref = await recorder.saveScreenshot(1, Buffer.alloc(10), 'image/png', { width: 1, height: 1 });
     expect(ref).toEqual({ id: 'step-0001', path: 'screenshots/step-0001.png', width: 1, height: 1, mime: 'image/png' });
     await recorder.saveReply(1, 'reply');
-    await recorder.record({ type: 'step-finished', step: 1, durationMs: 1, costUsd: 0, runId: recorder.sessionId, at: 1 });
+    await recorder.record({ type: 'step-finished', step: 1, durationMs: 1, costUsd: 0, runId: recorder.sessionId, at: 1, seq: 1 });
     await recorder.flush();
     await recorder.close();
     expect(recorder.failure).toMatch(/could not write screenshot screenshots\/step-0001\.png in .*ENOENT/);

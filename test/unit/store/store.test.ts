@@ -180,7 +180,7 @@ describe('sessions whose recording process is gone', () => {
     const { id, recorder } = await recordSession(dataDir, { steps: 1, finish: null });
     const store = new SessionStore(dataDir);
     expect((await store.list()).sessions[0]).toMatchObject({ id, status: 'running', steps: 1 });
-    await recorder.record({ type: 'step-finished', step: 2, durationMs: 1, costUsd: 1.5, runId: id, at: Date.now() });
+    await recorder.record({ type: 'step-finished', step: 2, durationMs: 1, costUsd: 1.5, runId: id, at: Date.now(), seq: 1000 });
     await recorder.flush();
     const listing = await store.list();
     expect(listing.interrupted).toEqual([]);

@@ -10,7 +10,7 @@ import { readSession, type SessionRecord } from '../../store/session-reader';
 import { screenshotReader } from '../../replay/inspect';
 import { renderHtmlReport } from '../../replay/report';
 import { ExitCode } from '../exit-codes';
-import { defaultDataDir } from '../run-settings';
+import { defaultDataDir } from '../../settings/settings';
 
 interface ExportOptions {
   html?: string;

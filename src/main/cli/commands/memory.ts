@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildMemorySnapshot, type MemoryChange, type MemorySnapshot } from '../../../shared/memory';
-import { defaultDataDir } from '../run-settings';
+import { defaultDataDir } from '../../settings/settings';
 import { readNamedSession } from '../session-lookup';
 
 interface MemoryShowOptions {

@@ -12,19 +12,14 @@
  * that failed), 4 stopped by the user (Ctrl+C, the fail-safe corner, "stop" under `ask`), 2 bad
  * arguments, 1 no such session. Ctrl+C stops cleanly; a second Ctrl+C quits at once.
  */
-import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
-import type { RunStatus } from '../../../shared/events';
+import { MODEL_FAMILY_NAMES } from '../../../shared/settings';
+import { REPLAY_POLICIES as POLICIES, type ReplayPolicy as Policy } from '../../replay/policy';
 import { ExitCode, InvalidInputError } from '../exit-codes';
-import { operatorOrExplain } from '../operator-setup';
-import { defaultDataDir, resolveRunSettings, type RunFlags } from '../run-settings';
-import { TerminalView } from '../terminal-view';
-import { exitCodeFor, stopOnInterrupt, terminalAsk } from '../run-controls';
+import { loadConfig, type RunFlags } from '../../settings/settings';
+import { exitCodeFor, followOnTerminal, startFailure, stopOnInterrupt, terminalAsk } from '../run-controls';
 import { parseDisplayNumber } from '../options';
-
-const POLICIES = ['stop', 'ask', 'reground'] as const;
-type Policy = (typeof POLICIES)[number];
 
 interface ReplayCommandOptions extends RunFlags {
   policy: Policy;
@@ -105,7 +100,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--config <file>', 'a settings file (default <data-dir>/config.json), for the reground model')
     .option('--base-url <url>', 'reground: OpenAI-compatible API root (env OPENAI_BASE_URL)')
     .option('--model <name>', 'reground: model name (env MNEMO_MODEL)')
-    .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(['tools', 'ui-tars', 'openai-cua']))
+    .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(MODEL_FAMILY_NAMES))
     .addOption(new Option('--model-version <version>', 'reground: UI-TARS version').choices(['1.0', '1.5']))
     .option('--api-key-env <VAR>', 'reground: read the API key from this environment variable (default OPENAI_API_KEY)')
     .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplayNumber)
@@ -113,84 +108,53 @@ export function registerReplayCommand(program: Command): void {
     .option('--json', 'print one JSON event per line on stdout')
     .addHelpText('after', REPLAY_HELP)
     .action(async (id: string, options: ReplayCommandOptions) => {
-      // The model is needed only to reground; without that policy, model flags are not required.
-      let dataDir = resolve(options.dataDir ?? defaultDataDir());
-      let modelSettings: Awaited<ReturnType<typeof resolveRunSettings>> | undefined;
-      // Under ask, a model given on the command line is offered as an answer ("reground").
-      if (options.policy === 'reground' || (options.policy === 'ask' && options.model !== undefined)) {
-        modelSettings = await resolveRunSettings(options);
-        if (!modelSettings.ok) throw new InvalidInputError(`--policy ${options.policy} needs a model: ${modelSettings.message}`);
-        dataDir = modelSettings.settings.dataDir;
-      }
-
-      const [{ readSession }, { FileRunRecorder }, { Replayer }] = await Promise.all([
-        import('../../store/session-reader'),
-        import('../../store/run-recorder'),
-        import('../../replay/replayer'),
-      ]);
-      const read = await readSession(dataDir, id);
-      if (!read.ok) {
-        process.stderr.write(`mnemo: ${read.message}\n`);
-        process.exitCode = ExitCode.errorResult;
-        return;
-      }
-      const session = read.session;
-      for (const warning of session.warnings) process.stderr.write(`mnemo: session ${id}, line ${warning.line}: ${warning.message}\n`);
-
-      const operator = await operatorOrExplain({ capture: { ...(options.display !== undefined ? { display: options.display } : {}) } });
-      if (!operator) {
-        process.exitCode = ExitCode.runFailed;
-        return;
-      }
-      let model;
-      if (modelSettings?.ok) {
-        const { createVisionModel } = await import('../../model');
-        model = createVisionModel(modelSettings.settings.model, { prices: modelSettings.settings.prices });
-      }
-      const recorder = await FileRunRecorder.create(dataDir, {
-        task: session.meta.task,
-        model: model?.model ?? 'none',
-        family: model?.family ?? 'none',
-        replayOf: session.meta.id,
+      const config = await loadConfig(options);
+      if (!config.ok) throw new InvalidInputError(config.message);
+      const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+      const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+      // The model is needed only to reground; under ask, a model given on the command line is offered as an answer.
+      const wantsModel = options.policy === 'reground' || (options.policy === 'ask' && options.model !== undefined);
+      const started = await service.replay({
+        session: id,
+        policy: options.policy,
+        speed: options.speed,
+        interactive: !options.nonInteractive,
+        ...(options.thresholds ? { thresholds: options.thresholds } : {}),
+        ...(options.display !== undefined ? { display: options.display } : {}),
+        ...(wantsModel ? { model: {} } : {}),
       });
-      const replayer = new Replayer({ operator, recorder, askUser: options.nonInteractive ? async () => null : terminalAsk(replayAnswerHint), ...(model ? { model } : {}) });
-
-      const stop = new AbortController();
-      const restoreSignals = stopOnInterrupt(stop);
-
-      if (!options.json) {
-        const speed = options.speed === 0 ? 'no pauses' : `speed ${options.speed}`;
-        const using = model ? `, model ${model.model} (${model.family})` : '';
-        process.stderr.write(`replaying session ${session.meta.id}: ${session.meta.task}\npolicy ${options.policy}, ${speed}${using}\n`);
+      if (!started.ok) {
+        const failure = startFailure(started.error);
+        if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
+        process.stderr.write(`mnemo: ${failure.message}\n`);
+        process.exitCode = failure.code;
+        return;
       }
-      const view = options.json ? undefined : new TerminalView();
-      let status: RunStatus = 'failed';
+      const handle = started.value;
+      const restoreSignals = stopOnInterrupt(handle);
+      let outcome;
       try {
-        const events = replayer.replay(
-          session,
-          {
-            policy: options.policy,
-            speed: options.speed,
-            ...(options.thresholds ? { thresholds: options.thresholds } : {}),
-            capture: { ...(options.display !== undefined ? { display: options.display } : {}) },
+        outcome = await followOnTerminal(handle, {
+          json: options.json === true,
+          ask: options.nonInteractive ? null : terminalAsk(replayAnswerHint),
+          show: (event) => {
+            // A header says what run-started would (in the loop's words).
+            if (event.type === 'run-started') {
+              const speed = options.speed === 0 ? 'no pauses' : `speed ${options.speed}`;
+              const using = event.model !== 'none' ? `, model ${event.model} (${event.family})` : '';
+              process.stderr.write(`replaying session ${event.replayOf ?? id}: ${event.task}\npolicy ${options.policy}, ${speed}${using}\n`);
+              return false;
+            }
+            return true;
           },
-          stop.signal,
-        );
-        for await (const event of events) {
-          if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-          // The header above says what run-started would (in the loop's words).
-          else if (event.type !== 'run-started') view?.show(event);
-          if (event.type === 'run-finished') {
-            status = event.status;
-            // The reason goes to stderr with --json too: it is what a script's log should show.
-            if (options.json && status !== 'finished') process.stderr.write(`mnemo replay: ${status}: ${event.reason}\n`);
-          }
-        }
+        });
       } finally {
         restoreSignals();
       }
-      if (!options.json) process.stderr.write(`replay session ${recorder.sessionId} in ${recorder.directory}\n`);
-      process.exitCode = exitCodeFor(status);
+      // The reason goes to stderr with --json too: it is what a script's log should show.
+      if (options.json && outcome.status !== 'finished') process.stderr.write(`mnemo replay: ${outcome.status}: ${outcome.reason}\n`);
+      if (!options.json) process.stderr.write(`replay session ${handle.id} in ${handle.directory}\n`);
+      process.exitCode = exitCodeFor(outcome.status);
       // Terminal input would keep the process alive after the replay.
       process.stdin.destroy();
     });

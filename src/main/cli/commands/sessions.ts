@@ -4,13 +4,13 @@
  * the retention settings first. Exit codes: 0 listed (an empty list included), 2 bad arguments or
  * a bad `store` section in the config file.
  */
-import { resolve, join } from 'node:path';
+import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { SessionSummary } from '../../store/session-index';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
-import { BYTES_PER_GB, readStoreSettings, retentionOf, type RetentionPolicy } from '../../store/store-settings';
+import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/store-settings';
 import { InvalidInputError } from '../exit-codes';
-import { defaultDataDir } from '../run-settings';
+import { defaultDataDir, loadConfig, storeSettingsOf } from '../../settings/settings';
 
 interface SessionsOptions {
   json?: boolean;
@@ -83,10 +83,9 @@ function table(sessions: readonly SessionSummary[], width: number): string {
 }
 
 async function retentionFor(options: SessionsOptions, dataDir: string): Promise<RetentionPolicy> {
-  const configPath = options.config ? resolve(options.config) : join(dataDir, 'config.json');
-  const read = await readStoreSettings(configPath, options.config !== undefined);
+  const read = await loadConfig({ dataDir, ...(options.config !== undefined ? { config: options.config } : {}) });
   if (!read.ok) throw new InvalidInputError(read.message);
-  const policy = retentionOf(read.settings);
+  const policy = retentionOf(storeSettingsOf(read.config));
   return {
     maxAgeDays: options.retentionDays ?? policy.maxAgeDays,
     maxBytes: options.retentionGb !== undefined ? options.retentionGb * BYTES_PER_GB : policy.maxBytes,

@@ -10,7 +10,7 @@ import type { Action } from '../../../shared/actions';
 import type { ActionResult } from '../../../shared/action-result';
 import type { UsageSummary } from '../../../shared/events';
 import type { SessionRecord, StepView } from '../../store/session-reader';
-import { defaultDataDir } from '../run-settings';
+import { defaultDataDir } from '../../settings/settings';
 import { describeAction } from '../terminal-view';
 import { formatCost, localTime } from './sessions';
 import { readNamedSession } from '../session-lookup';

@@ -33,3 +33,39 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
   }
   return masked;
 }
+
+/**
+ * A raw reply for the record: the secret may sit in it JSON-escaped twice (tool-call arguments are
+ * a JSON string inside the reply's JSON), and with non-ASCII characters as \u escapes.
+ */
+export function maskRawReply(raw: string, secrets: readonly string[]): string {
+  const escaped = (text: string) => JSON.stringify(text).slice(1, -1);
+  const asciiEscaped = (text: string) => escaped(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return maskSecrets(raw, [...new Set(secrets.flatMap((s) => [s, escaped(s), asciiEscaped(s), escaped(asciiEscaped(s))]))]);
+}
+
+/** The secrets a run has typed so far, and masking with them. */
+export class SecretSet {
+  private readonly secrets: string[] = [];
+
+  add(secret: string): void {
+    if (secret !== '' && !this.secrets.includes(secret)) this.secrets.push(secret);
+  }
+
+  get list(): readonly string[] {
+    return this.secrets;
+  }
+
+  text(text: string): string {
+    return this.secrets.length === 0 ? text : maskSecrets(text, this.secrets);
+  }
+
+  rawReply(raw: string): string {
+    return this.secrets.length === 0 ? raw : maskRawReply(raw, this.secrets);
+  }
+
+  /** The action as it may be recorded: typed secrets masked. */
+  action(action: Action): Action {
+    return action.type === 'type' && this.secrets.includes(action.text) ? maskAction(action) : action;
+  }
+}

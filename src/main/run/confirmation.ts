@@ -3,23 +3,11 @@
  * CONFIRM, `"confirm": true` in the wire format) and those a configurable rule list matches, for
  * example Enter, or any click while a window titled "...Delete..." is in front.
  */
-import { z } from 'zod';
 import type { Action } from '../../shared/actions';
+import type { ConfirmationRule } from '../../shared/config';
 import { normalizeKey } from '../../shared/keys';
 
-export const ConfirmationRuleSchema = z.object({
-  /** Shown to the user: why this needs a yes. */
-  reason: z.string().optional(),
-  /** Action types the rule applies to; any when omitted. */
-  types: z.array(z.string()).optional(),
-  /** Matches a hotkey/key action that includes every one of these keys, or typed text ending in Enter for "enter". */
-  keys: z.array(z.string()).optional(),
-  /** A regular expression (case-insensitive) the typed text must match. */
-  textMatches: z.string().optional(),
-  /** The focused window's title must contain this (case-insensitive). */
-  windowTitleContains: z.string().optional(),
-});
-export type ConfirmationRule = z.infer<typeof ConfirmationRuleSchema>;
+export { ConfirmationRuleSchema, type ConfirmationRule } from '../../shared/config';
 
 /** Sensible defaults: nothing beyond what the model asks for. Users add rules in settings. */
 export const DEFAULT_CONFIRMATION_RULES: ConfirmationRule[] = [];

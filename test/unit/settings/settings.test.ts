@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveRunSettings } from '../../../src/main/cli/run-settings';
+import { resolveRunSettings } from '../../../src/main/settings/settings';
 
 const dirs: string[] = [];
 function dataDir(config?: unknown): string {

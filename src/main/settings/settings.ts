@@ -1,41 +1,16 @@
 /**
- * Where `mnemo run` gets its settings: flags, then environment variables (OPENAI_BASE_URL,
- * OPENAI_API_KEY or the one --api-key-env names, MNEMO_MODEL), then a config file (--config, or
- * config.json in the data directory), then defaults. Every problem is a message naming the source.
+ * Where Mnemo's settings come from: flags, then environment variables (OPENAI_BASE_URL,
+ * OPENAI_API_KEY or the one --api-key-env names, MNEMO_MODEL, MNEMO_DATA_DIR), then the config
+ * file (--config, or config.json in the data directory; schema in src/shared/config.ts), then
+ * defaults. The file is read once (`loadConfig`); everything else is derived from what was read.
+ * Every problem is a message naming its source.
  */
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
-import { ModelSettingsSchema, PriceTableSchema, ImageSettingsSchema, DEFAULT_PRICES, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
-import { ConfirmationRuleSchema, type ConfirmationRule } from '../agent/confirmation';
-
-export const ConfigFileSchema = z.object({
-  model: ModelSettingsSchema.partial().optional(),
-  prices: PriceTableSchema.optional(),
-  image: ImageSettingsSchema.partial().optional(),
-  /** The memory model (defaults to the main one; a cheaper one is a good choice) and budgets. */
-  memory: z
-    .object({
-      model: ModelSettingsSchema.partial().optional(),
-      recentBudget: z.number().int().positive().optional(),
-      summaryBudget: z.number().int().positive().optional(),
-      budgetUnit: z.enum(['chars', 'tokens']).optional(),
-      cacheFriendly: z.boolean().optional(),
-      maxContextTokens: z.number().int().positive().optional(),
-    })
-    .optional(),
-  agent: z
-    .object({
-      maxSteps: z.number().int().positive().optional(),
-      maxCostUsd: z.number().positive().nullable().optional(),
-      maxConsecutiveErrors: z.number().int().positive().optional(),
-      keepScreenshots: z.number().int().positive().optional(),
-      confirmationRules: z.array(ConfirmationRuleSchema).optional(),
-    })
-    .optional(),
-});
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
+import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
+import { DEFAULT_STORE_SETTINGS } from '../store/store-settings';
 
 export interface RunFlags {
   baseUrl?: string;
@@ -48,6 +23,14 @@ export interface RunFlags {
   dataDir?: string;
   config?: string;
   display?: number;
+}
+
+/** The config file as read, and where it and the data directory are. */
+export interface LoadedConfig {
+  dataDir: string;
+  /** The file read (or that would be read: it may not exist). */
+  path: string;
+  file: ConfigFile;
 }
 
 export interface RunSettings {
@@ -65,20 +48,32 @@ export interface RunSettings {
     layers: { recentBudget?: number; summaryBudget?: number; budgetUnit?: 'chars' | 'tokens' };
     pruning: { cacheFriendly?: boolean; maxContextTokens?: number };
   };
+  store: StoreSettings;
 }
 
 export type SettingsResult = { ok: true; settings: RunSettings } | { ok: false; message: string };
+export type ConfigResult = { ok: true; config: LoadedConfig } | { ok: false; message: string };
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.MNEMO_DATA_DIR ?? join(homedir(), '.mnemo');
 }
 
-async function readConfig(path: string, required: boolean): Promise<{ ok: true; config: ConfigFile } | { ok: false; message: string }> {
+export function configPathOf(dataDir: string, configFlag?: string): string {
+  return configFlag ? resolve(configFlag) : join(dataDir, 'config.json');
+}
+
+/**
+ * Reads the config file once. Absent is fine (defaults) unless it was named with --config;
+ * unreadable, not JSON, or not matching the schema is a message naming the file.
+ */
+export async function loadConfig(flags: Pick<RunFlags, 'dataDir' | 'config'>, env: NodeJS.ProcessEnv = process.env): Promise<ConfigResult> {
+  const dataDir = resolve(flags.dataDir ?? defaultDataDir(env));
+  const path = configPathOf(dataDir, flags.config);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, config: {} };
+    if (flags.config === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, config: { dataDir, path, file: {} } };
     return { ok: false, message: `cannot read the config file ${path}: ${(error as Error).message}` };
   }
   let json: unknown;
@@ -88,20 +83,17 @@ async function readConfig(path: string, required: boolean): Promise<{ ok: true; 
     return { ok: false, message: `the config file ${path} is not valid JSON: ${(error as Error).message}` };
   }
   const parsed = ConfigFileSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, message: `the config file ${path}: ${describeIssues(parsed.error.issues)}` };
-  return { ok: true, config: parsed.data };
+  if (!parsed.success) return { ok: false, message: `the config file ${path}: ${describeConfigIssues(parsed.error.issues)}` };
+  return { ok: true, config: { dataDir, path, file: parsed.data } };
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+export function storeSettingsOf(config: LoadedConfig): StoreSettings {
+  return config.file.store ?? DEFAULT_STORE_SETTINGS;
 }
 
-export async function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): Promise<SettingsResult> {
-  const dataDir = resolve(flags.dataDir ?? defaultDataDir(env));
-  const config = await readConfig(flags.config ? resolve(flags.config) : join(dataDir, 'config.json'), flags.config !== undefined);
-  if (!config.ok) return config;
-  const file = config.config;
-
+/** The settings of a run: the model from flags, environment or file, and the rest from the file. */
+export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS.ProcessEnv = process.env): SettingsResult {
+  const { file, dataDir } = config;
   if (flags.apiKeyEnv !== undefined && env[flags.apiKeyEnv] === undefined) {
     return { ok: false, message: `--api-key-env ${flags.apiKeyEnv}: that environment variable is not set` };
   }
@@ -119,14 +111,14 @@ export async function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv
     candidate.model === undefined ? '--model (or MNEMO_MODEL)' : null,
     candidate.family === undefined ? '--family' : null,
   ].filter((name): name is string => name !== null);
-  if (missing.length > 0) return { ok: false, message: `missing ${missing.join(', ')}; set them as flags, environment variables or in ${join(dataDir, 'config.json')}` };
+  if (missing.length > 0) return { ok: false, message: `missing ${missing.join(', ')}; set them as flags, environment variables or in ${config.path}` };
   const model = ModelSettingsSchema.safeParse(candidate);
-  if (!model.success) return { ok: false, message: `model settings: ${describeIssues(model.error.issues)}` };
+  if (!model.success) return { ok: false, message: `model settings: ${describeConfigIssues(model.error.issues)}` };
 
   const agent = file.agent ?? {};
   const memory = file.memory ?? {};
   const memoryModel = ModelSettingsSchema.safeParse({ ...model.data, ...memory.model });
-  if (!memoryModel.success) return { ok: false, message: `memory.model settings: ${describeIssues(memoryModel.error.issues)}` };
+  if (!memoryModel.success) return { ok: false, message: `memory.model settings: ${describeConfigIssues(memoryModel.error.issues)}` };
   const defined = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
   return {
     ok: true,
@@ -145,6 +137,13 @@ export async function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv
         layers: defined({ recentBudget: memory.recentBudget, summaryBudget: memory.summaryBudget, budgetUnit: memory.budgetUnit }),
         pruning: defined({ cacheFriendly: memory.cacheFriendly, maxContextTokens: memory.maxContextTokens }),
       },
+      store: storeSettingsOf(config),
     },
   };
+}
+
+/** Reads the config file and resolves a run's settings from it, the flags and the environment. */
+export async function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): Promise<SettingsResult> {
+  const config = await loadConfig(flags, env);
+  return config.ok ? runSettingsOf(config.config, flags, env) : config;
 }

@@ -1,0 +1,186 @@
+/**
+ * The run lifecycle that the agent loop and the replayer share: emitting events (with `seq`),
+ * recording them, asking the user, executing an action with masking, waiting for the screen to
+ * settle, pausing at step boundaries, and ending the run.
+ *
+ * Events: each gets the run id, the time and the next `seq`, goes to the recorder (an ordered
+ * writer in the background) and to the live stream (`events`). Thought deltas are coalesced
+ * (a model streaming token by token would otherwise flood every subscriber) and reach the record
+ * only when the next other event is emitted: by then the step's typed secrets are known, and a
+ * password the model spelled out in its thought before its action revealed it is masked.
+ *
+ * The record before acting: `checkpoint()` waits until everything recorded so far is written,
+ * and ends the run when something could not be: no action without a record.
+ */
+import type { Action } from '../../shared/actions';
+import type { ActionResult } from '../../shared/action-result';
+import type { AgentEvent, AgentEventInput, AgentEventOf, UsageSummary } from '../../shared/events';
+import type { Frame } from '../../shared/frame';
+import type { Operator } from '../operator/desktop-operator';
+import type { RunRecorder } from '../store/run-recorder';
+import type { AskRequest, AskUser } from './ask';
+import { AsyncQueue } from './async-queue';
+import type { Ending } from './ending';
+import { MASK, SecretSet } from './masking';
+import { PauseGate } from './pause-gate';
+import { waitForSettle, type SettleOptions, type SettleOutcome } from './settle';
+
+export interface RunLifecycleDeps {
+  recorder: RunRecorder;
+  operator: Operator;
+  askUser: AskUser;
+  now?: () => number;
+  /** Shared with whoever pauses the run (the agent, the run service). */
+  gate?: PauseGate;
+}
+
+/** Deltas that arrive within this long go out as one event. */
+const THOUGHT_COALESCE_MS = 40;
+
+interface PendingThought {
+  step: number;
+  attempt: number;
+  text: string;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class RunLifecycle {
+  readonly events = new AsyncQueue<AgentEvent>();
+  readonly secrets = new SecretSet();
+  readonly runId: string;
+  private readonly now: () => number;
+  private readonly gate: PauseGate;
+  private seq = 0;
+  /** Emitted thought deltas not yet recorded (see the module comment). */
+  private unrecordedThoughts: Array<AgentEventOf<'thought-delta'>> = [];
+  private pendingThought: PendingThought | null = null;
+
+  constructor(
+    private readonly deps: RunLifecycleDeps,
+    readonly signal: AbortSignal,
+  ) {
+    this.runId = deps.recorder.sessionId;
+    this.now = deps.now ?? Date.now;
+    this.gate = deps.gate ?? new PauseGate();
+  }
+
+  get recorder(): RunRecorder {
+    return this.deps.recorder;
+  }
+
+  get operator(): Operator {
+    return this.deps.operator;
+  }
+
+  get clock(): () => number {
+    return this.now;
+  }
+
+  /** Stamps, records and streams one event. */
+  emit = (input: AgentEventInput): AgentEvent => {
+    this.flushThought();
+    this.recordThoughts();
+    const event = this.stamp(input);
+    void this.deps.recorder.record(event);
+    this.events.push(event);
+    return event;
+  };
+
+  /** Part of the thought as it streams; coalesced, masked with the secrets known so far. */
+  thought(step: number, delta: string, attempt: number): void {
+    const pending = this.pendingThought;
+    if (pending && (pending.step !== step || pending.attempt !== attempt)) this.flushThought();
+    if (this.pendingThought) {
+      this.pendingThought.text += delta;
+      return;
+    }
+    this.pendingThought = { step, attempt, text: delta, timer: setTimeout(() => this.flushThought(), THOUGHT_COALESCE_MS) };
+  }
+
+  private flushThought(): void {
+    const pending = this.pendingThought;
+    if (!pending) return;
+    this.pendingThought = null;
+    clearTimeout(pending.timer);
+    const event = this.stamp({ type: 'thought-delta', step: pending.step, delta: this.secrets.text(pending.text), attempt: pending.attempt }) as AgentEventOf<'thought-delta'>;
+    this.unrecordedThoughts.push(event);
+    this.events.push(event);
+  }
+
+  private recordThoughts(): void {
+    for (const event of this.unrecordedThoughts.splice(0)) void this.deps.recorder.record({ ...event, delta: this.secrets.text(event.delta) });
+  }
+
+  private stamp(input: AgentEventInput): AgentEvent {
+    return { ...input, runId: this.runId, at: this.now(), seq: ++this.seq } as AgentEvent;
+  }
+
+  /**
+   * Waits at a step boundary while the run is paused. First lets the consumers of the stream see
+   * what was emitted (they run on promise callbacks), so a pause asked for in reaction to a step's
+   * end takes effect before the next step.
+   */
+  async waitIfPaused(step: number): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!this.gate.paused || this.signal.aborted) return;
+    this.emit({ type: 'paused', step });
+    await this.gate.pass(this.signal);
+    if (!this.signal.aborted) this.emit({ type: 'resumed', step });
+  }
+
+  /**
+   * Asks the user. The ask-user event's `seq` is the question's id; a `secret` answer is
+   * recorded masked.
+   */
+  async ask(step: number, request: AskRequest, options: { secret?: boolean } = {}): Promise<string | null> {
+    const asked = this.emit({ type: 'ask-user', step, kind: request.kind, question: request.question, ...(request.action ? { action: request.action } : {}) });
+    const answer = this.signal.aborted ? null : await this.deps.askUser({ ...request, id: asked.seq }, this.signal);
+    this.emit({ type: 'user-answer', step, kind: request.kind, answer: options.secret && answer ? MASK : answer });
+    return answer;
+  }
+
+  /**
+   * Executes one action, emitting it and its result as `shown` (the recorded, masked form).
+   * Returns the result as recorded: an error message never carries a typed secret.
+   */
+  async execute(step: number, index: number, action: Action, frame: Frame, shown: Action = this.secrets.action(action)): Promise<ActionResult> {
+    this.emit({ type: 'action', step, index, action: shown });
+    const outcome = await this.deps.operator.execute(action, frame, this.signal);
+    const typedSecret = action !== shown && action.type === 'type' ? [action.text] : [];
+    const result: ActionResult =
+      outcome.ok || (this.secrets.list.length === 0 && typedSecret.length === 0)
+        ? outcome
+        : { ...outcome, error: { ...outcome.error, message: this.withExtra(typedSecret).text(outcome.error.message) } };
+    this.emit({ type: 'action-result', step, index, action: shown, result });
+    return result;
+  }
+
+  /** The run's secrets and a few more (a secret the user typed in for a replay). */
+  private withExtra(extra: readonly string[]): SecretSet {
+    const set = new SecretSet();
+    for (const secret of [...this.secrets.list, ...extra]) set.add(secret);
+    return set;
+  }
+
+  /**
+   * Before the step acts on the desktop: the record of everything before it must be written.
+   * Returns the ending when it could not be (a full disk, a removed folder).
+   */
+  async checkpoint(): Promise<Ending | undefined> {
+    await this.deps.recorder.written();
+    const failure = this.deps.recorder.failure;
+    return failure === null ? undefined : { status: 'failed', reason: `the session could not be recorded, so the run stopped before acting: ${failure}` };
+  }
+
+  /** Waits until the screen stops changing (bounded); the last fingerprint comes back. */
+  settle(display: number | 'all' | undefined, options: SettleOptions): Promise<SettleOutcome> {
+    return waitForSettle(() => this.deps.operator.fingerprint(display), options, this.signal);
+  }
+
+  /** The run's end in the record: run-finished, then the recorder closed and the stream ended. */
+  async finish(ending: Ending, steps: number, usage: UsageSummary): Promise<void> {
+    this.emit({ type: 'run-finished', status: ending.status, reason: ending.reason, summary: ending.summary ?? null, steps, usage });
+    await this.deps.recorder.close();
+    this.events.close();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The memory a run shares with the runs before and after it: the data directory's blackboard,
+ * the conversation the task belongs to (`<data-dir>/memory/conversations/<id>.json`; a follow-up
+ * task names it to continue it), and the memory model that compresses them. Problems are
+ * warnings: a run is never refused for its memory.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PriceTable } from '../../shared/settings';
+import { createTextModel, openBlackboard, TieredMemory, type TieredMemoryDict } from '../memory';
+import type { RunMemoryDeps } from '../agent/run-memory';
+import { writeTextAtomically } from '../store/files';
+import type { RunSettings } from '../settings/settings';
+
+export interface OpenedMemory {
+  deps: RunMemoryDeps;
+  conversationId: string;
+  warnings: string[];
+  /** Saves the conversation for the next task of it. */
+  save(): Promise<void>;
+}
+
+/** `conv-3fa9c2d1`: short enough to type after `--conversation`. */
+export function newConversationId(): string {
+  return `conv-${randomBytes(4).toString('hex')}`;
+}
+
+export const CONVERSATION_ID_PATTERN = /^[\w][\w.-]{0,80}$/;
+
+export function conversationPath(dataDir: string, id: string): string {
+  return join(dataDir, 'memory', 'conversations', `${id}.json`);
+}
+
+type Loaded = { state: 'loaded' | 'missing' } | { state: 'damaged'; message: string };
+
+async function loadConversation(path: string, conversation: TieredMemory): Promise<Loaded> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
+    return { state: 'damaged', message: `conversation memory cannot be read: ${(error as Error).message}` };
+  }
+  try {
+    const dict = JSON.parse(text) as TieredMemoryDict;
+    if (!Array.isArray(dict.context) || !Array.isArray(dict.shortTerm) || !Array.isArray(dict.longTerm)) throw new Error('not a conversation memory');
+    conversation.restore(dict);
+    return { state: 'loaded' };
+  } catch (error) {
+    return { state: 'damaged', message: `conversation memory in ${path} is damaged and was not loaded: ${(error as Error).message}` };
+  }
+}
+
+export type MemoryOpen = { ok: true; memory: OpenedMemory } | { ok: false; message: string };
+
+/** Opens the shared memory for a run; continuing a conversation that does not exist is an error. */
+export async function openRunMemory(settings: RunSettings, prices: PriceTable, continueConversation?: string): Promise<MemoryOpen> {
+  if (continueConversation !== undefined && !CONVERSATION_ID_PATTERN.test(continueConversation)) {
+    return { ok: false, message: `"${continueConversation}" is not a conversation id (they look like conv-3fa9c2d1)` };
+  }
+  const warnings: string[] = [];
+  const model = createTextModel(settings.memory.model, { prices });
+  const conversationId = continueConversation ?? newConversationId();
+  const path = conversationPath(settings.dataDir, conversationId);
+  const conversation = new TieredMemory({}, { model });
+  if (continueConversation !== undefined) {
+    const loaded = await loadConversation(path, conversation);
+    if (loaded.state === 'missing') return { ok: false, message: `no conversation "${continueConversation}" in ${join(settings.dataDir, 'memory', 'conversations')}` };
+    if (loaded.state === 'damaged') warnings.push(loaded.message);
+  }
+  const { blackboard, warnings: boardWarnings } = await openBlackboard(settings.dataDir);
+  warnings.push(...boardWarnings);
+  return {
+    ok: true,
+    memory: {
+      deps: { model, blackboard, conversation },
+      conversationId,
+      warnings,
+      async save() {
+        await mkdir(join(settings.dataDir, 'memory', 'conversations'), { recursive: true });
+        await writeTextAtomically(path, `${JSON.stringify(conversation.toDict(), null, 2)}\n`);
+      },
+    },
+  };
+}

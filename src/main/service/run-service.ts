@@ -1,0 +1,330 @@
+/**
+ * The run service: the one place a run is put together, for every front end (the CLI, the
+ * Electron main process, `mnemo serve`). It composes a run from the settings (read once, in
+ * `LoadedConfig`): the operator for the display, the vision model, the session recorder, the
+ * shared memory; starts the DeviceAgent or the Replayer on them; and hands back a `RunHandle`
+ * (events with catching up, pause, resume, stop, answers). It also lists and reads sessions and
+ * the memory snapshot of a session.
+ *
+ * One run at a time per display, across processes (display-lock.ts): a second start is a `busy`
+ * error naming the running session. Failures are values (`ServiceResult`), each with a kind the
+ * adapters map to their own terms (an exit code, an HTTP status, a message in the window).
+ */
+import { buildMemorySnapshot, type MemorySnapshot } from '../../shared/memory';
+import type { AgentEvent } from '../../shared/events';
+import type { ModelSettings, PriceTable } from '../../shared/settings';
+import { DeviceAgent } from '../agent/device-agent';
+import type { AgentOptions } from '../agent/settings';
+import { createVisionModel, type VisionModel } from '../model';
+import { checkModel, probeProvider, type ModelCheck, type ProviderProbe } from '../model/provider-check';
+import type { CaptureOptions } from '../operator/capture';
+import type { Operator } from '../operator/desktop-operator';
+import { Replayer } from '../replay/replayer';
+import type { ReplayPolicy } from '../replay/policy';
+import type { DivergenceThresholds } from '../replay/divergence';
+import { PauseGate } from '../run/pause-gate';
+import { runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
+import { FileRunRecorder } from '../store/run-recorder';
+import { readSession, type SessionRecord } from '../store/session-reader';
+import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
+import { retentionOf } from '../store/store-settings';
+import { DisplayLock, displayName } from './display-lock';
+import { LiveRun, type RunHandle } from './live-run';
+import { openRunMemory } from './memory-setup';
+
+export type { RunHandle, RunOutcome } from './live-run';
+
+export type ServiceErrorKind =
+  /** Settings missing or invalid (a flag, the config file, an unknown conversation). */
+  | 'settings'
+  /** A run is already going on that display. */
+  | 'busy'
+  /** The display cannot be opened. */
+  | 'no_display'
+  /** The session record cannot be created (the data directory is not writable). */
+  | 'record'
+  /** No such session. */
+  | 'not_found';
+
+export interface ServiceError {
+  kind: ServiceErrorKind;
+  message: string;
+  /** For `busy`: the session holding the display, when known. */
+  sessionId?: string | null;
+}
+
+export type ServiceResult<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
+
+/** An operator for a run, and how to let it go afterwards. */
+export type OperatorOpen = { ok: true; operator: Operator; close?: () => Promise<void> | void } | { ok: false; message: string };
+
+export interface RunServiceDeps {
+  config: LoadedConfig;
+  env?: NodeJS.ProcessEnv;
+  /** Flags given on the command line (they win over the environment and the file). */
+  flags?: RunFlags;
+  /** Opens the operator for a display (checking the display first). */
+  openOperator: (capture: CaptureOptions) => Promise<OperatorOpen>;
+  createModel?: (settings: ModelSettings, prices: PriceTable) => VisionModel;
+  /** The provider check before a run (default: one GET of the model list). */
+  probe?: (settings: ModelSettings, signal: AbortSignal) => Promise<ProviderProbe>;
+  /** Warnings and notices (retention, interrupted sessions, memory problems). */
+  log?: (message: string) => void;
+  now?: () => number;
+}
+
+export interface StartRequest {
+  task: string;
+  /** Flags for this run only (model, limits, display). */
+  overrides?: RunFlags;
+  /** Continue this conversation (its memory carries over); default: a new one. */
+  conversationId?: string;
+  display?: number;
+  /** False: questions are not asked, they go unanswered (a non-interactive run). Default true. */
+  interactive?: boolean;
+  /** Settle and other loop options for this run (tests, benchmarks). */
+  agent?: Partial<AgentOptions>;
+  /** Skip the provider check (benchmarks against a local scripted server). */
+  skipProviderCheck?: boolean;
+}
+
+export interface ReplayRequest {
+  /** A session id, a unique prefix of one, or `last`. */
+  session: string;
+  policy: ReplayPolicy;
+  /** Recorded pauses divided by this; 0: no pauses. */
+  speed: number;
+  thresholds?: Partial<DivergenceThresholds>;
+  display?: number;
+  interactive?: boolean;
+  /** A model to find diverged targets again (reground); flags as for a run. */
+  model?: RunFlags;
+}
+
+export class RunService {
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly runs = new Map<string, LiveRun>();
+  private readonly store: SessionStore;
+
+  constructor(private readonly deps: RunServiceDeps) {
+    this.env = deps.env ?? process.env;
+    this.store = new SessionStore(deps.config.dataDir, deps.now ? { now: deps.now } : {});
+  }
+
+  get dataDir(): string {
+    return this.deps.config.dataDir;
+  }
+
+  /** The settings a run would use now (the model resolved from flags, environment and file). */
+  settings(overrides: RunFlags = {}): ServiceResult<RunSettings> {
+    const resolved = runSettingsOf(this.deps.config, { ...this.deps.flags, ...overrides }, this.env);
+    return resolved.ok ? { ok: true, value: resolved.settings } : { ok: false, error: { kind: 'settings', message: resolved.message } };
+  }
+
+  /** Starts a task. The handle's events begin with run-started. */
+  async start(request: StartRequest): Promise<ServiceResult<RunHandle>> {
+    if (request.task.trim() === '') return { ok: false, error: { kind: 'settings', message: 'the task is empty' } };
+    const settings = this.settings(request.overrides);
+    if (!settings.ok) return settings;
+    const run = settings.value;
+    const display = request.display ?? request.overrides?.display;
+    const opened = await this.openForRun(display);
+    if (!opened.ok) return opened;
+    const { lock, operator, closeOperator } = opened.value;
+    const release = async () => {
+      await closeOperator();
+      await lock.release();
+    };
+
+    await this.housekeeping();
+    const memory = await openRunMemory(run, run.prices, request.conversationId);
+    if (!memory.ok) {
+      await release();
+      return { ok: false, error: { kind: 'settings', message: memory.message } };
+    }
+    for (const warning of memory.memory.warnings) this.log(`warning: ${warning}`);
+    const model = (this.deps.createModel ?? ((settings, prices) => createVisionModel(settings, { prices })))(run.model, run.prices);
+    const recorder = await FileRunRecorder.create(run.dataDir, { task: request.task, model: run.model.model, family: run.model.family }).catch((error: unknown) => error as Error);
+    if (recorder instanceof Error) {
+      await release();
+      return { ok: false, error: { kind: 'record', message: `cannot record the session in ${run.dataDir}: ${recorder.message}` } };
+    }
+    await lock.name(recorder.sessionId);
+
+    const gate = new PauseGate();
+    const stop = new AbortController();
+    const live = new LiveRun({ kind: 'run', task: request.task, recorder, dataDir: run.dataDir, conversationId: memory.memory.conversationId, gate, stop, nobodyAnswers: request.interactive === false });
+    const probe = this.deps.probe ?? ((settings, signal) => probeProvider(settings, {}, signal));
+    const agent = new DeviceAgent(
+      {
+        model,
+        operator,
+        recorder,
+        askUser: live.askUser,
+        memory: memory.memory.deps,
+        gate,
+        ...(this.deps.now ? { now: this.deps.now } : {}),
+        ...(request.skipProviderCheck ? {} : { preflight: (signal: AbortSignal) => probe(run.model, signal) }),
+      },
+      {
+        ...request.agent,
+        memory: { layers: run.memory.layers, pruning: run.memory.pruning },
+        limits: { maxSteps: run.maxSteps, maxCostUsd: run.maxCostUsd, maxConsecutiveErrors: run.maxConsecutiveErrors, maxParseRetries: 3, ...request.agent?.limits },
+        keepScreenshots: run.keepScreenshots,
+        confirmationRules: run.confirmationRules,
+        capture: {
+          maxWidth: run.image.maxWidth,
+          format: run.image.format,
+          quality: run.image.quality,
+          keepFullResolution: run.store.keepFullResolution,
+          ...(display !== undefined ? { display } : {}),
+        },
+      },
+    );
+    this.track(live, agent.run(request.task, stop.signal, { conversationId: memory.memory.conversationId }), async () => {
+      await memory.memory.save().catch((error: unknown) => this.log(`warning: the conversation memory was not saved: ${error instanceof Error ? error.message : String(error)}`));
+      await release();
+    });
+    return { ok: true, value: live };
+  }
+
+  /** Replays a recorded session on the desktop; the replay is recorded as a new session. */
+  async replay(request: ReplayRequest): Promise<ServiceResult<RunHandle>> {
+    let model: VisionModel | undefined;
+    if (request.model) {
+      const settings = this.settings(request.model);
+      if (!settings.ok) return { ok: false, error: { kind: 'settings', message: `--policy ${request.policy} needs a model: ${settings.error.message}` } };
+      model = (this.deps.createModel ?? ((s, prices) => createVisionModel(s, { prices })))(settings.value.model, settings.value.prices);
+    }
+    const lookup = await this.store.resolve(request.session);
+    if (!lookup.ok) return { ok: false, error: { kind: 'not_found', message: lookup.message } };
+    const read = await readSession(this.dataDir, lookup.id);
+    if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
+    const session = read.session;
+    for (const warning of session.warnings) this.log(`session ${session.meta.id}, line ${warning.line}: ${warning.message}`);
+
+    const opened = await this.openForRun(request.display);
+    if (!opened.ok) return opened;
+    const { lock, operator, closeOperator } = opened.value;
+    const recorder = await FileRunRecorder.create(this.dataDir, { task: session.meta.task, model: model?.model ?? 'none', family: model?.family ?? 'none', replayOf: session.meta.id }).catch(
+      (error: unknown) => error as Error,
+    );
+    if (recorder instanceof Error) {
+      await closeOperator();
+      await lock.release();
+      return { ok: false, error: { kind: 'record', message: `cannot record the replay in ${this.dataDir}: ${recorder.message}` } };
+    }
+    await lock.name(recorder.sessionId);
+    const gate = new PauseGate();
+    const stop = new AbortController();
+    const live = new LiveRun({ kind: 'replay', task: session.meta.task, recorder, dataDir: this.dataDir, conversationId: null, gate, stop, nobodyAnswers: request.interactive === false });
+    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
+    const events = replayer.replay(
+      session,
+      {
+        policy: request.policy,
+        speed: request.speed,
+        ...(request.thresholds ? { thresholds: request.thresholds } : {}),
+        capture: { ...(request.display !== undefined ? { display: request.display } : {}) },
+      },
+      stop.signal,
+    );
+    this.track(live, events, async () => {
+      await closeOperator();
+      await lock.release();
+    });
+    return { ok: true, value: live };
+  }
+
+  /** Runs in progress in this process. */
+  active(): RunHandle[] {
+    return [...this.runs.values()];
+  }
+
+  run(id: string): RunHandle | undefined {
+    return this.runs.get(id);
+  }
+
+  /** A session's events after `since`: followed live while it runs here, else read from its record. */
+  async *events(sessionId: string, since = 0): AsyncIterable<AgentEvent> {
+    const live = this.runs.get(sessionId);
+    if (live) {
+      yield* live.events(since);
+      return;
+    }
+    const read = await readSession(this.dataDir, sessionId);
+    if (!read.ok) return;
+    for (const event of read.session.events) if (event.seq > since) yield event;
+  }
+
+  async sessions(options: { search?: string } = {}): Promise<SessionListing> {
+    return this.store.list(options);
+  }
+
+  /** One session by id, unique prefix or `last`. */
+  async session(ref: string): Promise<ServiceResult<SessionRecord & { storeWarnings: StoreWarning[] }>> {
+    const lookup = await this.store.resolve(ref);
+    if (!lookup.ok) return { ok: false, error: { kind: lookup.kind === 'invalid' ? 'settings' : 'not_found', message: lookup.message } };
+    const read = await this.store.read(lookup.id);
+    if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
+    return { ok: true, value: { ...read.session, storeWarnings: read.warnings ?? [] } };
+  }
+
+  /** The memory at the end of a session (or now, for a live one): layers, pruning, blackboard, conversation. */
+  async memory(ref: string): Promise<ServiceResult<MemorySnapshot>> {
+    const session = await this.session(ref);
+    if (!session.ok) return session;
+    return { ok: true, value: buildMemorySnapshot(session.value.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []))) };
+  }
+
+  /** The provider check alone, with a real chat call: latency, and whether an image is accepted. */
+  async checkModel(overrides: RunFlags = {}, signal?: AbortSignal): Promise<ServiceResult<ModelCheck>> {
+    const settings = this.settings(overrides);
+    if (!settings.ok) return settings;
+    return { ok: true, value: await checkModel(settings.value.model, {}, signal) };
+  }
+
+  /** Stops every run of this process and waits until they are recorded as ended. */
+  async close(): Promise<void> {
+    const runs = [...this.runs.values()];
+    for (const run of runs) run.stop();
+    await Promise.all(runs.map((run) => run.done));
+  }
+
+  private log(message: string): void {
+    this.deps.log?.(message);
+  }
+
+  private track(live: LiveRun, events: AsyncIterable<AgentEvent>, afterEnd: () => Promise<void>): void {
+    this.runs.set(live.id, live);
+    void live.pump(events, async () => {
+      try {
+        await afterEnd();
+      } finally {
+        this.runs.delete(live.id);
+      }
+    });
+  }
+
+  /** The display lock and the operator, in that order (a busy display opens nothing). */
+  private async openForRun(display: number | undefined): Promise<ServiceResult<{ lock: DisplayLock; operator: Operator; closeOperator: () => Promise<void> }>> {
+    const name = displayName(this.env, display);
+    const locked = await DisplayLock.acquire(this.dataDir, name).catch((error: unknown) => ({ ok: false as const, message: `cannot lock ${name}: ${(error as Error).message}`, sessionId: null }));
+    if (!locked.ok) return { ok: false, error: { kind: 'busy', message: locked.message, sessionId: locked.sessionId } };
+    const opened = await this.deps.openOperator({ ...(display !== undefined ? { display } : {}) });
+    if (!opened.ok) {
+      await locked.lock.release();
+      return { ok: false, error: { kind: 'no_display', message: opened.message } };
+    }
+    const close = opened.close;
+    return { ok: true, value: { lock: locked.lock, operator: opened.operator, closeOperator: async () => void (await close?.()) } };
+  }
+
+  /** Before a run's session exists: mark sessions whose process died, apply retention. */
+  private async housekeeping(): Promise<void> {
+    const pruned = await this.store.prune(retentionOf(storeSettingsOf(this.deps.config)));
+    for (const warning of pruned.warnings) this.log(`warning: ${warning.message}`);
+    for (const id of pruned.interrupted) this.log(`session ${id} was interrupted (its process is gone): marked so`);
+    if (pruned.deleted.length > 0) this.log(`retention: deleted ${pruned.deleted.length} old session(s)`);
+  }
+}

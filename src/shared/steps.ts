@@ -1,0 +1,171 @@
+/**
+ * The one fold from a run's events to its steps: what `mnemo show`, the session reader, the
+ * report and the app's timeline all display. Pure, so the renderer folds live events with the same
+ * code the CLI uses on a recorded session.
+ */
+import type { Action } from './actions';
+import type { ActionResult } from './action-result';
+import type { AgentEvent, AgentEventOf, ScreenshotRef, StepTimings, UsageSummary } from './events';
+import type { Frame } from './frame';
+
+export interface StepQuestion {
+  /** The `seq` of the ask-user event: the question's id. */
+  id: number;
+  kind: string;
+  question: string;
+  answer: string | null;
+  /** False while the question waits for its answer. */
+  answered: boolean;
+}
+
+export interface StepView {
+  step: number;
+  screenshot: ScreenshotRef | null;
+  frame: Frame | null;
+  /** The model's thought, once its reply arrived. */
+  thought: string | null;
+  /** The thought as it streamed in (the last attempt's), before the reply was complete. */
+  streamedThought: string;
+  actions: Action[];
+  /** One per executed action, in order (fewer than `actions` when the step ended early). */
+  results: ActionResult[];
+  usage: UsageSummary | null;
+  /** Model or capture errors during the step. */
+  errors: Array<{ kind: string; message: string }>;
+  notes: string[];
+  questions: StepQuestion[];
+  /** Null when the step never finished (the run was interrupted during it). */
+  durationMs: number | null;
+  /** Cost of the run up to the end of this step. */
+  costUsd: number | null;
+  timings: StepTimings | null;
+  /** The memory events of the step, as they were. */
+  memory: Array<AgentEventOf<'memory'>>;
+  /** When the step started (ms since the epoch), or null. */
+  startedAt: number | null;
+}
+
+export function emptyStep(step: number): StepView {
+  return {
+    step,
+    screenshot: null,
+    frame: null,
+    thought: null,
+    streamedThought: '',
+    actions: [],
+    results: [],
+    usage: null,
+    errors: [],
+    notes: [],
+    questions: [],
+    durationMs: null,
+    costUsd: null,
+    timings: null,
+    memory: [],
+    startedAt: null,
+  };
+}
+
+/**
+ * Adds one event to its step's view (creating the view through `at`). Returns false for events
+ * that belong to no step (the run's start and end, events before step 1).
+ */
+export function foldStepEvent(event: AgentEvent, at: (step: number) => StepView, streamAttempts?: Map<number, number>): boolean {
+  if (!('step' in event) || event.step < 1) return false;
+  const view = at(event.step);
+  switch (event.type) {
+    case 'step-started':
+      view.startedAt = event.at;
+      break;
+    case 'observation':
+      view.screenshot = event.screenshot;
+      view.frame = event.frame;
+      break;
+    case 'thought-delta': {
+      // A retry restarts the stream: what the earlier attempt wrote is dropped.
+      if (streamAttempts && streamAttempts.get(event.step) !== event.attempt) {
+        streamAttempts.set(event.step, event.attempt);
+        view.streamedThought = '';
+      }
+      view.streamedThought += event.delta;
+      break;
+    }
+    case 'prediction':
+      view.thought = event.thought;
+      view.actions = event.actions;
+      view.usage = event.usage;
+      break;
+    case 'action-result':
+      view.results.push(event.result);
+      break;
+    case 'model-error':
+      view.errors.push({ kind: event.kind, message: event.message });
+      break;
+    case 'note':
+      view.notes.push(event.message);
+      break;
+    case 'ask-user':
+      view.questions.push({ id: event.seq, kind: event.kind, question: event.question, answer: null, answered: false });
+      break;
+    case 'user-answer': {
+      const open = view.questions.find((q) => !q.answered && q.kind === event.kind);
+      if (open) {
+        open.answer = event.answer;
+        open.answered = true;
+      }
+      break;
+    }
+    case 'step-finished':
+      view.durationMs = event.durationMs;
+      view.costUsd = event.costUsd;
+      view.timings = event.timings ?? null;
+      break;
+    case 'memory':
+      view.memory.push(event);
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+/** Folds an event stream into one view per step, in step order. */
+export function stepsOf(events: Iterable<AgentEvent>): StepView[] {
+  const steps = new Map<number, StepView>();
+  const attempts = new Map<number, number>();
+  const at = (step: number) => {
+    let view = steps.get(step);
+    if (!view) {
+      view = emptyStep(step);
+      steps.set(step, view);
+    }
+    return view;
+  };
+  for (const event of events) foldStepEvent(event, at, attempts);
+  return [...steps.values()].sort((a, b) => a.step - b.step);
+}
+
+/** Where a run stood at its last finished step, from its events alone. */
+export function progressOf(events: Iterable<AgentEvent>): { steps: number; costUsd: number; usage: UsageSummary; lastEventAt: number | null } {
+  let steps = 0;
+  let costUsd = 0;
+  let lastEventAt: number | null = null;
+  const tokensByStep = new Map<number, { inputTokens: number; outputTokens: number }>();
+  for (const event of events) {
+    lastEventAt = Math.max(lastEventAt ?? event.at, event.at);
+    if (event.type === 'prediction') {
+      tokensByStep.set(event.step, { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens });
+    } else if (event.type === 'step-finished' && event.step >= steps) {
+      steps = event.step;
+      costUsd = event.costUsd;
+    }
+  }
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const [step, tokens] of tokensByStep) {
+    if (step > steps) continue;
+    inputTokens += tokens.inputTokens;
+    outputTokens += tokens.outputTokens;
+  }
+  return { steps, costUsd, usage: { inputTokens, outputTokens, costUsd }, lastEventAt };
+}
