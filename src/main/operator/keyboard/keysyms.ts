@@ -62,6 +62,9 @@ export const XK = {
   Super_L: 0xffeb,
   Delete: 0xffff,
   ISO_Level3_Shift: 0xfe03,
+  dead_grave: 0xfe50,
+  dead_circumflex: 0xfe52,
+  dead_tilde: 0xfe53,
 } as const;
 
 /** The character a keysym types, or undefined (function keys, dead keys, unmapped legacy sets). */

@@ -30,6 +30,17 @@ export interface LayoutSource {
 export type KeyLookup = { ok: true; stroke: KeyStroke } | { ok: false; message: string };
 
 const LOCK_MASK = 0x02;
+
+/**
+ * Characters that some layouts have only as a dead key (^ and ` on de): the dead key then Space
+ * types the character itself, in every X compose table and in Chromium's. (Not dead acute or
+ * diaeresis: with Space they give ' and " in some compose tables and ´ ¨ in others.)
+ */
+const DEAD_THEN_SPACE: ReadonlyArray<[string, number]> = [
+  ['`', XK.dead_grave],
+  ['^', XK.dead_circumflex],
+  ['~', XK.dead_tilde],
+];
 /**
  * evdev and kbd keycodes put the typing block below 100; higher keys are keypad and media extras
  * (the keypad's own "(" and ")" on 187/188) that some programs treat as keypad input.
@@ -52,6 +63,8 @@ function better(a: Candidate, b: Candidate): boolean {
 
 export class KeyboardLayout {
   private readonly chars = new Map<string, Candidate>();
+  /** Characters typed as a dead key then Space, by the dead key. */
+  private readonly deadKeys = new Map<string, Candidate>();
   /** Letters and digits by the key that carries them on levels 1-2 (the key's label). */
   private readonly labels = new Map<string, Candidate>();
   private readonly shiftKey: number | undefined;
@@ -90,14 +103,25 @@ export class KeyboardLayout {
       if (capsLock && isCasePair(produced[0], produced[1])) levels = [produced[1], produced[0]];
       levels.forEach((char, level) => {
         if (char === undefined) return;
-        if (level === 1 && this.shiftKey === undefined) return;
-        if (level >= 2 && this.level3Key === undefined) return;
-        if (level === 3 && this.shiftKey === undefined) return;
+        if (!this.levelReachable(level)) return;
         const candidate = { keycode, level };
         const known = this.chars.get(char);
         if (!known || better(candidate, known)) this.chars.set(char, candidate);
       });
       this.addLabels(keycode, produced.slice(0, 2));
+    }
+    const space = this.chars.get(' ');
+    for (const [char, deadKeysym] of DEAD_THEN_SPACE) {
+      if (this.chars.has(char) || !space) continue;
+      for (let index = 0; index < mapping.rows.length; index++) {
+        const keycode = mapping.minKeycode + index;
+        columns.forEach((column, level) => {
+          if (keysymAt(keycode, column) !== deadKeysym || !this.levelReachable(level)) return;
+          const candidate = { keycode, level };
+          const known = this.deadKeys.get(char);
+          if (!known || better(candidate, known)) this.deadKeys.set(char, candidate);
+        });
+      }
     }
     // A non-Latin active group (ru in "us,ru") has no key labelled A: shortcuts then mean the
     // first group's key, as toolkits resolve them.
@@ -113,10 +137,13 @@ export class KeyboardLayout {
     return new KeyboardLayout(source);
   }
 
-  /** The keys that type `char` on this layout, or undefined when none does (→ clipboard). */
-  strokeFor(char: string): KeyStroke | undefined {
+  /** The keys that type `char` on this layout, one or two strokes, or undefined when none does (→ clipboard). */
+  strokesFor(char: string): KeyStroke[] | undefined {
     const candidate = this.chars.get(char);
-    return candidate ? this.toStroke(candidate) : undefined;
+    if (candidate) return [this.toStroke(candidate)];
+    const dead = this.deadKeys.get(char);
+    const space = this.chars.get(' ');
+    return dead && space ? [this.toStroke(dead), this.toStroke(space)] : undefined;
   }
 
   /**
@@ -137,8 +164,9 @@ export class KeyboardLayout {
       const label = this.labels.get(canonical.toLowerCase());
       if (label) return { ok: true, stroke: { keycode: label.keycode, modifiers: [] } };
     }
-    const stroke = this.strokeFor(canonical);
-    return stroke ? { ok: true, stroke } : { ok: false, message: `no key of the active keyboard layout types "${canonical}"` };
+    // A chord holds single keys: a character typed with a dead key cannot be part of one.
+    const candidate = this.chars.get(canonical);
+    return candidate ? { ok: true, stroke: this.toStroke(candidate) } : { ok: false, message: `no key of the active keyboard layout types "${canonical}"` };
   }
 
   /** The keycode whose first level is `keysym`, else any that has it. */
@@ -161,6 +189,12 @@ export class KeyboardLayout {
       const known = this.labels.get(name);
       if (!known || (replace && better(candidate, known))) this.labels.set(name, candidate);
     });
+  }
+
+  /** Level 2 needs a Shift key, level 3 the level-3 key, level 4 both. */
+  private levelReachable(level: number): boolean {
+    if ((level === 1 || level === 3) && this.shiftKey === undefined) return false;
+    return level < 2 || this.level3Key !== undefined;
   }
 
   private toStroke({ keycode, level }: Candidate): KeyStroke {

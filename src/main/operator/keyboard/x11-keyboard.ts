@@ -101,15 +101,15 @@ class X11Session implements KeyboardSession {
   ) {}
 
   canType(char: string): boolean {
-    return this.layout.strokeFor(char) !== undefined;
+    return this.layout.strokesFor(char) !== undefined;
   }
 
   async type(text: string, signal?: AbortSignal): Promise<KeyboardOutcome<{ keystrokes: number }>> {
     const strokes: KeyStroke[] = [];
     for (const char of text) {
-      const stroke = this.layout.strokeFor(char);
-      if (!stroke) return { ok: false, message: `no key of the active keyboard layout types ${JSON.stringify(char)}` };
-      strokes.push(stroke);
+      const forChar = this.layout.strokesFor(char);
+      if (!forChar) return { ok: false, message: `no key of the active keyboard layout types ${JSON.stringify(char)}` };
+      strokes.push(...forChar);
     }
     const pressed = await this.run(async () => {
       for (const stroke of strokes) {
