@@ -24,6 +24,8 @@ export interface InputOptions {
   pasteKeys: string[];
   /** How long the application gets to fetch a pasted selection before the clipboard is restored. */
   pasteSettleMs: number;
+  /** How long the clipboard gets to serve the text to paste before the paste is given up. */
+  clipboardReadyTimeoutMs: number;
   typingMode: TypingMode;
   /** A drag moves in steps of at most this many px, so targets see intermediate motion. */
   dragStepPx: number;
@@ -36,12 +38,11 @@ export const DEFAULT_INPUT_OPTIONS: InputOptions = {
   settleAfterMoveMs: 15,
   pasteKeys: ['cmd', 'v'],
   pasteSettleMs: 150,
+  clipboardReadyTimeoutMs: 2000,
   typingMode: 'auto',
   dragStepPx: 12,
   dragStepDelayMs: 8,
 };
-
-const CLIPBOARD_READY_TIMEOUT_MS = 2000;
 
 export type TypeOutcome = { ok: true; keystrokes: number; pasted: number } | { ok: false; message: string };
 
@@ -231,9 +232,10 @@ export class NutInput {
     await this.nut.clipboard.setContent(text);
     // On X11 the clipboard changes owner through a helper process: paste only once it serves the
     // new text, or a busy machine pastes nothing (or the old text).
-    const deadline = Date.now() + CLIPBOARD_READY_TIMEOUT_MS;
+    const timeoutMs = this.options.clipboardReadyTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
     while ((await this.readClipboard()) !== text) {
-      if (Date.now() > deadline) return { ok: false, message: `the clipboard did not take the text to paste within ${CLIPBOARD_READY_TIMEOUT_MS} ms` };
+      if (Date.now() > deadline) return { ok: false, message: `the clipboard did not take the text to paste within ${timeoutMs} ms` };
       await sleep(20);
     }
     const pressed = await session.chord(this.options.pasteKeys);
