@@ -104,7 +104,7 @@ describe('packRequest', () => {
 
 describe('X11Connection', () => {
   it('sends the cookie-less setup in little-endian order and reads the keycode range', async () => {
-    let setup = Buffer.alloc(0);
+    let setup: Buffer = Buffer.alloc(0);
     const display = await scriptedServer((socket, request) => {
       setup = request;
       socket.write(setupReply(8, 255));
