@@ -92,9 +92,7 @@ export async function holdDisplay(env: NodeJS.ProcessEnv = process.env, platform
     attempts++;
     const opened = await openXConnection(addresses, cookie, timeoutMs);
     if (opened.ok) return held(value, opened.socket);
-    if (opened.kind === 'unreachable') {
-      return { ok: false, message: `No display: cannot connect to the X server at DISPLAY=${value}. Is it running? (${xvfbHint(value)})` };
-    }
+    if (opened.kind === 'unreachable') return { ok: false, message: displayUnreachableMessage(value) };
     if (opened.kind === 'refused') {
       return { ok: false, message: `No display: the X server at DISPLAY=${value} refused the connection (${opened.reason}). Check access to it (XAUTHORITY, xhost).` };
     }
@@ -151,6 +149,10 @@ export async function displayListening(env: NodeJS.ProcessEnv = process.env, pla
   if (display.value === null) return true;
   for (const address of addressesOf(display.parsed, platform)) if (await socketAnswers(address, timeoutMs)) return true;
   return false;
+}
+
+export function displayUnreachableMessage(display: string): string {
+  return `No display: cannot connect to the X server at DISPLAY=${display}. Is it running? (${xvfbHint(display)})`;
 }
 
 /** What to tell the user when the display went away under a running operator. */
