@@ -42,7 +42,9 @@ export default defineConfig({
       outDir: resolve(root, 'out/main'),
       // Pure-JS dependencies stay external too (electron-vite's default): electron-builder ships them.
       externalizeDeps: true,
-      lib: { entry: resolve(root, 'src/main/index.ts') },
+      // The operator host runs in its own process (src/main/operator/isolated-operator.ts), found
+      // beside the main bundle as operator-host.js.
+      lib: { entry: { index: resolve(root, 'src/main/index.ts'), 'operator-host': resolve(root, 'src/main/operator/operator-host.ts') } },
       rolldownOptions: { external: nativeExternal },
     },
   },

@@ -44,7 +44,10 @@ export interface Observation {
   capturedAt: number;
 }
 
-export type CaptureResult = { ok: true; observation: Observation } | { ok: false; message: string };
+export type CaptureResult =
+  | { ok: true; observation: Observation }
+  /** `no_display`: the display cannot be opened or went away (a run cannot go on). */
+  | { ok: false; message: string; kind?: 'no_display' };
 
 interface RawCapture {
   /** RGBA or RGB pixels, tightly packed. */

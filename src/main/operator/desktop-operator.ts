@@ -141,6 +141,7 @@ export class DesktopOperator implements Operator {
     try {
       const detail = await this.perform(action, mapped.points, keys.groups, signal);
       if (detail === false) return actionFailure('aborted', 'the action was cancelled', action.type);
+      if (typeof detail === 'object') return actionFailure('input_failed', `${action.type} failed: ${detail.failed}`, action.type);
       return {
         ok: true,
         type: action.type,
@@ -157,8 +158,8 @@ export class DesktopOperator implements Operator {
     }
   }
 
-  /** Returns a note for the result, or false when a wait was cancelled. */
-  private async perform(action: Action, points: Point[], keys: Key[][], signal?: AbortSignal): Promise<string | undefined | false> {
+  /** Returns a note for the result, false when a wait was cancelled, or why the input failed. */
+  private async perform(action: Action, points: Point[], keys: Key[][], signal?: AbortSignal): Promise<string | undefined | false | { failed: string }> {
     const [point] = points;
     switch (action.type) {
       case 'click':
@@ -187,11 +188,13 @@ export class DesktopOperator implements Operator {
         return `scrolled ${action.direction} ${action.amount}`;
       case 'type': {
         const typed = await this.input.type(action.text, signal);
+        if (!typed.ok) return { failed: typed.message };
         return `typed ${[...action.text].length} characters (${typed.keystrokes} keystrokes, ${typed.pasted} pasted)`;
       }
-      case 'hotkey':
-        await this.input.hotkey(keys);
-        return `pressed ${action.keys.join('+')}`;
+      case 'hotkey': {
+        const pressed = await this.input.hotkey(action.keys);
+        return pressed.ok ? `pressed ${action.keys.join('+')}` : { failed: pressed.message };
+      }
       case 'key_down':
         await this.input.keyDown(keys);
         return `holding ${action.keys.join('+')}`;

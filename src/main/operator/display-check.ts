@@ -1,12 +1,32 @@
 /**
- * Finds out whether an X display is reachable BEFORE nut-js is loaded: libnut calls XOpenDisplay
- * and dereferences the result, so a missing display is a segfault rather than an error.
+ * Finds out whether the X display can be opened BEFORE nut-js touches it, and keeps it from
+ * resetting while nut-js does.
+ *
+ * libnut calls XOpenDisplay and dereferences the result: a display that cannot be opened is a
+ * segfault rather than an error. And an X server with no other client (a bare Xvfb, as in most
+ * containers and CI images) resets when its last client leaves, killing any client that connects
+ * in that moment: after `xrandr` or a display check of our own, libnut's XOpenDisplay can get NULL.
+ * So the check opens the display in plain JavaScript (x-handshake.ts), where every failure is a
+ * value, waits out a reset in progress, and can hold that connection open: while it is open the
+ * server has a client and cannot reset under libnut.
  */
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { openXConnection, type XAddress } from './x-handshake';
+import { readCookie } from './x11/auth';
 
 export type DisplayCheck = { ok: true; display: string | null } | { ok: false; message: string };
+
+/** An open display: `release()` closes our connection; `lost` settles when the server closes it. */
+export type DisplayHold = { ok: true; display: string | null; release(): void; lost: Promise<void> } | { ok: false; message: string };
+
+export interface HoldOptions {
+  /** How long one connection attempt may take. */
+  timeoutMs?: number;
+  /** How long to keep trying while the server hangs up during the setup (a reset in progress). */
+  resetWaitMs?: number;
+}
+
+const DEFAULTS = { timeoutMs: 2000, resetWaitMs: 3000 } as const;
 
 interface ParsedDisplay {
   host: string;
@@ -20,41 +40,23 @@ export function parseDisplayName(value: string): ParsedDisplay | null {
   return { host: match[1] ?? '', number: Number(match[2]) };
 }
 
-function tryConnect(options: { path: string } | { host: string; port: number }, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(options);
-    const finish = (reachable: boolean) => {
-      socket.destroy();
-      resolve(reachable);
-    };
-    socket.setTimeout(timeoutMs, () => finish(false));
-    socket.once('connect', () => finish(true));
-    socket.once('error', () => finish(false));
-  });
+/** The addresses Xlib would try, in its order. */
+function addressesOf(display: ParsedDisplay, platform: NodeJS.Platform): XAddress[] {
+  const tcp = { host: display.host === '' || display.host === 'unix' ? '127.0.0.1' : display.host, port: 6000 + display.number };
+  if (display.host !== '' && display.host !== 'unix') return [tcp];
+  const path = `/tmp/.X11-unix/X${display.number}`;
+  // Linux X servers also listen on the abstract socket of the same name.
+  const local: XAddress[] = platform === 'linux' ? [{ path }, { path: `\0${path}` }] : [{ path }];
+  return display.host === '' ? [...local, tcp] : local;
 }
 
-async function xServerReachable(display: ParsedDisplay, timeoutMs: number): Promise<boolean> {
-  const local = display.host === '' || display.host === 'unix';
-  if (local) {
-    const path = `/tmp/.X11-unix/X${display.number}`;
-    // Linux X servers also listen on the abstract socket of the same name.
-    if (await tryConnect({ path }, timeoutMs)) return true;
-    if (process.platform === 'linux' && (await tryConnect({ path: `\0${path}` }, timeoutMs))) return true;
-    return display.host === '' ? tryConnect({ host: '127.0.0.1', port: 6000 + display.number }, timeoutMs) : false;
-  }
-  return tryConnect({ host: display.host, port: 6000 + display.number }, timeoutMs);
+function xvfbHint(display: string): string {
+  return `for example \`Xvfb ${display.startsWith(':') ? display : ':99'} -screen 0 1280x800x24 &\``;
 }
 
-/**
- * On Linux and other X11 systems: DISPLAY must be set and an X server must answer on it.
- * macOS and Windows always have a display for a logged-in user.
- */
-export async function checkDisplay(
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-  timeoutMs = 2000,
-): Promise<DisplayCheck> {
-  if (platform === 'darwin' || platform === 'win32') return { ok: true, display: null };
+/** DISPLAY, or why there is none to try. `null` on systems that have no DISPLAY (macOS, Windows). */
+function displayFromEnv(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): { ok: true; value: string; parsed: ParsedDisplay } | { ok: true; value: null } | { ok: false; message: string } {
+  if (platform === 'darwin' || platform === 'win32') return { ok: true, value: null };
   const value = env.DISPLAY;
   if (value === undefined || value.trim() === '') {
     const wayland = env.WAYLAND_DISPLAY ? ` (WAYLAND_DISPLAY=${env.WAYLAND_DISPLAY} is set, but Mnemo needs X11 or XWayland)` : '';
@@ -64,49 +66,97 @@ export async function checkDisplay(
     };
   }
   const parsed = parseDisplayName(value);
-  if (!parsed) {
-    return { ok: false, message: `No display: DISPLAY="${value}" is not a valid X display name (expected something like :0 or localhost:10.0).` };
-  }
-  if (!(await xServerReachable(parsed, timeoutMs))) {
-    return {
-      ok: false,
-      message: `No display: cannot connect to the X server at DISPLAY=${value}. Is it running? (for example \`Xvfb ${value.startsWith(':') ? value : ':99'} -screen 0 1280x800x24 &\`)`,
-    };
-  }
-  // A listening socket is not yet an open display: the server may refuse us (authorisation) or
-  // still be starting. Open it the way nut-js will, in a child process that may crash instead of us.
-  const probe = await probeNativeDisplay(env, platform, timeoutMs * 2);
-  if (!probe.ok) return { ok: false, message: `No display: the X server at DISPLAY=${value} answers, but it cannot be opened (${probe.reason}). Check access to it (XAUTHORITY, xhost).` };
-  return { ok: true, display: value };
+  if (!parsed) return { ok: false, message: `No display: DISPLAY="${value}" is not a valid X display name (expected something like :0 or localhost:10.0).` };
+  return { ok: true, value, parsed };
 }
 
-/** The native input library nut-js loads on Linux, resolved from here; undefined when not installed. */
-function nativeLibraryPath(): string | undefined {
-  try {
-    return createRequire(import.meta.url).resolve('@nut-tree-fork/libnut-linux');
-  } catch {
-    return undefined;
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Opens the display in plain JavaScript and keeps the connection until `release()`. A server that
+ * hangs up during the setup is resetting (or about to): it is tried again for `resetWaitMs`.
+ */
+export async function holdDisplay(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, options: HoldOptions = {}): Promise<DisplayHold> {
+  const { timeoutMs, resetWaitMs } = { ...DEFAULTS, ...options };
+  const display = displayFromEnv(env, platform);
+  if (!display.ok) return display;
+  if (display.value === null) return { ok: true, display: null, release: () => undefined, lost: new Promise(() => undefined) };
+  const { value, parsed } = display;
+  const addresses = addressesOf(parsed, platform);
+  const cookie = await readCookie(String(parsed.number), env);
+  const deadline = Date.now() + resetWaitMs;
+  let attempts = 0;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
+    attempts++;
+    const opened = await openXConnection(addresses, cookie, timeoutMs);
+    if (opened.ok) return held(value, opened.socket);
+    if (opened.kind === 'unreachable') return { ok: false, message: displayUnreachableMessage(value) };
+    if (opened.kind === 'refused') {
+      return { ok: false, message: `No display: the X server at DISPLAY=${value} refused the connection (${opened.reason}). Check access to it (XAUTHORITY, xhost).` };
+    }
+    if (Date.now() + pause > deadline) {
+      const why = opened.kind === 'dropped' ? `it hung up during the connection setup, ${attempts} times in ${resetWaitMs / 1000} s` : opened.reason;
+      return {
+        ok: false,
+        message: `No display: the X server at DISPLAY=${value} answers, but it cannot be opened (${why}). Check that it is an X server that runs normally and that you may use it (XAUTHORITY, xhost).`,
+      };
+    }
+    await sleep(pause);
   }
 }
 
-/** Opens the display with libnut in a child process: a crash there is a message here. */
-function probeNativeDisplay(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, timeoutMs: number): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const library = platform === 'linux' ? nativeLibraryPath() : undefined;
-  if (library === undefined) return Promise.resolve({ ok: true });
+function held(display: string, socket: Socket): DisplayHold {
+  // Our connection alone must never keep a process alive.
+  socket.unref();
+  const lost = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { ok: true, display, release: () => socket.destroy(), lost };
+}
+
+/**
+ * On Linux and other X11 systems: DISPLAY must be set and an X server must let us open it.
+ * macOS and Windows always have a display for a logged-in user. Note that on a bare server the
+ * check's own connection, closed here, is a client leaving: use holdDisplay() before libnut.
+ */
+export async function checkDisplay(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, timeoutMs: number = DEFAULTS.timeoutMs): Promise<DisplayCheck> {
+  const hold = await holdDisplay(env, platform, { timeoutMs });
+  if (!hold.ok) return hold;
+  hold.release();
+  return { ok: true, display: hold.display };
+}
+
+function socketAnswers(address: XAddress, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(library)}).getScreenSize()`], {
-      // In the packaged app process.execPath is Electron: make it behave as Node.
-      env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: timeoutMs,
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', () => resolve({ ok: true })); // cannot probe: fall back on the socket check
-    child.on('close', (code, signal) => {
-      if (code === 0) return resolve({ ok: true });
-      const said = stderr.trim().split('\n')[0];
-      resolve({ ok: false, reason: said ? said : signal ? `the X client crashed with ${signal}` : `the X client exited with code ${code}` });
-    });
+    const socket = connect(address);
+    const finish = (answers: boolean) => {
+      socket.destroy();
+      resolve(answers);
+    };
+    socket.setTimeout(timeoutMs, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
   });
+}
+
+/**
+ * Whether anything still listens where DISPLAY points. It connects without the X setup, so it is
+ * no client of the server: unlike checkDisplay(), it cannot make a bare server reset.
+ */
+export async function displayListening(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, timeoutMs: number = DEFAULTS.timeoutMs): Promise<boolean> {
+  const display = displayFromEnv(env, platform);
+  if (!display.ok) return false;
+  if (display.value === null) return true;
+  for (const address of addressesOf(display.parsed, platform)) if (await socketAnswers(address, timeoutMs)) return true;
+  return false;
+}
+
+export function displayUnreachableMessage(display: string): string {
+  return `No display: cannot connect to the X server at DISPLAY=${display}. Is it running? (${xvfbHint(display)})`;
+}
+
+/** What to tell the user when the display went away under a running operator. */
+export function displayLostMessage(display: string | null): string {
+  if (display === null) return 'Lost the display: the screen could no longer be reached. Log in again and run the task again.';
+  return `Lost the display: the X server at DISPLAY=${display} went away (it was stopped or crashed). Start it again (${xvfbHint(display)}) and run the task again.`;
 }

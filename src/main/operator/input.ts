@@ -5,8 +5,13 @@
 import type { MouseButton, Point, ScrollDirection } from '../../shared/actions';
 import type { Key } from '@nut-tree-fork/shared';
 import type { NutModule } from './nut';
+import { throwIfAborted } from './aborted';
 import { nutKeysFor } from './key-map';
+import type { Keyboard, KeyboardOutcome, KeyboardSession } from './keyboard/keyboard';
+import { platformKeyboard } from './keyboard/platform-keyboard';
 import { planTyping, type TypingMode } from './typing';
+
+export { AbortedError } from './aborted';
 
 export interface InputOptions {
   /** Gap after each key event; X applications read XTest events in order, so this can be small. */
@@ -19,6 +24,8 @@ export interface InputOptions {
   pasteKeys: string[];
   /** How long the application gets to fetch a pasted selection before the clipboard is restored. */
   pasteSettleMs: number;
+  /** How long the clipboard gets to serve the text to paste before the paste is given up. */
+  clipboardReadyTimeoutMs: number;
   typingMode: TypingMode;
   /** A drag moves in steps of at most this many px, so targets see intermediate motion. */
   dragStepPx: number;
@@ -31,16 +38,13 @@ export const DEFAULT_INPUT_OPTIONS: InputOptions = {
   settleAfterMoveMs: 15,
   pasteKeys: ['cmd', 'v'],
   pasteSettleMs: 150,
+  clipboardReadyTimeoutMs: 2000,
   typingMode: 'auto',
   dragStepPx: 12,
   dragStepDelayMs: 8,
 };
 
-const CLIPBOARD_READY_TIMEOUT_MS = 2000;
-
-export class AbortedError extends Error {
-  override readonly name = 'AbortedError';
-}
+export type TypeOutcome = { ok: true; keystrokes: number; pasted: number } | { ok: false; message: string };
 
 export type KeyResolution = { ok: true; groups: Key[][] } | { ok: false; message: string };
 
@@ -50,13 +54,16 @@ export class NutInput {
   private readonly options: InputOptions;
   /** Keys and buttons this instance pressed and has not released, released on abort. */
   private readonly heldKeys = new Set<Key>();
+  private readonly keyboard: Keyboard;
 
   constructor(
     private readonly nut: NutModule,
     options: Partial<InputOptions> = {},
     private readonly platform: NodeJS.Platform = process.platform,
+    keyboard?: Keyboard,
   ) {
     this.options = { ...DEFAULT_INPUT_OPTIONS, ...options };
+    this.keyboard = keyboard ?? platformKeyboard(nut, this.options.keyDelayMs, platform);
   }
 
   /** nut-js keys for each canonical key name, or the first name that has none. */
@@ -143,9 +150,14 @@ export class NutInput {
     }
   }
 
-  /** Presses the groups in order and releases them in reverse: a chord. */
-  async hotkey(groups: Key[][]): Promise<void> {
-    await this.withKeysHeld(groups, async () => undefined);
+  /**
+   * Presses the keys (canonical names) in order and releases them in reverse: a chord, on the
+   * layout active now (Ctrl+Z is the key labelled Z on QWERTZ and AZERTY too).
+   */
+  async hotkey(names: readonly string[]): Promise<KeyboardOutcome> {
+    const opened = await this.keyboard.open();
+    if (!opened.ok) return opened;
+    return opened.session.chord(names);
   }
 
   /** Presses and leaves held (until keyUp), as xdotool keydown does. */
@@ -165,9 +177,16 @@ export class NutInput {
     }
   }
 
-  /** Types `text` exactly: keystrokes for what a US key produces, the clipboard for the rest. */
-  async type(text: string, signal?: AbortSignal): Promise<{ keystrokes: number; pasted: number }> {
-    const plan = planTyping(text, this.options.typingMode);
+  /**
+   * Types `text` exactly on the layout active now: keystrokes for what its keys produce, the
+   * clipboard for the rest. A layout that cannot be read or a clipboard that never serves the
+   * text is a failure, never a guess.
+   */
+  async type(text: string, signal?: AbortSignal): Promise<TypeOutcome> {
+    const opened = await this.keyboard.open();
+    if (!opened.ok) return opened;
+    const { session } = opened;
+    const plan = planTyping(text, (char) => session.canType(char), this.options.typingMode);
     let keystrokes = 0;
     let pasted = 0;
     let savedClipboard: string | undefined;
@@ -175,14 +194,13 @@ export class NutInput {
       for (const segment of plan) {
         throwIfAborted(signal);
         if (segment.kind === 'keys') {
-          for (const stroke of segment.strokes) {
-            throwIfAborted(signal);
-            await this.tap(stroke.key, stroke.shift);
-            keystrokes++;
-          }
+          const typed = await session.type(segment.text, signal);
+          if (!typed.ok) return typed;
+          keystrokes += typed.keystrokes;
         } else {
           savedClipboard ??= await this.readClipboard();
-          await this.paste(segment.text);
+          const done = await this.paste(segment.text, session);
+          if (!done.ok) return done;
           pasted += [...segment.text].length;
         }
       }
@@ -190,7 +208,7 @@ export class NutInput {
       // Give the user back what they had on the clipboard.
       if (savedClipboard !== undefined) await this.nut.clipboard.setContent(savedClipboard);
     }
-    return { keystrokes, pasted };
+    return { ok: true, keystrokes, pasted };
   }
 
   /** Releases whatever this instance still holds (after an abort mid-action). */
@@ -199,15 +217,6 @@ export class NutInput {
       await this.nut.keyboard.releaseKey(key);
       this.heldKeys.delete(key);
     }
-  }
-
-  private async tap(key: Key, shift: boolean): Promise<void> {
-    const { keyboard, Key } = this.nut;
-    if (shift) await keyboard.pressKey(Key.LeftShift);
-    await keyboard.pressKey(key);
-    await keyboard.releaseKey(key);
-    if (shift) await keyboard.releaseKey(Key.LeftShift);
-    await sleep(this.options.keyDelayMs);
   }
 
   private async readClipboard(): Promise<string> {
@@ -219,20 +228,21 @@ export class NutInput {
     }
   }
 
-  private async paste(text: string): Promise<void> {
+  private async paste(text: string, session: KeyboardSession): Promise<KeyboardOutcome> {
     await this.nut.clipboard.setContent(text);
     // On X11 the clipboard changes owner through a helper process: paste only once it serves the
     // new text, or a busy machine pastes nothing (or the old text).
-    const deadline = Date.now() + CLIPBOARD_READY_TIMEOUT_MS;
+    const timeoutMs = this.options.clipboardReadyTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
     while ((await this.readClipboard()) !== text) {
-      if (Date.now() > deadline) throw new Error(`the clipboard did not take the text to paste within ${CLIPBOARD_READY_TIMEOUT_MS} ms`);
+      if (Date.now() > deadline) return { ok: false, message: `the clipboard did not take the text to paste within ${timeoutMs} ms` };
       await sleep(20);
     }
-    const paste = this.resolveKeys(this.options.pasteKeys);
-    if (!paste.ok) throw new Error(`paste keys: ${paste.message}`);
-    await this.hotkey(paste.groups);
+    const pressed = await session.chord(this.options.pasteKeys);
+    if (!pressed.ok) return { ok: false, message: `paste keys: ${pressed.message}` };
     // The application fetches the selection asynchronously; do not pull it away too soon.
     await sleep(this.options.pasteSettleMs);
+    return { ok: true };
   }
 
   private async withKeysHeld(groups: Key[][], body: () => Promise<void>): Promise<void> {
@@ -258,8 +268,4 @@ export class NutInput {
     const { Button } = this.nut;
     return button === 'right' ? Button.RIGHT : button === 'middle' ? Button.MIDDLE : Button.LEFT;
   }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new AbortedError('the action was cancelled');
 }

@@ -1,10 +1,10 @@
 /**
- * Canonical key names (shared/keys.ts) and characters → nut-js keys.
+ * Canonical key names (shared/keys.ts) and characters → nut-js keys at their US positions.
  *
- * nut-js `keyboard.type` drops Shift for symbols such as `! @ #` and types nothing outside ASCII,
- * so Mnemo types ASCII itself: every character becomes its physical key on a US layout, with Shift
- * pressed explicitly where the character needs it. Everything else goes through the clipboard
- * (typing.ts).
+ * Used where Mnemo presses keys through nut-js: modifiers held around clicks, key_down / key_up,
+ * and typing on Windows and macOS (keyboard/us-keyboard.ts). On X11, typing and hotkeys follow
+ * the active layout instead (keyboard/x11-keyboard.ts). nut-js `keyboard.type` drops Shift for
+ * symbols such as `! @ #`, so Shift is explicit here.
  */
 import { Key } from '@nut-tree-fork/shared';
 

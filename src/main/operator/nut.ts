@@ -1,8 +1,8 @@
 /**
- * Loads nut-js, only after the display check has passed (see display-check.ts), and tunes its
- * delays: nut-js waits 100-300 ms between events by default, far too slow for an agent.
+ * Loads nut-js, only once the display has been opened and is held (see display-check.ts), and
+ * tunes its delays: nut-js waits 100-300 ms between events by default, far too slow for an agent.
  */
-import { checkDisplay } from './display-check';
+import { holdDisplay } from './display-check';
 
 import type * as NutJs from '@nut-tree-fork/nut-js';
 
@@ -10,9 +10,8 @@ export type NutModule = typeof NutJs;
 
 export type NutLoad = { ok: true; nut: NutModule } | { ok: false; message: string };
 
-export async function loadNut(env: NodeJS.ProcessEnv = process.env): Promise<NutLoad> {
-  const display = await checkDisplay(env);
-  if (!display.ok) return display;
+/** Imports and tunes nut-js. Its first call opens the display: hold it first (openNut). */
+export async function importNut(): Promise<NutModule> {
   const imported = (await import('@nut-tree-fork/nut-js')) as NutModule & { default?: NutModule };
   // Under ESM the CommonJS exports may arrive on `default` only.
   const nut = imported.default && 'mouse' in imported.default ? imported.default : imported;
@@ -20,5 +19,25 @@ export async function loadNut(env: NodeJS.ProcessEnv = process.env): Promise<Nut
   nut.mouse.config.autoDelayMs = 0;
   nut.mouse.config.mouseSpeed = 5000;
   nut.keyboard.config.autoDelayMs = 0;
-  return { ok: true, nut };
+  return nut;
+}
+
+/**
+ * Makes libnut open its display connection now, while the caller holds the display: libnut keeps
+ * that connection for the life of the process, so the server has a client from then on.
+ */
+export async function openNut(): Promise<NutModule> {
+  const nut = await importNut();
+  await nut.screen.width();
+  return nut;
+}
+
+export async function loadNut(env: NodeJS.ProcessEnv = process.env): Promise<NutLoad> {
+  const hold = await holdDisplay(env);
+  if (!hold.ok) return hold;
+  try {
+    return { ok: true, nut: await openNut() };
+  } finally {
+    hold.release();
+  }
 }

@@ -1,11 +1,11 @@
 /**
- * How a text is typed: a plan of segments, each either keystrokes (characters a US key produces,
- * Shift explicit) or a paste (everything else: accents, CJK, emoji). A pure function, so the plan
- * is tested without a display.
+ * How a text is typed: a plan of segments, each either keystrokes (characters a key of the active
+ * layout produces) or a paste (everything else: characters the layout has no key for, such as
+ * accents on a US layout, CJK, emoji). A pure function of the text and the layout's answer to
+ * "can you type this?", so the plan is tested without a display.
  */
-import { keystrokeForChar, type Keystroke } from './key-map';
 
-export type TypingSegment = { kind: 'keys'; text: string; strokes: Keystroke[] } | { kind: 'paste'; text: string };
+export type TypingSegment = { kind: 'keys'; text: string } | { kind: 'paste'; text: string };
 
 export type TypingMode =
   /**
@@ -16,30 +16,28 @@ export type TypingMode =
   /** Everything through the clipboard (fast for long texts; not for terminals without Ctrl+V). */
   | 'clipboard';
 
-export function planTyping(input: string, mode: TypingMode = 'auto'): TypingSegment[] {
+/** Whether the active layout has a key for a character ("\n" is Enter, "\t" Tab). */
+export type CanType = (char: string) => boolean;
+
+export function planTyping(input: string, canType: CanType, mode: TypingMode = 'auto'): TypingSegment[] {
   // One Enter per line break, whichever convention the text uses.
   const text = input.replace(/\r\n?/g, '\n');
   if (text.length === 0) return [];
   if (mode === 'clipboard') return splitNewlines(text);
-  const mixed = planMixed(text);
+  const mixed = planMixed(text, canType);
   return mixed.filter((segment) => segment.kind === 'paste').length > MAX_PASTES_IN_AUTO ? splitNewlines(text) : mixed;
 }
 
 export const MAX_PASTES_IN_AUTO = 2;
 
-function planMixed(text: string): TypingSegment[] {
+function planMixed(text: string, canType: CanType): TypingSegment[] {
   const segments: TypingSegment[] = [];
   // Iterate by code point so surrogate pairs (emoji) stay whole.
   for (const char of text) {
-    const stroke = keystrokeForChar(char);
+    const kind = canType(char) ? 'keys' : 'paste';
     const last = segments[segments.length - 1];
-    if (stroke) {
-      if (last?.kind === 'keys') {
-        last.text += char;
-        last.strokes.push(stroke);
-      } else segments.push({ kind: 'keys', text: char, strokes: [stroke] });
-    } else if (last?.kind === 'paste') last.text += char;
-    else segments.push({ kind: 'paste', text: char });
+    if (last?.kind === kind) last.text += char;
+    else segments.push({ kind, text: char });
   }
   return segments;
 }
@@ -47,11 +45,9 @@ function planMixed(text: string): TypingSegment[] {
 /** In clipboard mode newlines are still Enter presses: a pasted newline does not submit a form. */
 function splitNewlines(text: string): TypingSegment[] {
   const segments: TypingSegment[] = [];
-  const enter = keystrokeForChar('\n') as Keystroke;
   for (const part of text.split(/(\n)/)) {
     if (part === '') continue;
-    if (part === '\n') segments.push({ kind: 'keys', text: '\n', strokes: [enter] });
-    else segments.push({ kind: 'paste', text: part });
+    segments.push({ kind: part === '\n' ? 'keys' : 'paste', text: part });
   }
   return segments;
 }
