@@ -3,26 +3,49 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+const ELECTRON_MESSAGE = 'Import electron only in src/main/app/ or src/preload/ (see docs/architecture.md, Environments).';
+
 /** Electron may be imported only by the app shell and the preload script. */
-const electronOnlyInAppAndPreload = {
-  'no-restricted-imports': [
-    'error',
-    {
-      paths: [
-        {
-          name: 'electron',
-          message: 'Import electron only in src/main/app/ or src/preload/ (see ARCHITECTURE.md, Environments).',
-        },
-      ],
-      patterns: [
-        {
-          group: ['electron/*'],
-          message: 'Import electron only in src/main/app/ or src/preload/ (see ARCHITECTURE.md, Environments).',
-        },
-      ],
-    },
-  ],
+const electronPaths = [{ name: 'electron', message: ELECTRON_MESSAGE }];
+const electronPatterns = [{ group: ['electron/*'], message: ELECTRON_MESSAGE }];
+
+/**
+ * The layers of src/main (docs/architecture.md, "Layers"): each folder lists the folders it must
+ * not import. The front ends (cli, app, server) sit on top and nothing below imports them.
+ */
+const FRONT_ENDS = ['cli', 'app', 'server'];
+const LAYERS = {
+  operator: ['model', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
+  model: ['operator', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
+  store: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'service', 'settings'],
+  memory: ['operator', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
+  settings: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'service'],
+  run: ['model', 'memory', 'agent', 'replay', 'service', 'settings'],
+  agent: ['replay', 'service', 'settings'],
+  replay: ['agent', 'memory', 'service', 'settings'],
+  service: [],
 };
+
+/** `no-restricted-imports` for one folder: the Electron rule plus the folders it must not import. */
+function restrictedImports(folder) {
+  const banned = [...(LAYERS[folder] ?? []), ...FRONT_ENDS];
+  return {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: electronPaths,
+        patterns: [
+          ...electronPatterns,
+          ...banned.map((other) => ({
+            // A folder of src/main, or its index; never a file of the same name elsewhere (shared/settings.ts).
+            group: [`**/${other}/**`, `../${other}`, `../../${other}`],
+            message: `src/main/${folder}/ must not import src/main/${other}/ (see docs/architecture.md, Layers).`,
+          })),
+        ],
+      },
+    ],
+  };
+}
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**/*.html'] },
@@ -39,8 +62,9 @@ export default tseslint.config(
   {
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     ignores: ['src/main/app/**', 'src/preload/**'],
-    rules: electronOnlyInAppAndPreload,
+    rules: { 'no-restricted-imports': ['error', { paths: electronPaths, patterns: electronPatterns }] },
   },
+  ...Object.keys(LAYERS).map((folder) => ({ files: [`src/main/${folder}/**/*.ts`], rules: restrictedImports(folder) })),
   {
     // The renderer runs in the browser sandbox: DOM globals, no Node.
     files: ['src/renderer/**/*.{ts,tsx}'],

@@ -5,8 +5,9 @@
  */
 import { z } from 'zod';
 
-export const MODEL_FAMILY_NAMES = ['tools', 'ui-tars', 'openai-cua'] as const;
-export const ModelFamilySchema = z.enum(MODEL_FAMILY_NAMES);
+/** The three reply formats Mnemo reads (see src/main/model/families/). */
+export const MODEL_FAMILIES = ['tools', 'ui-tars', 'openai-cua'] as const;
+export const ModelFamilySchema = z.enum(MODEL_FAMILIES);
 
 /**
  * One OpenAI-compatible endpoint and model: OpenAI, Azure OpenAI (`https://RESOURCE.openai.azure.com/openai/v1`),

@@ -7,10 +7,9 @@
  * names the step and the difference, ask under `ask`, and find the moved targets with the (scripted)
  * model under `reground`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computerToolDefinition } from '../../src/main/model/families';
 import { assessDivergence, decodeGrey, DEFAULT_DIVERGENCE_THRESHOLDS, summarizeMeasurements } from '../../src/main/replay/divergence';
@@ -22,8 +21,8 @@ import { startEventServer, type EventServer, type PageState } from '../fixtures/
 import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
 import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
 import { centreOf, shiftRect, TARGET_LAYOUT } from '../fixtures/desktop/layout';
+import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 
-const MNEMO = resolve('bin/mnemo.js');
 /** Recorded as 960x600 images of the 1280x800 screen: recorded coordinates are not screen pixels. */
 const IMAGE = { width: 960, height: 600 };
 const toImage = (p: { x: number; y: number }) => ({ x: Math.round((p.x * IMAGE.width) / 1280), y: Math.round((p.y * IMAGE.height) / 800) });
@@ -47,30 +46,13 @@ interface CliOutcome {
 let display: string;
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-replay-'));
 
-function mnemo(args: string[], options: { input?: string; onEvent?: (event: Event, kill: () => void) => void } = {}): Promise<CliOutcome> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [MNEMO, ...args], { env: { ...process.env, DISPLAY: display, OPENAI_API_KEY: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let pending = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) if (line.startsWith('{')) options.onEvent?.(JSON.parse(line) as Event, () => child.kill('SIGINT'));
-    });
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
-    child.on('close', (code) => {
-      const events = stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Event);
-      done({ code, stdout, stderr, events });
-    });
+async function mnemo(args: string[], options: { input?: string; onEvent?: (event: Event, kill: () => void) => void } = {}): Promise<CliOutcome> {
+  const run = await runMnemo(args, {
+    env: { DISPLAY: display, OPENAI_API_KEY: '' },
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    onEvent: (event, child) => options.onEvent?.(event as unknown as Event, () => child.kill('SIGINT')),
   });
+  return { code: run.code, stdout: run.stdout, stderr: run.stderr, events: jsonLines<Event>(run.stdout) };
 }
 
 function toolCall(actions: unknown[], thought: string): ScriptedReply {

@@ -3,11 +3,10 @@
  * against a scripted OpenAI-compatible server, real nut-js input, and the effects checked on the
  * target (the instrumented page's fields and clicks, a file the xterm's shell wrote).
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computerToolDefinition } from '../../src/main/model/families';
 import { smartResize } from '../../src/main/model/families/ui-tars';
@@ -19,7 +18,6 @@ import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/dis
 import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 
-const MNEMO = resolve('bin/mnemo.js');
 /** The agent sends 960x600 images of the 1280x800 screen: model pixels ≠ screen pixels. */
 const IMAGE = { width: 960, height: 600 };
 const toImage = (p: { x: number; y: number }) => ({ x: Math.round((p.x * IMAGE.width) / 1280), y: Math.round((p.y * IMAGE.height) / 800) });
@@ -285,25 +283,19 @@ describe('how a run ends: exit codes and messages', () => {
     const model = await startScriptedServer({ replies: [{ ...finished, delayMs: 20_000 }] });
     const dataDir = dataDirWithConfig();
     try {
-      const child = spawn(process.execPath, [MNEMO, 'run', 'slow', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json'], {
-        env: { ...process.env, DISPLAY: display },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
       let interrupted = false;
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-        // One Ctrl+C: a second one quits at once, by design.
-        if (!interrupted && stdout.includes('"observation"')) {
-          interrupted = true;
-          child.kill('SIGINT');
-        }
+      const run = await runMnemo(['run', 'slow', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json'], {
+        env: { DISPLAY: display },
+        onEvent: (event, child) => {
+          // One Ctrl+C: a second one quits at once, by design.
+          if (!interrupted && event.type === 'observation') {
+            interrupted = true;
+            child.kill('SIGINT');
+          }
+        },
       });
-      const started = Date.now();
-      const code = await new Promise<number | null>((done) => child.on('close', done));
-      expect(code).toBe(4);
-      expect(Date.now() - started).toBeLessThan(15_000);
-      expect(stdout.trim().split('\n').map((line) => JSON.parse(line)).at(-1)).toMatchObject({ type: 'run-finished', status: 'aborted' });
+      expect(run.code, run.stderr).toBe(4);
+      expect(jsonLines(run.stdout).at(-1)).toMatchObject({ type: 'run-finished', status: 'aborted' });
       const [session] = readdirSync(join(dataDir, 'sessions'));
       expect(JSON.parse(readFileSync(join(dataDir, 'sessions', session!, 'session.json'), 'utf8'))).toMatchObject({ status: 'aborted' });
     } finally {
@@ -339,8 +331,8 @@ describe('memory across a run', () => {
       const finished = run.events.at(-1) as unknown as { runId: string };
       expect(run.events.some((e) => e.type === 'memory')).toBe(true);
 
-      const show = spawnSync(process.execPath, [MNEMO, 'memory', 'show', finished.runId, '--data-dir', dataDir, '--json'], { encoding: 'utf8' });
-      expect(show.status, show.stderr).toBe(0);
+      const show = await runMnemo(['memory', 'show', finished.runId, '--data-dir', dataDir, '--json']);
+      expect(show.code, show.stderr).toBe(0);
       const snapshot = JSON.parse(show.stdout);
       expect(Object.keys(snapshot).sort()).toEqual(['blackboard', 'conversation', 'layers', 'prunedSteps']);
       expect(Object.keys(snapshot.layers).sort()).toEqual(['pending', 'recent', 'summary']);

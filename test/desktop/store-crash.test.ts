@@ -3,16 +3,15 @@
  * OpenAI-compatible server, killed with SIGKILL while it waits on the model in step 4. The session
  * then reads back complete up to step 3, and the next start marks it interrupted.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { requireDisplay, runX } from '../fixtures/desktop/display';
+import { runMnemo, startMnemo, type CliRun } from '../fixtures/mnemo-cli';
 
-const MNEMO = resolve('bin/mnemo.js');
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-store-crash-'));
 let display: string;
 
@@ -28,21 +27,8 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function mnemo(args: string[]): Promise<Outcome> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [MNEMO, ...args], { env: { ...process.env, DISPLAY: display, OPENAI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+function mnemo(args: string[]): Promise<CliRun> {
+  return runMnemo(args, { env: { DISPLAY: display, OPENAI_API_KEY: '' } });
 }
 
 const move = (x: number, y: number): ScriptedReply => ({
@@ -75,22 +61,16 @@ describe('a run killed with SIGKILL', () => {
     const model = await startScriptedServer({ replies: [p1!, p2!, p3!, { ...p4!, delayMs: 60_000 }, finished] });
     const modelArgs = ['--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive'];
     try {
-      const child = spawn(process.execPath, [MNEMO, 'run', 'Move the mouse four times', ...modelArgs], {
-        env: { ...process.env, DISPLAY: display, OPENAI_API_KEY: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      const exited = new Promise<NodeJS.Signals | null>((done) => child.on('exit', (_code, signal) => done(signal)));
+      const started = startMnemo(['run', 'Move the mouse four times', ...modelArgs], { env: { DISPLAY: display, OPENAI_API_KEY: '' } });
+      const { child } = started;
+      const exited = started.result.then((run) => run.signal);
 
       // Step 4 is waiting on the model: steps 1-3 are finished and flushed.
-      await waitFor(() => model.requests.length === 4, 45_000, `the 4th model request (stderr: ${stderr})`);
+      await waitFor(() => model.requests.length === 4, 45_000, `the 4th model request (stderr: ${started.output().stderr})`);
       child.kill('SIGKILL');
       expect(await exited).toBe('SIGKILL');
 
-      const live = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; runId: string; step?: number });
+      const live = started.output().stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; runId: string; step?: number });
       const id = live[0]!.runId;
       expect(live.filter((e) => e.type === 'step-finished').map((e) => e.step)).toEqual([1, 2, 3]);
       const directory = join(dataDir, 'sessions', id);

@@ -4,28 +4,22 @@
  * then walked step by step with the scrubber. Every request the page makes is recorded: only the
  * file itself (and data URLs) may appear.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_STEPS, IMAGE, INJECTED_THOUGHT, recordFixtureSession, type RecordedFixture } from '../unit/replay/session-fixture';
 import { HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
+import { runMnemo } from '../fixtures/mnemo-cli';
 
 const CHROMIUM_ARGS = HEADLESS_CHROMIUM_ARGS;
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-function exportHtml(sessionId: string, dataDir: string, html: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/mnemo.js', 'export', sessionId, '--html', html, '--data-dir', dataDir], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
+async function exportHtml(sessionId: string, dataDir: string, html: string): Promise<{ code: number | null; stderr: string }> {
+  const run = await runMnemo(['export', sessionId, '--html', html, '--data-dir', dataDir]);
+  return { code: run.code, stderr: run.stderr };
 }
 
 interface Opened {

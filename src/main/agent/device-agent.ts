@@ -18,6 +18,7 @@
 import { isControlAction, isMemoryAction, type Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import { sumUsage, ZERO_USAGE, type AgentEvent, type StepTimings, type UsageSummary } from '../../shared/events';
+import { formatUsdLimit } from '../../shared/format';
 import type { Observation } from '../operator/capture';
 import type { Operator } from '../operator/desktop-operator';
 import type { ScreenFingerprint } from '../operator/screen-diff';
@@ -53,12 +54,6 @@ export interface DeviceAgentDeps {
   gate?: PauseGate;
   /** Checks the provider before step 1: a failure retrying cannot fix ends the run at once. */
   preflight?: (signal: AbortSignal) => Promise<ProviderProbe>;
-}
-
-/** Dollars with cents, or every digit the user gave when cents would round it ($0.015, not $0.01). */
-export function formatUsd(amount: number): string {
-  const cents = amount.toFixed(2);
-  return Number(cents) === amount ? cents : String(amount);
 }
 
 function modelImageOf(observation: Observation): ModelImage {
@@ -195,7 +190,7 @@ class AgentRun {
       void this.life.recorder.flush();
       if (end.ending) return end.ending;
       if (limits.maxCostUsd !== null && this.usage.costUsd >= limits.maxCostUsd) {
-        return { status: 'limit', reason: `reached the cost limit of $${formatUsd(limits.maxCostUsd)} (spent $${this.usage.costUsd.toFixed(4)})` };
+        return { status: 'limit', reason: `reached the cost limit of ${formatUsdLimit(limits.maxCostUsd)} (spent $${this.usage.costUsd.toFixed(4)})` };
       }
     }
   }

@@ -9,8 +9,8 @@ import type { MemoryChange } from '../../shared/memory';
 import type { StepRecord } from '../model/types';
 import type { CompletedStep } from './completed-step';
 import {
-  Memory,
-  MemoryManager,
+  MemoryItemList,
+  LayeredMemory,
   ScreenshotPruner,
   stepMemoryItem,
   type Blackboard,
@@ -41,16 +41,16 @@ function describeActions(actions: readonly Action[]): string {
 }
 
 export class RunMemory {
-  readonly trace: Memory;
-  readonly layers: MemoryManager;
+  readonly trace: MemoryItemList;
+  readonly layers: LayeredMemory;
   readonly pruner: ScreenshotPruner;
   private readonly blackboard: Blackboard | undefined;
   private readonly conversation: TieredMemory | undefined;
   private readonly unsubscribe: () => void;
 
   constructor(deps: RunMemoryDeps, options: RunMemoryOptions, onChange: (change: MemoryChange) => void) {
-    this.trace = new Memory({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
-    this.layers = new MemoryManager(options.layers, { model: deps.model ?? null, onChange });
+    this.trace = new MemoryItemList({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
+    this.layers = new LayeredMemory(options.layers, { model: deps.model ?? null, onChange });
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
     this.blackboard = deps.blackboard;
     this.conversation = deps.conversation;

@@ -2,7 +2,7 @@
  * The live terminal view of a run: one block per step with the streamed thought, each action and
  * its result, and the cost so far. Writes to stderr, so stdout stays free for --json.
  */
-import type { Action } from '../../shared/actions';
+import { describeAction } from '../../shared/describe-action';
 import type { AgentEvent } from '../../shared/events';
 
 const useColour = process.stderr.isTTY === true && process.env.NO_COLOR === undefined;
@@ -12,37 +12,6 @@ const bold = paint('1');
 const red = paint('31');
 const green = paint('32');
 const yellow = paint('33');
-
-export function describeAction(action: Action): string {
-  switch (action.type) {
-    case 'click':
-    case 'double_click':
-    case 'triple_click':
-      return `${action.type}${action.button !== 'left' ? ` ${action.button}` : ''} (${Math.round(action.x)}, ${Math.round(action.y)})${action.modifiers?.length ? ` with ${action.modifiers.join('+')}` : ''}`;
-    case 'mouse_move':
-      return `move to (${Math.round(action.x)}, ${Math.round(action.y)})`;
-    case 'type':
-      return `type ${JSON.stringify(action.text.length > 60 ? `${action.text.slice(0, 57)}...` : action.text)}`;
-    case 'hotkey':
-    case 'key_down':
-    case 'key_up':
-      return `${action.type} ${action.keys.join('+')}`;
-    case 'scroll':
-      return `scroll ${action.direction} ×${action.amount}`;
-    case 'drag':
-      return 'drag';
-    case 'wait':
-      return `wait ${action.ms} ms`;
-    case 'finished':
-      return `finished: ${action.summary}`;
-    case 'ask_user':
-      return `ask: ${action.question}`;
-    case 'fail':
-      return `give up: ${action.reason}`;
-    default:
-      return action.type;
-  }
-}
 
 export class TerminalView {
   private thinking = false;

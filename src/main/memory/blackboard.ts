@@ -1,6 +1,6 @@
 /**
  * The blackboard (seed 000, UFO3): memory shared by every agent in the process and kept across
- * runs. Four sections, each a `Memory` of items:
+ * runs. Four sections, each a `MemoryItemList`:
  *
  *   questions     every ask-user exchange with its answer
  *   requests      every task given
@@ -22,7 +22,8 @@ import sharp from 'sharp';
 import { z } from 'zod';
 import type { ModelImage } from '../model/types';
 import { type BlackboardDict, BlackboardDictSchema, type MemoryChange, type MemoryChangeListener } from './events';
-import { type JsonValue, Memory, MemoryItem, type MemoryItemData } from './trace';
+import { type JsonValue, MemoryItemList, MemoryItem, type MemoryItemData } from './trace';
+import { parseJsonOrUndefined } from '../../shared/json';
 
 export const BLACKBOARD_SECTIONS = ['questions', 'requests', 'trajectories', 'screenshots'] as const;
 export type BlackboardSection = (typeof BLACKBOARD_SECTIONS)[number];
@@ -95,7 +96,7 @@ export interface BlackboardDeps {
 }
 
 export class Blackboard {
-  private readonly sections: Record<BlackboardSection, Memory>;
+  private readonly sections: Record<BlackboardSection, MemoryItemList>;
   private readonly options: BlackboardOptions;
   private readonly onChange: MemoryChangeListener | undefined;
   /** Agents that share this board and show its changes, for as long as they run. */
@@ -112,7 +113,7 @@ export class Blackboard {
     this.onChange = deps.onChange;
     this.persistence = deps.persistence;
     const section = (name: BlackboardSection, maxItems: number | null) =>
-      new Memory({ maxItems, onChange: (change) => this.sectionChanged(name, change) });
+      new MemoryItemList({ maxItems, onChange: (change) => this.sectionChanged(name, change) });
     this.sections = {
       questions: section('questions', null),
       requests: section('requests', null),
@@ -133,19 +134,19 @@ export class Blackboard {
     for (const listener of this.subscribers) listener(change);
   }
 
-  get questions(): Memory {
+  get questions(): MemoryItemList {
     return this.sections.questions;
   }
 
-  get requests(): Memory {
+  get requests(): MemoryItemList {
     return this.sections.requests;
   }
 
-  get trajectories(): Memory {
+  get trajectories(): MemoryItemList {
     return this.sections.trajectories;
   }
 
-  get screenshots(): Memory {
+  get screenshots(): MemoryItemList {
     return this.sections.screenshots;
   }
 
@@ -361,7 +362,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
     let snapshotSeq = 0;
     const snapshotText = await readIfPresent(this.snapshotPath, warnings);
     if (snapshotText !== null) {
-      const snapshot = SnapshotSchema.safeParse(safeJson(snapshotText));
+      const snapshot = SnapshotSchema.safeParse(parseJsonOrUndefined(snapshotText));
       if (snapshot.success) {
         blackboard = snapshot.data.blackboard as BlackboardDict;
         snapshotSeq = snapshot.data.seq;
@@ -374,7 +375,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
     let lines = 0;
     for (const [index, line] of (logText ?? '').split('\n').entries()) {
       if (line.trim() === '') continue;
-      const parsed = LogLineSchema.safeParse(safeJson(line));
+      const parsed = LogLineSchema.safeParse(parseJsonOrUndefined(line));
       if (!parsed.success) {
         warnings.push(`${LOG_FILE} line ${index + 1} is corrupt and was skipped`);
         continue;
@@ -466,13 +467,6 @@ async function readIfPresent(path: string, warnings: string[]): Promise<string |
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Write to a temporary file beside the target, flush it to disk, then rename over the target. */
 async function writeAtomically(path: string, text: string): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Memory: the step trace (Memory, MemoryItem), the three layers and screenshot pruning, the
+ * Memory: the step trace (MemoryItemList of MemoryItems, UFO3's Memory), the three layers and screenshot pruning, the
  * blackboard, and the tiered conversation memory; every change reported as a `MemoryChange`.
  * Build the parts where the object graph is composed (app, CLI) and pass them in.
  */

@@ -1,5 +1,6 @@
 /**
- * Three memory layers for one run (seed 003, the memory manager of a GUI agent):
+ * Three memory layers for one run (seed 003; the seed calls this class `MemoryManager`, a name
+ * Mnemo leaves to the model behind the conversation memory, seed 004):
  *
  *   summary (budget 2000 characters): the compressed history
  *   recent  (budget 500 characters):  finished steps, one line each
@@ -92,7 +93,7 @@ interface StepEntry {
 
 type Summarised = { ok: true; text: string } | { ok: false; error: string };
 
-export class MemoryManager {
+export class LayeredMemory {
   private summaryMemory = '';
   private recentEntries: StepEntry[] = [];
   private pendingStep: PendingStep | null = null;

@@ -1,10 +1,10 @@
 /**
  * The step trace (seed 000, UFO3's Memory and MemoryItem): one `MemoryItem` per step, kept in
- * order by a `Memory`, filtered by keys or steps for the prompt, serialised to JSON and back.
+ * order by a `MemoryItemList` (the seed's `Memory`), filtered by keys or steps for the prompt, serialised to JSON and back.
  *
  * Unlike UFO, where the list of keys lives on the MemoryItem class and so grows for every item at
  * once, each item here knows only its own keys. Values are JSON: a screenshot is a path, never
- * bytes. Every change to a `Memory` is reported to its `onChange` listener.
+ * bytes. Every change to a `MemoryItemList` is reported to its `onChange` listener.
  */
 import type { Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
@@ -102,10 +102,10 @@ export interface MemoryOptions {
   onChange?: (change: MemoryChange) => void;
 }
 
-export type MemoryParseResult = { ok: true; memory: Memory } | { ok: false; error: string };
+export type MemoryParseResult = { ok: true; memory: MemoryItemList } | { ok: false; error: string };
 
 /** A trace of MemoryItems, oldest first. */
-export class Memory {
+export class MemoryItemList {
   private items: MemoryItem[] = [];
   private readonly maxItems: number | null;
   private readonly onChange: ((change: MemoryChange) => void) | undefined;
@@ -197,7 +197,7 @@ export class Memory {
     return this.listContent;
   }
 
-  /** A Memory from `toJson()` text; a failure (not JSON, not a list of objects) is a value. */
+  /** A MemoryItemList from `toJson()` text; a failure (not JSON, not a list of objects) is a value. */
   static fromJson(text: string, options: MemoryOptions = {}): MemoryParseResult {
     let value: unknown;
     try {
@@ -207,7 +207,7 @@ export class Memory {
     }
     const items = memoryItemsOf(value);
     if (!items.ok) return items;
-    const memory = new Memory(options);
+    const memory = new MemoryItemList(options);
     memory.items = items.items.map((fields) => new MemoryItem(fields));
     if (memory.maxItems !== null && memory.items.length > memory.maxItems) memory.items = memory.items.slice(-memory.maxItems);
     return { ok: true, memory };

@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { dragPath, isControlAction, type Action, type MouseButton, type Point } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { Size } from '../../shared/frame';
-import { MASK } from '../run/masking';
+import { shownTypedText, truncate } from '../../shared/describe-action';
 
 /** Results by action position: `results[i]` is what `actions[i]` did, `undefined` if it never ran. */
 export type ResultSlots = ReadonlyArray<ActionResult | null | undefined>;
@@ -24,7 +24,6 @@ export const CONTROL_COLOUR = '#e5e5ea';
 export const FAILURE_COLOUR = '#ff1f1f';
 
 /** Longest typed text (in characters) a label shows before it is cut with an ellipsis. */
-export const LABEL_TEXT_LIMIT = 40;
 
 export interface OverlayOptions {
   /** Add the SVG namespace: needed by a standalone SVG (sharp); the HTML parser adds it itself. */
@@ -72,17 +71,6 @@ export function escapeXml(text: string): string {
 }
 
 /** Cuts `text` to `limit` characters (whole code points), marking the cut with an ellipsis. */
-export function truncate(text: string, limit = LABEL_TEXT_LIMIT): string {
-  const chars = Array.from(text);
-  return chars.length <= limit ? text : `${chars.slice(0, limit).join('')}…`;
-}
-
-/** Typed text as it may be shown: a secret stays masked; control characters visible (`\n`). */
-export function shownTypedText(action: Extract<Action, { type: 'type' }>, limit = LABEL_TEXT_LIMIT): string {
-  if (action.secret === true || action.text === MASK) return MASK;
-  return `"${truncate(JSON.stringify(action.text).slice(1, -1), limit)}"`;
-}
-
 function clampPoint(point: Point, size: Size): Point {
   return { x: Math.min(Math.max(point.x, 0), size.width - 1), y: Math.min(Math.max(point.y, 0), size.height - 1) };
 }

@@ -10,6 +10,7 @@ import type { Frame } from '../../shared/frame';
 import { MASK } from '../run/masking';
 import type { SessionRecord } from '../store/session-reader';
 import type { Target } from './divergence';
+import { describeAction } from '../../shared/describe-action';
 
 export interface PlannedAction {
   /** As recorded: in pixels of the recorded image; a secret's text is the mask. */
@@ -30,26 +31,6 @@ export interface PlannedStep {
   skipped: string[];
   /** The step ended the recorded run as done, with the model's summary. */
   finished: { summary: string | null } | null;
-}
-
-/** `click at (697, 64)`, `type "Ada"`, `hotkey ctrl+s`: names an action in messages. */
-export function describeAction(action: Action): string {
-  const [point] = actionPoints(action);
-  const at = point ? ` at (${Math.round(point.x)}, ${Math.round(point.y)})` : '';
-  switch (action.type) {
-    case 'type':
-      return action.text === MASK ? 'type (a masked secret)' : `type ${JSON.stringify(action.text.length > 40 ? `${action.text.slice(0, 37)}...` : action.text)}`;
-    case 'hotkey':
-    case 'key_down':
-    case 'key_up':
-      return `${action.type} ${action.keys.join('+')}`;
-    case 'scroll':
-      return `scroll ${action.direction}${at}`;
-    case 'wait':
-      return `wait ${action.ms} ms`;
-    default:
-      return `${action.type}${at}`;
-  }
 }
 
 /** The points of the step's actions, for the patch comparison (a drag: where it starts and ends). */

@@ -15,7 +15,7 @@
  */
 import { isControlAction, type Action } from '../../shared/actions';
 import type { ModelImage, PredictInput, PredictionSuccess, ThoughtListener, Usage, VisionModel } from '../model/types';
-import { describeAction } from './plan';
+import { describeAction } from '../../shared/describe-action';
 
 export interface RegroundRequest {
   /** The recorded run's task. */

@@ -46,7 +46,8 @@ import {
   summarizeMeasurements,
   type DivergenceThresholds,
 } from './divergence';
-import { describeAction, planReplay, targetsOf, type PlannedStep } from './plan';
+import { planReplay, targetsOf, type PlannedStep } from './plan';
+import { describeAction } from '../../shared/describe-action';
 import type { ReplayPolicy } from './policy';
 import { reground } from './reground';
 

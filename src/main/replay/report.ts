@@ -8,25 +8,20 @@
  * escaped; the script reads the DOM only and carries no recorded data.
  */
 import sharp from 'sharp';
-import { isControlAction, dragPath, type Action } from '../../shared/actions';
+import { isControlAction, type Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { AgentEventOf, ScreenshotRef } from '../../shared/events';
 import type { Size } from '../../shared/frame';
 import type { SessionRecord, StepView } from '../store/session-reader';
-import { actionOverlaySvg, shownTypedText } from './annotate';
+import { actionOverlaySvg } from './annotate';
 import { recordedScreenshot, resultsByAction, sniffImageMime, type ImageReader } from './inspect';
-import { MASK } from '../run/masking';
+import { actionSentence, shownAction } from '../../shared/describe-action';
+import { formatUsd } from '../../shared/format';
 
 export const REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
 export function escapeHtml(text: string): string {
   return String(text).replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] as string);
-}
-
-export function formatUsd(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  if (value > 0 && value < 0.0001) return `$${value.toPrecision(2)}`;
-  return `$${value.toFixed(4)}`;
 }
 
 function formatInt(value: number): string {
@@ -47,64 +42,6 @@ export function formatDuration(ms: number | null | undefined): string {
   const minutes = Math.floor((seconds % 3600) / 60);
   const rest = String(seconds % 60).padStart(2, '0');
   return hours > 0 ? `${hours} h ${String(minutes).padStart(2, '0')} min ${rest} s` : `${minutes} min ${rest} s`;
-}
-
-const at = (x: number | undefined, y: number | undefined): string => (x !== undefined && y !== undefined ? ` at (${x}, ${y})` : '');
-const BUTTON_WORDS = { left: 'Left', right: 'Right', middle: 'Middle' } as const;
-
-/** The action as it may be shown: typed secrets masked, whatever the record holds. */
-export function shownAction(action: Action): Action {
-  return action.type === 'type' && action.secret === true ? { ...action, text: MASK } : action;
-}
-
-/** One readable sentence per action. */
-export function describeAction(action: Action): string {
-  const held = 'modifiers' in action && action.modifiers?.length ? ` holding ${action.modifiers.join('+')}` : '';
-  switch (action.type) {
-    case 'click':
-      return `${BUTTON_WORDS[action.button]}-click${at(action.x, action.y)}${held}`;
-    case 'double_click':
-      return `Double-click (${action.button})${at(action.x, action.y)}${held}`;
-    case 'triple_click':
-      return `Triple-click (${action.button})${at(action.x, action.y)}${held}`;
-    case 'mouse_move':
-      return `Move the mouse to (${action.x}, ${action.y})`;
-    case 'mouse_down':
-      return `Press the ${action.button} button${at(action.x, action.y)}`;
-    case 'mouse_up':
-      return `Release the ${action.button} button${at(action.x, action.y)}`;
-    case 'drag': {
-      const path = dragPath(action);
-      const first = path[0];
-      const last = path.at(-1);
-      const via = path.length > 2 ? ` through ${path.length - 2} point${path.length > 3 ? 's' : ''}` : '';
-      const button = action.button !== 'left' ? ` with the ${action.button} button` : '';
-      return `Drag from (${first?.x}, ${first?.y}) to (${last?.x}, ${last?.y})${via}${button}`;
-    }
-    case 'scroll':
-      return `Scroll ${action.direction} ${action.amount} notch${action.amount === 1 ? '' : 'es'}${at(action.x, action.y)}`;
-    case 'type':
-      return `Type ${shownTypedText(action, 200)}${action.secret === true || action.text === MASK ? ' (secret, masked)' : ''}`;
-    case 'hotkey':
-      return `Press ${action.keys.join('+')}`;
-    case 'key_down':
-      return `Hold down ${action.keys.join('+')}`;
-    case 'key_up':
-      return `Release ${action.keys.join('+')}`;
-    case 'wait':
-      return `Wait ${action.ms} ms`;
-    case 'screenshot':
-      return 'Take a fresh screenshot';
-    case 'finished':
-      return action.summary ? `Finish: ${action.summary}` : 'Finish';
-    case 'ask_user':
-      return `Ask the user: ${action.question}`;
-    case 'fail':
-      return `Give up: ${action.reason}`;
-    default:
-      // A type this version does not know (a newer record).
-      return `Unknown action: ${JSON.stringify(action)}`;
-  }
 }
 
 function resultHtml(action: Action, result: ActionResult | null): string {
@@ -189,7 +126,7 @@ async function stepHtml(session: SessionRecord, view: StepView, readImage: Image
             const failed = result !== null && !result.ok;
             return (
               `<li class="action${failed ? ' failed' : ''}" data-index="${index}">` +
-              `<span class="sentence">${escapeHtml(describeAction(shown))}</span> ${resultHtml(action, result)}` +
+              `<span class="sentence">${escapeHtml(actionSentence(shown))}</span> ${resultHtml(action, result)}` +
               `<code class="json">${escapeHtml(JSON.stringify(shown))}</code>` +
               `</li>`
             );

@@ -5,7 +5,9 @@
  */
 import type { Action } from '../../shared/actions';
 
-export const MASK = '********';
+import { MASK } from '../../shared/describe-action';
+
+export { MASK };
 
 const SECRET_WORDS = /\b(pass(?:word|wd|code|phrase)?|pin(?:\s*code)?|secret|otp|one[- ]time code|2fa code|security code|cvv|cvc)\b/i;
 

@@ -9,13 +9,13 @@ import {
   emptyMemorySnapshot,
   fanOut,
   type MemoryChange,
-  MemoryManager,
+  LayeredMemory,
   MemorySnapshotSchema,
   MemorySnapshotTracker,
   parseMemoryChange,
   ScreenshotPruner,
   TieredMemory,
-  Memory,
+  MemoryItemList,
 } from '../../../src/main/memory';
 import { jpeg, record } from './helpers';
 
@@ -24,8 +24,8 @@ describe('the memory snapshot', () => {
     const changes: MemoryChange[] = [];
     const tracker = new MemorySnapshotTracker();
     const listener = fanOut((change) => changes.push(change), tracker.listener, undefined);
-    const trace = new Memory({ onChange: listener });
-    const layers = new MemoryManager({}, { onChange: listener });
+    const trace = new MemoryItemList({ onChange: listener });
+    const layers = new LayeredMemory({}, { onChange: listener });
     const pruner = new ScreenshotPruner({}, { onChange: listener });
     const blackboard = new Blackboard({}, { onChange: listener });
     const conversation = new TieredMemory({}, { onChange: listener });
@@ -60,9 +60,9 @@ describe('the memory snapshot', () => {
 
   it('reads every kind of change back from JSON, and refuses what is not one', async () => {
     const changes: MemoryChange[] = [];
-    const trace = new Memory({ onChange: (change) => changes.push(change) });
+    const trace = new MemoryItemList({ onChange: (change) => changes.push(change) });
     trace.addMemoryItem({ step: 1, arguments: { x: 1 } });
-    new MemoryManager({}, { onChange: (change) => changes.push(change) }).addPendingStep(1, 'go');
+    new LayeredMemory({}, { onChange: (change) => changes.push(change) }).addPendingStep(1, 'go');
     new ScreenshotPruner({}, { onChange: (change) => changes.push(change) }).prune({ history: [] });
     new Blackboard({}, { onChange: (change) => changes.push(change) }).addRequests('do it');
     await new TieredMemory({}, { onChange: (change) => changes.push(change) }).addMessage({ role: 'user', content: 'hi' });

@@ -9,7 +9,7 @@ import {
   type LayersView,
   MEMORY_SUMMARIZATION_PROMPT,
   type MemoryChange,
-  MemoryManager,
+  LayeredMemory,
 } from '../../../src/main/memory';
 import { type ScriptedReply } from '../../fixtures/openai-server';
 import { memoryModel, serve, systemText, userText } from './helpers';
@@ -22,7 +22,7 @@ function goal(length: number): string {
 /** `Step N | Eval: success | Goal: ` is 31 characters for a one-digit step. */
 const ENTRY_OVERHEAD = 31;
 
-async function step(manager: MemoryManager, id: number, goalText: string, evaluation: 'success' | 'failed' = 'success') {
+async function step(manager: LayeredMemory, id: number, goalText: string, evaluation: 'success' | 'failed' = 'success') {
   manager.addPendingStep(id, goalText);
   return manager.finalizeStep(id, evaluation);
 }
@@ -34,7 +34,7 @@ function text(summary: string): ScriptedReply {
 describe('budgets', () => {
   it('summarises recent exactly when it exceeds 500 characters, with the memory model', async () => {
     const server = await serve([text('Opened the settings; the proxy fields are visible.')]);
-    const manager = new MemoryManager({}, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({}, { model: memoryModel(server.url) });
     // Two entries and the newline between them: exactly 500 characters, the budget itself.
     await step(manager, 1, goal(200));
     await step(manager, 2, goal(500 - 2 * ENTRY_OVERHEAD - 1 - 200));
@@ -54,7 +54,7 @@ describe('budgets', () => {
 
   it('summarises the summary exactly when it exceeds 2000 characters', async () => {
     const server = await serve([text('a'.repeat(999)), text('b'.repeat(1000)), text('c'.repeat(10)), text('condensed history')]);
-    const manager = new MemoryManager({}, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({}, { model: memoryModel(server.url) });
     const overBudget = goal(480);
     await step(manager, 1, overBudget);
     expect(manager.layers.summary).toHaveLength(999);
@@ -72,7 +72,7 @@ describe('budgets', () => {
 
   it('counts budgets in tokens when asked (characters / 3)', async () => {
     const server = await serve([text('short')]);
-    const manager = new MemoryManager({ budgetUnit: 'tokens', recentBudget: 100, summaryBudget: 400 }, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({ budgetUnit: 'tokens', recentBudget: 100, summaryBudget: 400 }, { model: memoryModel(server.url) });
     await step(manager, 1, goal(300 - ENTRY_OVERHEAD));
     expect(manager.layers.recent).toHaveLength(300);
     expect(manager.measure(manager.layers.recent)).toBe(100);
@@ -85,7 +85,7 @@ describe('budgets', () => {
 
   it('reads a plain-text reply and a fenced JSON reply', async () => {
     const server = await serve([{ text: 'Clicked through the wizard; step 3 failed.' }, { text: '```json\n{"summary": "Wizard done."}\n```' }]);
-    const manager = new MemoryManager({ recentBudget: 50 }, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({ recentBudget: 50 }, { model: memoryModel(server.url) });
     await step(manager, 1, goal(60));
     expect(manager.layers.summary).toBe('Clicked through the wizard; step 3 failed.');
     await step(manager, 2, goal(60));
@@ -106,7 +106,7 @@ describe('failures lose nothing and are retried', () => {
     it(`keeps recent as it was after ${name}, then retries at the next step`, async () => {
       const server = await serve([failure, text('All three steps done.')]);
       const changes: MemoryChange[] = [];
-      const manager = new MemoryManager(
+      const manager = new LayeredMemory(
         { recentBudget: 120 },
         { model: memoryModel(server.url, { timeoutMs: 300 }), onChange: (change) => changes.push(change) },
       );
@@ -131,7 +131,7 @@ describe('failures lose nothing and are retried', () => {
 
   it('keeps an over-budget summary after a failed summary compression and retries it at the next step', async () => {
     const server = await serve([text('s'.repeat(150)), { status: 503 }, text('compact')]);
-    const manager = new MemoryManager({ recentBudget: 50, summaryBudget: 100 }, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({ recentBudget: 50, summaryBudget: 100 }, { model: memoryModel(server.url) });
     const report = await step(manager, 1, goal(60));
     expect(report).toMatchObject({ recent: 'summarised', summary: 'failed', error: expect.stringContaining('Summary compression failed: HTTP 503') });
     expect(manager.layers.summary).toBe('s'.repeat(150));
@@ -145,7 +145,7 @@ describe('failures lose nothing and are retried', () => {
 
   it('keeps a step finalised during a compression in recent', async () => {
     const server = await serve([{ ...text('first three'), delayMs: 200 }]);
-    const manager = new MemoryManager({ recentBudget: 100 }, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({ recentBudget: 100 }, { model: memoryModel(server.url) });
     await step(manager, 1, goal(40));
     const compressing = step(manager, 2, goal(40));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -160,7 +160,7 @@ describe('failures lose nothing and are retried', () => {
 describe('without a model', () => {
   it('makes no call: recent moves into summary word for word (no-op compression)', async () => {
     const changes: MemoryChange[] = [];
-    const manager = new MemoryManager({ recentBudget: 50, summaryBudget: 80 }, { onChange: (change) => changes.push(change) });
+    const manager = new LayeredMemory({ recentBudget: 50, summaryBudget: 80 }, { onChange: (change) => changes.push(change) });
     await step(manager, 1, goal(30));
     const report = await step(manager, 2, goal(30));
     expect(report).toEqual({ recent: 'kept-verbatim', summary: 'kept-verbatim', error: null });
@@ -173,7 +173,7 @@ describe('without a model', () => {
 describe('steps whose success was not confirmed', () => {
   it('stay marked in progress when the summary drops the mark', async () => {
     const server = await serve([text('Tried to save the file.'), text('Saved after a retry.'), text('Step 5 is still in progress.')]);
-    const manager = new MemoryManager({ recentBudget: 60 }, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({ recentBudget: 60 }, { model: memoryModel(server.url) });
     manager.addPendingStep(1, 'save the file');
     await manager.finalizeStep(1, 'failed', { outcome: 'the Save button did not respond' });
     expect(userText(server.requests[0]!)).toBe('Step 1 | Eval: failed | Goal: save the file | Result: the Save button did not respond');
@@ -191,7 +191,7 @@ describe('steps whose success was not confirmed', () => {
 
   it('keep their marks when the summary is summarised again', async () => {
     const server = await serve([text('Tried to save.'), text('Everything is done.')]);
-    const manager = new MemoryManager({ recentBudget: 10, summaryBudget: 30 }, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({ recentBudget: 10, summaryBudget: 30 }, { model: memoryModel(server.url) });
     // The recent summary with its mark is over the summary budget: it is summarised again at once.
     await step(manager, 1, 'save', 'failed');
     expect(server.requests).toHaveLength(2);
@@ -203,7 +203,7 @@ describe('steps whose success was not confirmed', () => {
 describe('compose and changes', () => {
   it('composes summary, recent and the current step, leaving out empty layers', async () => {
     const server = await serve([text('Opened the app.')]);
-    const manager = new MemoryManager({ recentBudget: 40 }, { model: memoryModel(server.url) });
+    const manager = new LayeredMemory({ recentBudget: 40 }, { model: memoryModel(server.url) });
     expect(manager.compose()).toBe('');
     manager.addPendingStep(1, 'open the app');
     expect(manager.compose()).toBe('[Current step]\nStep 1 | Goal: open the app');
@@ -218,7 +218,7 @@ describe('compose and changes', () => {
   it('reports every change, with compressing true while the model works', async () => {
     const server = await serve([{ ...text('done'), delayMs: 50 }]);
     const changes: MemoryChange[] = [];
-    const manager = new MemoryManager({ recentBudget: 20 }, { model: memoryModel(server.url), onChange: (change) => changes.push(change) });
+    const manager = new LayeredMemory({ recentBudget: 20 }, { model: memoryModel(server.url), onChange: (change) => changes.push(change) });
     manager.addPendingStep(1, 'open the app');
     await manager.finalizeStep(1, 'success');
     const layers = changes.map((change) => change as LayersView & { compressing: boolean });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildMemorySnapshot,
   type MemoryChange,
-  MemoryManager,
+  LayeredMemory,
   MemorySnapshotSchema,
   ScreenshotPruner,
 } from '../../../src/main/memory';
@@ -54,7 +54,7 @@ describe('a 200-step run', () => {
     }));
 
     const changes: MemoryChange[] = [];
-    const layers = new MemoryManager({}, { model: memoryModel(memoryServer.url), onChange: (change) => changes.push(change) });
+    const layers = new LayeredMemory({}, { model: memoryModel(memoryServer.url), onChange: (change) => changes.push(change) });
     const pruner = new ScreenshotPruner({}, { onChange: (change) => changes.push(change) });
     const agent = createVisionModel(ModelSettingsSchema.parse({ baseUrl: agentServer.url, model: 'gpt-4.1', family: 'tools', stream: false }));
     const image = await jpeg(640, 400);

@@ -1,9 +1,9 @@
 /**
- * The step trace: MemoryItem keys belong to each item, Memory filters, deletes, bounds and
+ * The step trace: MemoryItem keys belong to each item, MemoryItemList filters, deletes, bounds and
  * round-trips through JSON, and every change is reported.
  */
 import { describe, expect, it } from 'vitest';
-import { type MemoryChange, Memory, MemoryItem, MEMORY_ITEM_FIELDS, stepMemoryItem } from '../../../src/main/memory';
+import { type MemoryChange, MemoryItemList, MemoryItem, MEMORY_ITEM_FIELDS, stepMemoryItem } from '../../../src/main/memory';
 import { ActionSchema } from '../../../src/shared/actions';
 
 function step(n: number, extra: Record<string, string> = {}): MemoryItem {
@@ -49,7 +49,7 @@ describe('MemoryItem', () => {
 
 describe('Memory', () => {
   it('adds, reads the latest, filters by keys and by steps, deletes by step, clears', () => {
-    const memory = new Memory();
+    const memory = new MemoryItemList();
     expect(memory.isEmpty()).toBe(true);
     expect(memory.getLatestItem()).toBeNull();
     memory.addMemoryItem(step(1));
@@ -67,18 +67,18 @@ describe('Memory', () => {
   });
 
   it('keeps at most maxItems, dropping the oldest', () => {
-    const memory = new Memory({ maxItems: 3 });
+    const memory = new MemoryItemList({ maxItems: 3 });
     for (let n = 1; n <= 5; n++) memory.addMemoryItem(step(n));
     expect(memory.content.map((item) => item.step)).toEqual([3, 4, 5]);
-    expect(() => new Memory({ maxItems: 0 })).toThrow(RangeError);
+    expect(() => new MemoryItemList({ maxItems: 0 })).toThrow(RangeError);
   });
 
   it('round-trips through JSON, custom fields included', () => {
-    const memory = new Memory();
+    const memory = new MemoryItemList();
     memory.addMemoryItem(step(1, { shell_output: 'ok' }));
     memory.addMemoryItem({ step: 2, arguments: { x: 10, y: 20 }, results: [{ ok: true }], error: null });
     const text = memory.toJson();
-    const back = Memory.fromJson(text);
+    const back = MemoryItemList.fromJson(text);
     if (!back.ok) throw new Error(back.error);
     expect(back.memory.listContent).toEqual(memory.listContent);
     expect(back.memory.content[0]?.attributes).toEqual(['step', 'action', 'screenshot', 'shell_output']);
@@ -86,14 +86,14 @@ describe('Memory', () => {
   });
 
   it('reports bad JSON as a value', () => {
-    expect(Memory.fromJson('{not json')).toMatchObject({ ok: false, error: expect.stringContaining('not valid JSON') });
-    expect(Memory.fromJson('{"step": 1}')).toEqual({ ok: false, error: 'the memory must be a JSON list of items' });
-    expect(Memory.fromJson('[1]')).toEqual({ ok: false, error: 'item 0 of the memory is not an object' });
+    expect(MemoryItemList.fromJson('{not json')).toMatchObject({ ok: false, error: expect.stringContaining('not valid JSON') });
+    expect(MemoryItemList.fromJson('{"step": 1}')).toEqual({ ok: false, error: 'the memory must be a JSON list of items' });
+    expect(MemoryItemList.fromJson('[1]')).toEqual({ ok: false, error: 'item 0 of the memory is not an object' });
   });
 
   it('reports every change', () => {
     const changes: MemoryChange[] = [];
-    const memory = new Memory({ maxItems: 2, onChange: (change) => changes.push(change) });
+    const memory = new MemoryItemList({ maxItems: 2, onChange: (change) => changes.push(change) });
     memory.addMemoryItem(step(1));
     memory.addMemoryItem(step(2));
     memory.addMemoryItem(step(3));

@@ -6,7 +6,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { Action } from '../../../src/shared/actions';
 import type { ActionResult } from '../../../src/shared/action-result';
-import { actionOverlaySvg, annotateScreenshot, BUTTON_COLOURS, LABEL_TEXT_LIMIT } from '../../../src/main/replay/annotate';
+import { actionOverlaySvg, annotateScreenshot, BUTTON_COLOURS } from '../../../src/main/replay/annotate';
+import { LABEL_TEXT_LIMIT } from '../../../src/shared/describe-action';
 import { makeScreenshot } from './session-fixture';
 
 interface Pixels {

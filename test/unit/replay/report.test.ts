@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSession, type SessionRecord } from '../../../src/main/store/session-reader';
 import { screenshotReader } from '../../../src/main/replay/inspect';
-import { describeAction, escapeHtml, renderHtmlReport, REPORT_CSP } from '../../../src/main/replay/report';
+import { escapeHtml, renderHtmlReport, REPORT_CSP } from '../../../src/main/replay/report';
+import { actionSentence } from '../../../src/shared/describe-action';
 import { FIXTURE_STEPS, INJECTED_THOUGHT, recordFixtureSession, TASK, type RecordedFixture } from './session-fixture';
 
 /** The HTML of one step's section. */
@@ -181,12 +182,12 @@ describe('renderHtmlReport', () => {
   });
 
   it('describes every kind of action in words', () => {
-    expect(describeAction({ type: 'scroll', direction: 'down', amount: 1, x: 5, y: 6 })).toBe('Scroll down 1 notch at (5, 6)');
-    expect(describeAction({ type: 'click', x: 1, y: 2, button: 'middle', modifiers: ['ctrl', 'shift'] })).toBe('Middle-click at (1, 2) holding ctrl+shift');
-    expect(describeAction({ type: 'type', text: 'a\nb' })).toBe('Type "a\\nb"');
-    expect(describeAction({ type: 'hotkey', keys: ['ctrl', 's'] })).toBe('Press ctrl+s');
-    expect(describeAction({ type: 'wait', ms: 500 })).toBe('Wait 500 ms');
-    expect(describeAction({ type: 'fail', reason: 'no way' })).toBe('Give up: no way');
+    expect(actionSentence({ type: 'scroll', direction: 'down', amount: 1, x: 5, y: 6 })).toBe('Scroll down 1 notch at (5, 6)');
+    expect(actionSentence({ type: 'click', x: 1, y: 2, button: 'middle', modifiers: ['ctrl', 'shift'] })).toBe('Middle-click at (1, 2) holding ctrl+shift');
+    expect(actionSentence({ type: 'type', text: 'a\nb' })).toBe('Type "a\\nb"');
+    expect(actionSentence({ type: 'hotkey', keys: ['ctrl', 's'] })).toBe('Press ctrl+s');
+    expect(actionSentence({ type: 'wait', ms: 500 })).toBe('Wait 500 ms');
+    expect(actionSentence({ type: 'fail', reason: 'no way' })).toBe('Give up: no way');
   });
 
   it('is the same page for the same record', async () => {

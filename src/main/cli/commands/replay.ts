@@ -14,7 +14,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
-import { MODEL_FAMILY_NAMES } from '../../../shared/settings';
+import { MODEL_FAMILIES } from '../../../shared/settings';
 import { REPLAY_POLICIES as POLICIES, type ReplayPolicy as Policy } from '../../replay/policy';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { loadConfig, type RunFlags } from '../../settings/settings';
@@ -100,7 +100,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--config <file>', 'a settings file (default <data-dir>/config.json), for the reground model')
     .option('--base-url <url>', 'reground: OpenAI-compatible API root (env OPENAI_BASE_URL)')
     .option('--model <name>', 'reground: model name (env MNEMO_MODEL)')
-    .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(MODEL_FAMILY_NAMES))
+    .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(MODEL_FAMILIES))
     .addOption(new Option('--model-version <version>', 'reground: UI-TARS version').choices(['1.0', '1.5']))
     .option('--api-key-env <VAR>', 'reground: read the API key from this environment variable (default OPENAI_API_KEY)')
     .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplayNumber)

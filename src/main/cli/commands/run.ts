@@ -7,7 +7,7 @@
  * Ctrl+C quits at once.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { MODEL_FAMILY_NAMES } from '../../../shared/settings';
+import { MODEL_FAMILIES } from '../../../shared/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { parseDisplayNumber, parsePositiveInt } from '../options';
 import { loadConfig, type RunFlags } from '../../settings/settings';
@@ -32,7 +32,7 @@ export function registerRunCommand(program: Command): void {
     .argument('<task>', 'the task, in plain language')
     .option('--base-url <url>', 'OpenAI-compatible API root, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)')
     .option('--model <name>', 'model name (env MNEMO_MODEL)')
-    .addOption(new Option('--family <family>', 'reply format of the model').choices(MODEL_FAMILY_NAMES))
+    .addOption(new Option('--family <family>', 'reply format of the model').choices(MODEL_FAMILIES))
     .addOption(new Option('--model-version <version>', 'UI-TARS version').choices(['1.0', '1.5']))
     .option('--api-key-env <VAR>', 'read the API key from this environment variable (default OPENAI_API_KEY)')
     .option('--max-steps <n>', 'stop after this many steps (default 50)', parsePositiveInt('--max-steps'))

@@ -11,6 +11,7 @@ import { SessionStore, type StoreWarning } from '../../store/session-store';
 import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/store-settings';
 import { InvalidInputError } from '../exit-codes';
 import { defaultDataDir, loadConfig, storeSettingsOf } from '../../settings/settings';
+import { formatUsd } from '../../../shared/format';
 
 interface SessionsOptions {
   json?: boolean;
@@ -53,9 +54,6 @@ export function localTime(ms: number, seconds = false): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}${seconds ? `:${two(d.getSeconds())}` : ''}`;
 }
 
-export function formatCost(usd: number): string {
-  return `$${usd.toFixed(usd >= 100 ? 2 : 4)}`;
-}
 
 function formatBytes(bytes: number): string {
   if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
@@ -68,7 +66,7 @@ export function printWarnings(warnings: readonly StoreWarning[]): void {
 }
 
 function table(sessions: readonly SessionSummary[], width: number): string {
-  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatCost(s.costUsd), s.task.replace(/\s+/g, ' ')]);
+  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatUsd(s.costUsd), s.task.replace(/\s+/g, ' ')]);
   const header = ['ID', 'STARTED', 'STATUS', 'STEPS', 'COST', 'TASK'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const rightAligned = new Set([3, 4]);

@@ -11,8 +11,9 @@ import type { ActionResult } from '../../../shared/action-result';
 import type { UsageSummary } from '../../../shared/events';
 import type { SessionRecord, StepView } from '../../store/session-reader';
 import { defaultDataDir } from '../../settings/settings';
-import { describeAction } from '../terminal-view';
-import { formatCost, localTime } from './sessions';
+import { describeAction } from '../../../shared/describe-action';
+import { formatUsd } from '../../../shared/format';
+import { localTime } from './sessions';
 import { readNamedSession } from '../session-lookup';
 
 interface ShowOptions {
@@ -125,11 +126,11 @@ export function renderSession(shown: ShownSession): string {
   lines.push(`model    ${shown.model || '?'}${shown.family ? ` (${shown.family})` : ''}`);
   const tokens = shown.usage ? ` (${shown.usage.inputTokens} in / ${shown.usage.outputTokens} out tokens)` : '';
   const complete = shown.steps.filter((s) => s.complete).length;
-  lines.push(`steps    ${complete}${complete !== shown.steps.length ? ` finished, ${shown.steps.length - complete} not` : ''}, cost ${formatCost(shown.cost)}${tokens}`);
+  lines.push(`steps    ${complete}${complete !== shown.steps.length ? ` finished, ${shown.steps.length - complete} not` : ''}, cost ${formatUsd(shown.cost)}${tokens}`);
   if (shown.replayOf) lines.push(`replays  ${shown.replayOf}`);
   lines.push(`folder   ${shown.directory}`);
   for (const step of shown.steps) {
-    const timing = step.complete ? `${((step.durationMs ?? 0) / 1000).toFixed(1)} s, ${formatCost(step.cost ?? 0)} so far` : 'did not finish';
+    const timing = step.complete ? `${((step.durationMs ?? 0) / 1000).toFixed(1)} s, ${formatUsd(step.cost ?? 0)} so far` : 'did not finish';
     lines.push('', `step ${step.step}  (${timing})`);
     if (step.thought) lines.push(`  thought: ${indent(step.thought, '           ')}`);
     step.actions.forEach((action, i) => lines.push(`  → ${describeAction(action)}  ${describeResult(step.results[i])}`));

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { type Action, ActionSchema } from '../../../shared/actions';
 import { buildAction, checkActionsInImage, describeSize, failure, isRecord, nonEmpty } from './common';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
+import { parseJsonOrUndefined } from '../../../shared/json';
 
 export const COMPUTER_TOOL_NAME = 'computer';
 
@@ -296,7 +297,7 @@ const FENCE = /```[ \t]*(?:json|JSON|jsonc)?[ \t]*\n([\s\S]*?)```/g;
 
 function findJsonContainer(text: string): FoundContainer | null {
   for (const fence of text.matchAll(FENCE)) {
-    const parsed = tryJson((fence[1] as string).trim());
+    const parsed = parseJsonOrUndefined((fence[1] as string).trim());
     if (parsed === undefined) continue;
     const container = readContainer(parsed);
     if (container.ok && container.actions.length > 0) {
@@ -307,7 +308,7 @@ function findJsonContainer(text: string): FoundContainer | null {
   for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
     const end = balancedEnd(text, start);
     if (end < 0) continue;
-    const parsed = tryJson(text.slice(start, end));
+    const parsed = parseJsonOrUndefined(text.slice(start, end));
     if (parsed === undefined) continue;
     const container = readContainer(parsed);
     if (container.ok && container.actions.length > 0) return { container, start, end };
@@ -315,13 +316,6 @@ function findJsonContainer(text: string): FoundContainer | null {
   return null;
 }
 
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Index just after the `}` that closes the `{` at `start` (strings respected), or -1. */
 function balancedEnd(text: string, start: number): number {

@@ -5,12 +5,12 @@
  */
 import { type Action } from '../../../shared/actions';
 import { type Size } from '../../../shared/frame';
+import { MODEL_FAMILIES } from '../../../shared/settings';
 
 /** Width and height of an image, in pixels (the shared Size, named for what it measures here). */
 export type ImageSize = Readonly<Size>;
 
-/** The three reply formats Mnemo reads. */
-export const MODEL_FAMILIES = ['tools', 'ui-tars', 'openai-cua'] as const;
+export { MODEL_FAMILIES };
 export type ModelFamily = (typeof MODEL_FAMILIES)[number];
 
 export interface ParseFailure {

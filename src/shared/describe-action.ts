@@ -1,0 +1,113 @@
+/**
+ * Actions in words, for every place that shows one: a short label for messages, the terminal and
+ * the timeline (`click at (697, 64)`, `type "Ada"`), and a sentence for the report and the step
+ * inspector (`Left-click at (697, 64)`). Typed secrets never show.
+ */
+import { actionPoints, dragPath, type Action, type ActionOf } from './actions';
+
+/** What stands in for a typed secret everywhere it is recorded or shown. */
+export const MASK = '********';
+
+/** Typed text is cut to this many characters in labels. */
+export const LABEL_TEXT_LIMIT = 40;
+
+export function truncate(text: string, limit = LABEL_TEXT_LIMIT): string {
+  const chars = Array.from(text);
+  return chars.length <= limit ? text : `${chars.slice(0, limit).join('')}…`;
+}
+
+/** Typed text as shown: quoted and escaped, or the mask for a secret. */
+export function shownTypedText(action: ActionOf<'type'>, limit = LABEL_TEXT_LIMIT): string {
+  if (action.secret === true || action.text === MASK) return MASK;
+  return `"${truncate(JSON.stringify(action.text).slice(1, -1), limit)}"`;
+}
+
+/** The action as it may be shown: typed secrets masked, whatever the record holds. */
+export function shownAction(action: Action): Action {
+  return action.type === 'type' && action.secret === true ? { ...action, text: MASK } : action;
+}
+
+/** `click at (697, 64)`, `type "Ada"`, `hotkey ctrl+s`: a short label. */
+export function describeAction(action: Action): string {
+  const [point] = actionPoints(action);
+  const at = point ? ` at (${Math.round(point.x)}, ${Math.round(point.y)})` : '';
+  switch (action.type) {
+    case 'type':
+      return action.secret === true || action.text === MASK ? 'type (a masked secret)' : `type ${JSON.stringify(action.text.length > 40 ? `${action.text.slice(0, 37)}...` : action.text)}`;
+    case 'hotkey':
+    case 'key_down':
+    case 'key_up':
+      return `${action.type} ${action.keys.join('+')}`;
+    case 'scroll':
+      return `scroll ${action.direction}${at}`;
+    case 'wait':
+      return `wait ${action.ms} ms`;
+    case 'finished':
+      return action.summary ? `finished: ${action.summary}` : 'finished';
+    case 'ask_user':
+      return `ask: ${action.question}`;
+    case 'fail':
+      return `give up: ${action.reason}`;
+    case 'query_long_term_memory':
+      return `recall: ${action.hint}`;
+    case 'mouse_move':
+      return `move to (${Math.round(action.x)}, ${Math.round(action.y)})`;
+    default:
+      return `${action.type}${at}`;
+  }
+}
+
+const at = (x: number | undefined, y: number | undefined): string => (x !== undefined && y !== undefined ? ` at (${x}, ${y})` : '');
+const BUTTON_WORDS = { left: 'Left', right: 'Right', middle: 'Middle' } as const;
+
+/** One readable sentence per action. */
+export function actionSentence(action: Action): string {
+  const held = 'modifiers' in action && action.modifiers?.length ? ` holding ${action.modifiers.join('+')}` : '';
+  switch (action.type) {
+    case 'click':
+      return `${BUTTON_WORDS[action.button]}-click${at(action.x, action.y)}${held}`;
+    case 'double_click':
+      return `Double-click (${action.button})${at(action.x, action.y)}${held}`;
+    case 'triple_click':
+      return `Triple-click (${action.button})${at(action.x, action.y)}${held}`;
+    case 'mouse_move':
+      return `Move the mouse to (${action.x}, ${action.y})`;
+    case 'mouse_down':
+      return `Press the ${action.button} button${at(action.x, action.y)}`;
+    case 'mouse_up':
+      return `Release the ${action.button} button${at(action.x, action.y)}`;
+    case 'drag': {
+      const path = dragPath(action);
+      const first = path[0];
+      const last = path.at(-1);
+      const via = path.length > 2 ? ` through ${path.length - 2} point${path.length > 3 ? 's' : ''}` : '';
+      const button = action.button !== 'left' ? ` with the ${action.button} button` : '';
+      return `Drag from (${first?.x}, ${first?.y}) to (${last?.x}, ${last?.y})${via}${button}`;
+    }
+    case 'scroll':
+      return `Scroll ${action.direction} ${action.amount} notch${action.amount === 1 ? '' : 'es'}${at(action.x, action.y)}`;
+    case 'type':
+      return `Type ${shownTypedText(action, 200)}${action.secret === true || action.text === MASK ? ' (secret, masked)' : ''}`;
+    case 'hotkey':
+      return `Press ${action.keys.join('+')}`;
+    case 'key_down':
+      return `Hold down ${action.keys.join('+')}`;
+    case 'key_up':
+      return `Release ${action.keys.join('+')}`;
+    case 'wait':
+      return `Wait ${action.ms} ms`;
+    case 'screenshot':
+      return 'Take a fresh screenshot';
+    case 'finished':
+      return action.summary ? `Finish: ${action.summary}` : 'Finish';
+    case 'ask_user':
+      return `Ask the user: ${action.question}`;
+    case 'fail':
+      return `Give up: ${action.reason}`;
+    case 'query_long_term_memory':
+      return `Ask the long-term memory: ${action.hint}`;
+    default:
+      // A type this version does not know (a newer record).
+      return `Unknown action: ${JSON.stringify(action)}`;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The layering of src/main, enforced by ESLint (docs/architecture.md, "Layers"): the replayer does
+ * not import the agent, the operator and the models do not import each other, and nothing below
+ * the front ends (cli, app, server) imports them. Runs the project's real ESLint config.
+ */
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function layerErrors(filePath: string, from: string): Promise<string[]> {
+  const code = `import * as other from '${from}';\nexport const used = other;\n`;
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('layers of src/main', () => {
+  const refused: Array<[string, string, RegExp]> = [
+    ['src/main/replay/probe.ts', '../agent/device-agent', /replay\/ must not import src\/main\/agent\//],
+    ['src/main/operator/probe.ts', '../model/types', /operator\/ must not import src\/main\/model\//],
+    ['src/main/operator/x11/probe.ts', '../../model', /operator\/ must not import src\/main\/model\//],
+    ['src/main/model/probe.ts', '../operator/capture', /model\/ must not import src\/main\/operator\//],
+    ['src/main/store/probe.ts', '../cli/main', /store\/ must not import src\/main\/cli\//],
+    ['src/main/agent/probe.ts', '../app/compose', /agent\/ must not import src\/main\/app\//],
+    ['src/main/service/probe.ts', '../server/http', /service\/ must not import src\/main\/server\//],
+    ['src/main/run/probe.ts', '../agent/device-agent', /run\/ must not import src\/main\/agent\//],
+  ];
+  for (const [file, from, message] of refused) {
+    it(`refuses ${from} in ${file}`, async () => {
+      expect(await layerErrors(file, from)).toEqual([expect.stringMatching(message)]);
+    });
+  }
+
+  const allowed: Array<[string, string]> = [
+    ['src/main/service/probe.ts', '../agent/device-agent'],
+    ['src/main/service/probe.ts', '../replay/replayer'],
+    ['src/main/cli/probe.ts', '../service/run-service'],
+    ['src/main/replay/probe.ts', '../run/lifecycle'],
+    ['src/main/model/probe.ts', '../../shared/settings'],
+    ['src/main/operator/keyboard/probe.ts', '../x11/connection'],
+  ];
+  for (const [file, from] of allowed) {
+    it(`allows ${from} in ${file}`, async () => {
+      expect(await layerErrors(file, from)).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,94 @@
+/**
+ * Runs a DeviceAgent on the fakes: a scripted model, the fake operator, the in-memory recorder and
+ * scripted answers to its questions; collects the live stream and hands back everything a test
+ * looks at.
+ */
+import type { AgentEvent } from '../../../src/shared/events';
+import { DeviceAgent, type DeviceAgentDeps, type PendingQuestion } from '../../../src/main/agent/device-agent';
+import { DEFAULT_AGENT_OPTIONS, type AgentLimits, type AgentOptions } from '../../../src/main/agent/settings';
+import type { SettleOptions } from '../../../src/main/run/settle';
+import { collect, FakeOperator, MemoryRecorder, runFinished, ScriptedModel, type ModelTurn } from './fakes';
+
+/** The screen counts as settled at the second look: no real waiting. */
+export const FAST_SETTLE: SettleOptions = { intervalMs: 1, timeoutMs: 200, threshold: 0.003 };
+
+/** The default limits with some changed. */
+export function limits(changed: Partial<AgentLimits>): AgentLimits {
+  return { ...DEFAULT_AGENT_OPTIONS.limits, ...changed };
+}
+
+export type Answers = Array<string | null> | ((question: PendingQuestion, signal: AbortSignal) => string | null | Promise<string | null>);
+
+/** Answers nothing until the run is stopped, then null: a user who walks away, as LiveRun's askUser does on stop. */
+export const UNTIL_STOPPED: Answers = (_question, signal) =>
+  new Promise((resolve) => {
+    if (signal.aborted) resolve(null);
+    else signal.addEventListener('abort', () => resolve(null), { once: true });
+  });
+
+export interface AgentSetup {
+  turns?: ModelTurn[];
+  /** The model's turn once `turns` are used up. */
+  then?: ModelTurn;
+  options?: Partial<AgentOptions>;
+  operator?: FakeOperator;
+  recorder?: MemoryRecorder;
+  /** Answers to the run's questions, in order; a question beyond them goes unanswered (null). */
+  answers?: Answers;
+  preflight?: DeviceAgentDeps['preflight'];
+  memory?: DeviceAgentDeps['memory'];
+  task?: string;
+  /** Sees each event as it streams, with the run's controls. */
+  onEvent?: (event: AgentEvent, controls: AgentControls) => void;
+}
+
+export interface AgentControls {
+  agent: DeviceAgent;
+  stop: () => void;
+}
+
+export interface AgentRun extends AgentControls {
+  model: ScriptedModel;
+  operator: FakeOperator;
+  recorder: MemoryRecorder;
+  /** The questions put to the user, with the id they were asked under. */
+  questions: PendingQuestion[];
+  /** The live stream until run-finished, and that event. */
+  done: Promise<{ events: AgentEvent[]; end: Extract<AgentEvent, { type: 'run-finished' }> }>;
+}
+
+export function startAgent(setup: AgentSetup = {}): AgentRun {
+  const model = new ScriptedModel(setup.turns ?? [], setup.then);
+  const operator = setup.operator ?? new FakeOperator();
+  const recorder = setup.recorder ?? new MemoryRecorder();
+  const questions: PendingQuestion[] = [];
+  const answers = setup.answers ?? [];
+  const controller = new AbortController();
+  const agent = new DeviceAgent(
+    {
+      model,
+      operator,
+      recorder,
+      askUser: async (question, signal) => {
+        questions.push(question);
+        return typeof answers === 'function' ? answers(question, signal) : (answers.shift() ?? null);
+      },
+      ...(setup.preflight ? { preflight: setup.preflight } : {}),
+      ...(setup.memory ? { memory: setup.memory } : {}),
+    },
+    { settle: FAST_SETTLE, ...setup.options },
+  );
+  const controls: AgentControls = { agent, stop: () => controller.abort() };
+  const done = collect(agent.run(setup.task ?? 'Do the task', controller.signal), (event) => setup.onEvent?.(event, controls)).then((events) => ({
+    events,
+    end: runFinished(events),
+  }));
+  return { ...controls, model, operator, recorder, questions, done };
+}
+
+/** Starts a run and waits for its end. */
+export async function runAgent(setup: AgentSetup = {}) {
+  const run = startAgent(setup);
+  const { events, end } = await run.done;
+  return { ...run, events, end };
+}

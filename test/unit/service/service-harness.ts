@@ -1,0 +1,66 @@
+/**
+ * A RunService as the CLI builds one, with the display replaced by the fake operator: a temporary
+ * data directory read with loadConfig, the model at a scripted OpenAI-compatible server (real
+ * HTTP, the real client, GET /v1/models for the provider check), the memory model at a server of
+ * its own so its summaries never take an agent's reply.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentEvent } from '../../../src/shared/events';
+import { loadConfig } from '../../../src/main/settings/settings';
+import { RunService } from '../../../src/main/service/run-service';
+import { startScriptedServer, type RecordedRequest, type ReplyScript, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
+import { FakeOperator } from '../run/fakes';
+
+export interface ServiceSetup {
+  service: RunService;
+  server: ScriptedServer;
+  operator: FakeOperator;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startService(replies: ReplyScript, memoryModelUrl: string): Promise<ServiceSetup> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mnemo-service-'));
+  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModelUrl } } }));
+  const config = await loadConfig({ dataDir }, {});
+  if (!config.ok) throw new Error(config.message);
+  const server = await startScriptedServer({ replies });
+  const operator = new FakeOperator();
+  const service = new RunService({
+    config: config.config,
+    env: {},
+    flags: { baseUrl: server.url, model: 'gpt-4.1', family: 'tools' },
+    openOperator: async () => ({ ok: true, operator }),
+  });
+  return {
+    service,
+    server,
+    operator,
+    dataDir,
+    async close() {
+      await service.close();
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A reply of the tools family: the `computer` tool called with a thought and actions. */
+export function toolCall(actions: unknown[], thought = 'Next.'): ScriptedReply {
+  return { text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] };
+}
+
+export function systemPrompt(request: RecordedRequest | undefined): string {
+  const messages = (request?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined)?.messages ?? [];
+  return messages
+    .filter((message) => message.role === 'system')
+    .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)))
+    .join('\n');
+}
+
+/** Events with their seq, for comparing streams. */
+export function seqs(events: readonly AgentEvent[]): number[] {
+  return events.map((event) => event.seq);
+}
