@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Action } from '../../../src/shared/actions';
 import type { ActionResult } from '../../../src/shared/action-result';
-import type { AgentEvent } from '../../../src/shared/events';
 import type { Frame } from '../../../src/shared/frame';
-import { FileRunRecorder } from '../../../src/main/store/run-recorder';
+import { SessionBuilder } from '../../fixtures/session-builder';
 
 export const IMAGE = { width: 640, height: 400 } as const;
 
@@ -127,11 +126,9 @@ export async function recordFixtureSession(dataDir: string, options: { missingSt
   const steps = options.steps ?? FIXTURE_STEPS;
   const missingStep = options.missingStep === undefined ? 5 : options.missingStep;
   const start = Date.UTC(2026, 10, 29, 12, 45, 1);
-  const recorder = await FileRunRecorder.create(dataDir, { task: TASK, model: 'test-model', family: 'tools' }, start);
-  const runId = recorder.sessionId;
-  let clock = start;
-  let seq = 0;
-  const record = (event: Record<string, unknown>) => recorder.record({ runId, at: (clock += 100), seq: ++seq, ...event } as AgentEvent);
+  const session = await SessionBuilder.create(dataDir, { task: TASK, model: 'test-model', family: 'tools' }, start);
+  const { recorder } = session;
+  const record = (event: Record<string, unknown>) => session.record(event);
   await record({ type: 'run-started', task: TASK, model: 'test-model', family: 'tools', limits: { maxSteps: 20, maxCostUsd: 1 } });
   const screenshots = new Map<number, Buffer>();
   const paths = new Map<number, string>();

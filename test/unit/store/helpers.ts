@@ -7,9 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RunStatus, AgentEvent } from '../../../src/shared/events';
 import type { Frame } from '../../../src/shared/frame';
-import { FileRunRecorder } from '../../../src/main/store/run-recorder';
+import { type FileRunRecorder } from '../../../src/main/store/run-recorder';
 import type { WriterIdentity } from '../../../src/main/store/writer-identity';
 import { runMnemo } from '../../fixtures/mnemo-cli';
+import { SessionBuilder } from '../../fixtures/session-builder';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -55,15 +56,9 @@ export async function releaseOpenRecorders(): Promise<void> {
 export async function recordSession(dataDir: string, spec: SessionSpec = {}): Promise<Recorded> {
   const task = spec.task ?? 'Move the mouse around';
   const startedAt = spec.startedAt ?? Date.now();
-  const recorder = await FileRunRecorder.create(dataDir, { task, model: 'gpt-4.1', family: 'tools', ...(spec.writer ? { writer: spec.writer } : {}) }, startedAt);
-  const runId = recorder.sessionId;
-  let clock = startedAt;
-  const events: AgentEvent[] = [];
-  const record = async (event: Record<string, unknown>) => {
-    const full = { runId, at: (clock += 100), seq: events.length + 1, ...event } as AgentEvent;
-    events.push(full);
-    await recorder.record(full);
-  };
+  const session = await SessionBuilder.create(dataDir, { task, model: 'gpt-4.1', family: 'tools', ...(spec.writer ? { writer: spec.writer } : {}) }, startedAt);
+  const { recorder, events } = session;
+  const record = (event: Record<string, unknown>) => session.record(event);
   await record({ type: 'run-started', task, model: 'gpt-4.1', family: 'tools', limits: { maxSteps: 50, maxCostUsd: null } });
   const steps = spec.steps ?? 3;
   for (let step = 1; step <= steps; step++) {
