@@ -162,7 +162,11 @@ class AgentRun {
   /** The provider check: the ending when the provider cannot be used, else undefined. */
   private async checkProvider(): Promise<Ending | undefined> {
     const probe = await this.deps.preflight?.(this.signal);
-    if (!probe || probe.ok) return undefined;
+    if (!probe) return undefined;
+    if (probe.ok) {
+      if (probe.note) this.life.emit({ type: 'note', step: 0, message: `provider check: ${probe.note}` });
+      return undefined;
+    }
     if (this.signal.aborted) return STOPPED;
     if (probe.fatal) return { status: 'failed', reason: `the model provider cannot be used: ${probe.message}` };
     this.life.emit({ type: 'note', step: 0, message: `provider check: ${probe.message}; going on` });

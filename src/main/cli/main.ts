@@ -15,6 +15,7 @@ import { registerShowCommand } from './commands/show';
 import { registerReplayCommand } from './commands/replay';
 import { registerExportCommand } from './commands/export';
 import { registerMemoryCommand } from './commands/memory';
+import { registerCheckModelCommand } from './commands/check-model';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -32,6 +33,7 @@ function buildProgram(): Command {
   registerReplayCommand(program);
   registerExportCommand(program);
   registerMemoryCommand(program);
+  registerCheckModelCommand(program);
   return program;
 }
 

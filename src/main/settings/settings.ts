@@ -97,11 +97,13 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
   if (flags.apiKeyEnv !== undefined && env[flags.apiKeyEnv] === undefined) {
     return { ok: false, message: `--api-key-env ${flags.apiKeyEnv}: that environment variable is not set` };
   }
+  // A variable set to nothing (`OPENAI_BASE_URL=`) counts as not set.
+  const fromEnv = (name: string) => (env[name]?.trim() ? env[name] : undefined);
   const apiKey = flags.apiKeyEnv !== undefined ? env[flags.apiKeyEnv] : (env.OPENAI_API_KEY ?? file.model?.apiKey);
   const candidate = {
     ...file.model,
-    baseUrl: flags.baseUrl ?? env.OPENAI_BASE_URL ?? file.model?.baseUrl,
-    model: flags.model ?? env.MNEMO_MODEL ?? file.model?.model,
+    baseUrl: flags.baseUrl ?? fromEnv('OPENAI_BASE_URL') ?? file.model?.baseUrl,
+    model: flags.model ?? fromEnv('MNEMO_MODEL') ?? file.model?.model,
     family: flags.family ?? file.model?.family,
     ...(flags.modelVersion !== undefined ? { modelVersion: flags.modelVersion } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),

@@ -1,0 +1,47 @@
+/**
+ * `mnemo check-model`: the provider check alone, with the model flags of `mnemo run`: one small
+ * chat request with an image, reporting the latency and whether the model accepted the image.
+ * Exit codes: 0 the model answered, 3 it could not be used (the reason on stderr, for a base URL
+ * without /v1 with the fix), 2 bad arguments.
+ */
+import { Option, type Command } from 'commander';
+import { MODEL_FAMILIES } from '../../../shared/settings';
+import { loadConfig, type RunFlags } from '../../settings/settings';
+import { ExitCode, InvalidInputError } from '../exit-codes';
+
+interface CheckOptions extends RunFlags {
+  json?: boolean;
+}
+
+export function registerCheckModelCommand(program: Command): void {
+  program
+    .command('check-model')
+    .description('Check the configured model provider: one small request with an image, its latency, and whether the image was accepted')
+    .option('--base-url <url>', 'OpenAI-compatible API root, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)')
+    .option('--model <name>', 'model name (env MNEMO_MODEL)')
+    .addOption(new Option('--family <family>', 'reply format of the model').choices(MODEL_FAMILIES))
+    .addOption(new Option('--model-version <version>', 'UI-TARS version').choices(['1.0', '1.5']))
+    .option('--api-key-env <VAR>', 'read the API key from this environment variable (default OPENAI_API_KEY)')
+    .option('--data-dir <dir>', 'where settings live (default ~/.mnemo)')
+    .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
+    .option('--json', 'print {"ok", "latencyMs", "imageAccepted", "reply", "note"} or {"ok": false, "message", "status"}')
+    .action(async (options: CheckOptions) => {
+      const config = await loadConfig(options);
+      if (!config.ok) throw new InvalidInputError(config.message);
+      const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+      const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator });
+      const settings = service.settings();
+      if (!settings.ok) throw new InvalidInputError(settings.error.message);
+      const checked = await service.checkModel();
+      if (!checked.ok) throw new InvalidInputError(checked.error.message);
+      const result = checked.value;
+      const { model, baseUrl } = settings.value.model;
+      if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else if (result.ok) {
+        const image = result.imageAccepted ? 'accepted the image' : 'did NOT accept the image (Mnemo needs a vision model)';
+        process.stdout.write(`✓ ${model} at ${baseUrl} answered in ${result.latencyMs} ms and ${image}${result.reply ? `; it said: ${JSON.stringify(result.reply.slice(0, 80))}` : ''}\n`);
+        if (result.note) process.stdout.write(`  ${result.note}\n`);
+      } else process.stderr.write(`mnemo: ✗ ${model} at ${baseUrl} cannot be used: ${result.message}\n`);
+      process.exitCode = result.ok ? ExitCode.ok : ExitCode.runFailed;
+    });
+}

@@ -1,0 +1,72 @@
+/**
+ * `mnemo check-model`: the provider check alone, against the scripted OpenAI-compatible server:
+ * the latency, whether the image was accepted, and each way a provider cannot be used.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { imagesIn, startScriptedServer, type ScriptedServer } from '../../fixtures/openai-server';
+import { runMnemo } from '../../fixtures/mnemo-cli';
+
+const scratch = mkdtempSync(join(tmpdir(), 'mnemo-check-model-'));
+const servers: ScriptedServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function serve(replies: Parameters<typeof startScriptedServer>[0]['replies']): Promise<ScriptedServer> {
+  const server = await startScriptedServer({ replies });
+  servers.push(server);
+  return server;
+}
+
+const check = (baseUrl: string, extra: string[] = []) =>
+  runMnemo(['check-model', '--base-url', baseUrl, '--model', 'vision-model', '--family', 'tools', '--data-dir', mkdtempSync(join(scratch, 'data-')), ...extra], { env: { OPENAI_API_KEY: '' } });
+
+describe('mnemo check-model', () => {
+  it('reports the latency and that the model took the image (one request, with an image)', async () => {
+    const server = await serve([{ text: 'OK' }]);
+    const run = await check(server.url);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^✓ vision-model at http:\/\/127\.0\.0\.1:\d+\/v1 answered in \d+ ms and accepted the image; it said: "OK"/);
+    expect(server.requests).toHaveLength(1);
+    expect(imagesIn(server.requests[0]!.body)).toHaveLength(1);
+  });
+
+  it('--json prints the result as one object', async () => {
+    const server = await serve([{ text: 'OK' }]);
+    const run = await check(server.url, ['--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ ok: true, latencyMs: expect.any(Number), imageAccepted: true, reply: 'OK' });
+  });
+
+  it('a model that refuses images is reachable but said to be unfit, asked again without the image', async () => {
+    const server = await serve([{ status: 400, body: { error: { message: 'This model does not support image_url content', type: 'invalid_request_error' } } }, { text: 'OK' }]);
+    const run = await check(server.url, ['--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, imageAccepted: false, note: expect.stringMatching(/refused the image/) });
+    expect(imagesIn(server.requests[1]!.body)).toHaveLength(0);
+  });
+
+  it('a base URL without /v1: exit 3 with the fix', async () => {
+    const server = await serve([]);
+    const run = await check(server.origin);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`the base URL has no /v1 — did you mean ${server.origin}/v1?`);
+  });
+
+  it('a rejected key: exit 3 naming the key', async () => {
+    const server = await serve([{ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } }]);
+    const run = await check(server.url, ['--json']);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, status: 401, message: expect.stringMatching(/check the API key/) });
+  });
+
+  it('missing model settings: exit 2 naming what is missing', async () => {
+    const run = await runMnemo(['check-model', '--data-dir', mkdtempSync(join(scratch, 'data-'))], { env: { OPENAI_BASE_URL: '', MNEMO_MODEL: '' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/missing .*--model/);
+  });
+});
