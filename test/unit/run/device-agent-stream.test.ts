@@ -26,6 +26,7 @@ describe('seq', () => {
     expect(run.end.status).toBe('finished');
     expect(run.events.map((event) => event.seq)).toEqual(oneToN(run.events.length));
     expect(run.recorder.events.map((event) => event.seq)).toEqual(oneToN(run.events.length));
+    expect(run.recorder.events.map((event) => event.type)).toEqual(run.events.map((event) => event.type));
     expect(run.recorder.writtenSeq).toBe(run.events.length);
     expect(run.recorder.closed).toBe(true);
     expect(run.recorder.events.map((event) => parseAgentEvent(event).ok)).not.toContain(false);
@@ -42,6 +43,24 @@ describe('thoughts and secrets', () => {
     const live = ofType(run.events, 'thought-delta');
     expect(live.map((event) => [event.step, event.delta, event.attempt])).toEqual([[1, deltas.join(''), 1]]);
     expect(ofType(run.recorder.events, 'thought-delta').map((event) => event.delta)).toEqual([deltas.join('')]);
+  });
+
+  it('starts a new event when a retry restarts the stream, with its attempt number', async () => {
+    const run = await runAgent({
+      turns: [
+        ({ onThought }) => {
+          onThought?.('I will cl', 1);
+          onThought?.('I will ', 2);
+          onThought?.('click.', 2);
+          return reply([click(5)], { thought: 'I will click.' });
+        },
+        done,
+      ],
+    });
+    expect(ofType(run.events, 'thought-delta').map((event) => [event.delta, event.attempt])).toEqual([
+      ['I will cl', 1],
+      ['I will click.', 2],
+    ]);
   });
 
   it('masks a password typed into a field (the thought says so) in the record, the recorded deltas and the history sent to the model', async () => {

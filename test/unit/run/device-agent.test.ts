@@ -102,6 +102,7 @@ describe('failed', () => {
     // Another agent of the process uses the board afterwards.
     blackboard.addRequests({ request: 'a later task' });
     await run.recorder.written();
+    expect(run.recorder.failure).toBeNull();
     expect(run.recorder.events.map((event) => event.type)).toEqual(['run-started', 'run-finished']);
   });
 

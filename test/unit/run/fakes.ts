@@ -10,7 +10,8 @@
  *   sent.
  * - `MemoryRecorder`: a RunRecorder in memory with the real one's ordering: writes happen in the
  *   background one after the other, `written()` resolves after everything queued before it,
- *   `writtenSeq` advances as events are written, a failed write sets `failure` and is not kept.
+ *   `writtenSeq` advances as events are written, a failed write sets `failure` and is not kept, and
+ *   nothing is written after `close`.
  */
 import sharp from 'sharp';
 import { ActionSchema, type Action, type ActionInput } from '../../../src/shared/actions';
@@ -347,6 +348,11 @@ export class MemoryRecorder implements RunRecorder {
   private enqueue(write: RecorderWrite, apply: () => void): Promise<void> {
     this.queue = this.queue.then(async () => {
       await nextTurn();
+      if (this.closed) {
+        // The real recorder's files are closed by then: the write fails.
+        this.firstFailure ??= `could not write ${describeWrite(write)} in ${this.directory}: EBADF: the recorder is closed`;
+        return;
+      }
       if (!this.broken && this.options.failFrom?.(write)) this.broken = true;
       if (this.broken) {
         this.firstFailure ??= `could not write ${describeWrite(write)} in ${this.directory}: ENOSPC: no space left on device`;

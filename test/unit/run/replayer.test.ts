@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Action } from '../../../src/shared/actions';
 import type { ActionResult } from '../../../src/shared/action-result';
+import type { AgentEvent } from '../../../src/shared/events';
+import type { PendingQuestion } from '../../../src/main/run/ask';
 import { MASK } from '../../../src/main/run/masking';
 import { Replayer, type ReplayOptions } from '../../../src/main/replay/replayer';
 import { readSession, type SessionRecord } from '../../../src/main/store/session-reader';
 import { recordFixtureSession, type FixtureStep } from '../replay/session-fixture';
 import { FAST_SETTLE, type Answers } from './agent-harness';
 import { collect, FakeOperator, MemoryRecorder, ofType, oneToN, reply, runFinished, ScriptedModel, textOf, type Screen } from './fakes';
-import type { AgentEvent } from '../../../src/shared/events';
-import type { PendingQuestion } from '../../../src/main/run/ask';
 
 const usage = { inputTokens: 1000, outputTokens: 20, costUsd: 0.001 };
 const ok = (type: Action['type']): ActionResult => ({ ok: true, type, durationMs: 5 });
@@ -180,11 +180,9 @@ describe('a masked secret', () => {
   });
 
   it('under ask: an error message quoting the given text is recorded masked', async () => {
-    const recorder = new MemoryRecorder({ sessionId: 'replay-session' });
     const run = await replay(WITH_SECRET, { policy: 'ask' }, {
       screens: [BLUE, GREEN],
       answers: ['open-sesame'],
-      recorder,
       operator: (operator) => operator.scriptResults(ok('click'), { ok: false, type: 'type', error: { kind: 'input_failed', message: 'typing "open-sesame" failed half-way' } }),
     });
     expect(run.end).toMatchObject({ status: 'failed', reason: `step 2: type (a masked secret) failed (input_failed): typing "${MASK}" failed half-way` });
