@@ -1,7 +1,7 @@
 /**
  * Entry of the `mnemo` command: builds the commander program, runs it, maps errors to exit codes.
- * Each command lives in commands/<name>.ts and composes its own collaborators (ARCHITECTURE.md:
- * the CLI is one of the two places that build the object graph).
+ * Each command lives in commands/<name>.ts; `run`, `replay` and `check-model` are thin adapters
+ * over the run service, which composes a run (docs/architecture.md, "The run service").
  */
 import { Command, CommanderError } from 'commander';
 import { ExitCode, InvalidInputError } from './exit-codes';

@@ -2,7 +2,7 @@
  * The seam between the agent loop and the models: what a model is given (the task, the history,
  * the new screenshot) and what it returns (a thought, actions, usage, the raw reply), as values.
  * A reply that does not parse, an HTTP error, a timeout or a stop are all `ok: false` predictions
- * (ARCHITECTURE.md: failures are values); `predict` throws only for bugs.
+ * (docs/architecture.md: failures are values); `predict` throws only for bugs.
  */
 import { type Action } from '../../shared/actions';
 import { type CuaCall, type ImageSize, type ModelFamily, type SafetyCheck, type UiTarsVersion } from './families';

@@ -1,6 +1,6 @@
 /**
  * What a model-family parser returns. Parsers are pure functions of the reply: they never throw
- * for a bad reply, they return a failure whose reason names the problem (ARCHITECTURE.md:
+ * for a bad reply, they return a failure whose reason names the problem (docs/architecture.md:
  * failures are values), so the loop can record it and show it to the model.
  */
 import { type Action } from '../../../shared/actions';
