@@ -134,29 +134,34 @@ class AgentRun {
   }
 
   async execute(): Promise<void> {
-    const { limits } = this.options;
     let ending: Ending;
     try {
-      this.life.emit({
-        type: 'run-started',
-        task: this.task,
-        model: this.deps.model.model,
-        family: this.deps.model.family,
-        limits: { maxSteps: limits.maxSteps, maxCostUsd: limits.maxCostUsd },
-        ...(this.conversationId ? { conversationId: this.conversationId } : {}),
-      });
-      const unusable = await this.checkProvider();
-      if (unusable) {
-        await this.life.finish(unusable, 0, this.usage);
-        return;
-      }
-      await this.memory.startRun(this.task, this.signal);
-      ending = await this.loop();
-      await this.memory.finishRun(ending.summary ?? `${ending.status}: ${ending.reason}`);
+      ending = await this.runToEnd();
     } catch (error) {
       ending = internalError(error);
+    } finally {
+      // The blackboard and the conversation outlive the run: stop listening to them on every ending.
+      this.memory.close();
     }
     await this.life.finish(ending, this.step, this.usage);
+  }
+
+  private async runToEnd(): Promise<Ending> {
+    const { limits } = this.options;
+    this.life.emit({
+      type: 'run-started',
+      task: this.task,
+      model: this.deps.model.model,
+      family: this.deps.model.family,
+      limits: { maxSteps: limits.maxSteps, maxCostUsd: limits.maxCostUsd },
+      ...(this.conversationId ? { conversationId: this.conversationId } : {}),
+    });
+    const unusable = await this.checkProvider();
+    if (unusable) return unusable;
+    await this.memory.startRun(this.task, this.signal);
+    const ending = await this.loop();
+    await this.memory.finishRun(ending.summary ?? `${ending.status}: ${ending.reason}`);
+    return ending;
   }
 
   /** The provider check: the ending when the provider cannot be used, else undefined. */
@@ -334,6 +339,7 @@ class AgentRun {
           );
         }
         const answer = await this.ask({ kind: 'question', question: action.question });
+        if (this.signal.aborted) return endWith({ status: 'aborted', reason: 'stopped by the user while a question waited for its answer' });
         if (answer === null) return endWith({ status: 'failed', reason: `the model asked "${action.question}" and no answer came` });
         results.push(`asked the user "${action.question}"`);
         this.feedback.push(`The user answered your question "${action.question}": ${answer}`);
@@ -341,7 +347,7 @@ class AgentRun {
       }
 
       const refusal = await this.confirmIfNeeded(action, prediction);
-      if (refusal) return endWith(refusal);
+      if (refusal) return endWith(this.signal.aborted ? { status: 'aborted', reason: 'stopped by the user while a confirmation waited for its answer' } : refusal);
 
       const verdict = this.repetition.check(action, await screenBefore);
       if (verdict.kind === 'stuck') {

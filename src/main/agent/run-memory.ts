@@ -124,7 +124,12 @@ export class RunMemory {
       await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);
       await this.blackboard?.flush();
     } finally {
-      this.unsubscribe();
+      this.close();
     }
+  }
+
+  /** Stops listening to the shared parts; safe to call more than once, on every ending. */
+  close(): void {
+    this.unsubscribe();
   }
 }
