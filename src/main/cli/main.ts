@@ -4,7 +4,7 @@
  * the CLI is one of the two places that build the object graph).
  */
 import { Command, CommanderError } from 'commander';
-import { ExitCode, InvalidInputError } from './exit-codes';
+import { EXIT_CODES_HELP, ExitCode, InvalidInputError } from './exit-codes';
 import { registerDisplaysCommand } from './commands/displays';
 import { registerScreenshotCommand } from './commands/screenshot';
 import { registerActCommand } from './commands/act';
@@ -21,6 +21,7 @@ function buildProgram(): Command {
     .description('Mnemo: a desktop agent that sees the screen, acts with mouse and keyboard, and remembers.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', EXIT_CODES_HELP)
     .exitOverride();
   registerDisplaysCommand(program);
   registerScreenshotCommand(program);
