@@ -1,7 +1,9 @@
 /**
  * npm run bench:step — the loop's own cost per step against a scripted model that answers at
  * once: observe + predict (HTTP round trip and parse) + act + record + settle, median over 50
- * steps, next to capture alone measured in the same run. Runs on a private 1280x800 Xvfb.
+ * steps, next to capture alone measured in the same run. The operator is the one `mnemo run` uses:
+ * the isolated operator, with the display in a child process; capture is shown through it and in
+ * process. Runs on a private bare 1280x800 Xvfb.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,18 +14,20 @@ import { DeviceAgent } from '../src/main/agent/device-agent';
 import { DEFAULT_SETTLE } from '../src/main/agent/settle';
 import { createVisionModel } from '../src/main/model';
 import { createDesktopOperator } from '../src/main/operator/desktop-operator';
+import { createIsolatedOperator } from '../src/main/operator/isolated-operator';
 import { FileRunRecorder } from '../src/main/store/run-recorder';
 import { startScriptedServer } from '../test/fixtures/openai-server';
-import { fmt, median, timeRuns } from './lib/stats';
+import { fmt, fmtSigned, median, timeRunsInTurn } from './lib/stats';
 import { startPrivateXvfb } from './lib/xvfb';
 
 const STEPS = 50;
 
 const xvfb = await startPrivateXvfb(1280, 800);
 if (xvfb) process.env.DISPLAY = xvfb.display;
-const loaded = await createDesktopOperator();
-if (!loaded.ok) {
-  console.error(`bench:step: ${loaded.message}`);
+const loaded = await createIsolatedOperator();
+const inProcess = await createDesktopOperator();
+if (!loaded.ok || !inProcess.ok) {
+  console.error(`bench:step: ${loaded.ok ? '' : loaded.message}${inProcess.ok ? '' : inProcess.message}`);
   process.exit(1);
 }
 const operator = loaded.operator;
@@ -74,19 +78,23 @@ function phases(events: AgentEvent[]) {
 try {
   const withSettle = phases(await runSteps(DEFAULT_SETTLE.timeoutMs));
   const noSettle = phases(await runSteps(0));
-  const capture = median(await timeRuns(STEPS, async () => {
-    const result = await operator.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
+  const observeWith = (observer: Pick<typeof operator, 'observe'>) => async () => {
+    const result = await observer.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
     if (!result.ok) throw new Error(result.message);
-  }));
+  };
+  const [throughHost = [], inProcessTimes = []] = await timeRunsInTurn(STEPS, [observeWith(operator), observeWith(inProcess.operator)]);
+  const capture = median(throughHost);
+  const captureInProcess = median(inProcessTimes);
   const stepWithSettle = median(withSettle.total);
   const stepOverhead = median(noSettle.total);
   console.log(`display ${process.env.DISPLAY}, ${STEPS} steps, scripted model answering at once (medians)`);
-  console.log(`capture alone (observe → JPEG):         ${fmt(capture)} ms`);
+  console.log(`capture alone (observe → JPEG):         ${fmt(capture)} ms   (in process ${fmt(captureInProcess)} ms, ${fmtSigned(capture - captureInProcess)} ms through the operator host)`);
   console.log(`step, loop overhead (no settle wait):    ${fmt(stepOverhead)} ms   observe ${fmt(median(noSettle.observe))}, predict ${fmt(median(noSettle.predict))}, act ${fmt(median(noSettle.act))}, record ${fmt(median(noSettle.settleAndRecord))}`);
   console.log(`step, with settle detection (default):   ${fmt(stepWithSettle)} ms   settle+record ${fmt(median(withSettle.settleAndRecord))}`);
   console.log(`overhead/capture: ${(stepOverhead / capture).toFixed(2)}`);
   console.log(`step with settle/capture: ${(stepWithSettle / capture).toFixed(2)}`);
 } finally {
+  await operator.close();
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
