@@ -17,7 +17,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Frame } from '../../src/shared/frame';
 import { createIsolatedOperator } from '../../src/main/operator/isolated-operator';
-import { startBareXvfb, type BareXvfb } from '../fixtures/desktop/bare-xvfb';
+import { startBareXvfb, writeXAuthority, type BareXvfb } from '../fixtures/desktop/bare-xvfb';
 import { jsonLines, runMnemo, type CliRun } from '../fixtures/mnemo-cli';
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 
@@ -167,6 +167,36 @@ describe('the X server killed during a run', () => {
       }
     });
   }
+});
+
+describe('an X server with access control (as xvfb-run starts one), bare', () => {
+  let xvfb: BareXvfb;
+  const cookie = Buffer.from('5f3c1a9e0d7b4c2a8e6f1d3b5a7c9e0f', 'hex');
+  let authFile: string;
+
+  beforeAll(async () => {
+    authFile = writeXAuthority(join(scratch, 'Xauthority'), cookie);
+    xvfb = await startBareXvfb({ authFile });
+  });
+  afterAll(async () => {
+    await xvfb?.stop();
+  });
+
+  it('is opened with the cookie from XAUTHORITY', async () => {
+    const run = await runMnemo(['displays', '--json'], { env: { DISPLAY: xvfb.display, XAUTHORITY: authFile } });
+    expect(run.signal, ending(run)).toBeNull();
+    expect(run.code, ending(run)).toBe(0);
+  });
+
+  it('refuses without it: a message naming the display and what to check, exit 1, no signal', async () => {
+    const wrong = writeXAuthority(join(scratch, 'Xauthority-wrong'), Buffer.alloc(16, 7));
+    for (const args of [['displays', '--json'], ['screenshot', '-o', join(scratch, 'refused.png')], ['act', '--json', '{"type":"mouse_move","x":5,"y":5}']]) {
+      const run = await runMnemo(args, { env: { DISPLAY: xvfb.display, XAUTHORITY: wrong } });
+      expect(run.signal, ending(run)).toBeNull();
+      expect(run.code, ending(run)).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`the X server at DISPLAY=${xvfb.display} refused the connection \\(.+\\)\\. Check access to it \\(XAUTHORITY, xhost\\)`));
+    }
+  });
 });
 
 describe('the operator host on a bare Xvfb', () => {
