@@ -20,11 +20,12 @@ import { DeviceAgent } from '../src/main/agent/device-agent';
 import { DEFAULT_SETTLE } from '../src/main/run/settle';
 import { createVisionModel } from '../src/main/model';
 import { createDesktopOperator } from '../src/main/operator/desktop-operator';
+import { createIsolatedOperator } from '../src/main/operator/isolated-operator';
 import { Replayer } from '../src/main/replay/replayer';
 import { FileRunRecorder } from '../src/main/store/run-recorder';
 import { readSession } from '../src/main/store/session-reader';
 import { startScriptedServer } from '../test/fixtures/openai-server';
-import { fmt, median, timeRuns } from './lib/stats';
+import { fmt, fmtSigned, median, timeRunsInTurn } from './lib/stats';
 import { startPrivateXvfb } from './lib/xvfb';
 
 const STEPS = 50;
@@ -33,9 +34,11 @@ const REPLAY_STEPS = 200;
 
 const xvfb = await startPrivateXvfb(1280, 800);
 if (xvfb) process.env.DISPLAY = xvfb.display;
-const loaded = await createDesktopOperator();
-if (!loaded.ok) {
-  console.error(`bench:step: ${loaded.message}`);
+// The operator `mnemo run` uses: the display in a child process; in process for comparison.
+const loaded = await createIsolatedOperator();
+const inProcess = await createDesktopOperator();
+if (!loaded.ok || !inProcess.ok) {
+  console.error(`bench:step: ${loaded.ok ? '' : loaded.message}${inProcess.ok ? '' : inProcess.message}`);
   process.exit(1);
 }
 const operator = loaded.operator;
@@ -44,6 +47,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'mnemo-bench-step-'));
 let served = 0;
 let runLength = STEPS;
 const server = await startScriptedServer({
+  // A 1,000-step run: the server must not keep every request (each carries screenshots).
+  keepRequests: false,
   replies: () => {
     served++;
     // The pointer is not in the screenshots: moving it leaves the screen unchanged, so nothing
@@ -93,12 +98,13 @@ const collect = () => (globalThis as { gc?: () => void }).gc?.();
 try {
   // Warm up the client, the server and the capture path.
   await run(5, 0);
-  const capture = median(
-    await timeRuns(STEPS, async () => {
-      const result = await operator.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
-      if (!result.ok) throw new Error(result.message);
-    }),
-  );
+  const observeWith = (observer: Pick<typeof operator, 'observe'>) => async () => {
+    const result = await observer.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
+    if (!result.ok) throw new Error(result.message);
+  };
+  const [throughHost = [], inProcessTimes = []] = await timeRunsInTurn(STEPS, [observeWith(operator), observeWith(inProcess.operator)]);
+  const capture = median(throughHost);
+  const captureInProcess = median(inProcessTimes);
   flushes.length = 0;
   const noSettle = stepFigures((await run(STEPS, 0)).events);
   const background = median(flushes);
@@ -129,7 +135,7 @@ try {
 
   const overhead = noSettle.total;
   console.log(`display ${process.env.DISPLAY}, scripted model answering at once (medians)`);
-  console.log(`capture alone (observe → JPEG):           ${fmt(capture)} ms`);
+  console.log(`capture alone (observe → JPEG):           ${fmt(capture)} ms   (in process ${fmt(captureInProcess)} ms, ${fmtSigned(capture - captureInProcess)} ms through the operator host)`);
   console.log(`step, settle wait off (${STEPS} steps):         ${fmt(overhead)} ms`);
   console.log(`  critical path: observe ${fmt(noSettle.observe)}, model (request + HTTP + parse) ${fmt(noSettle.model)}, act ${fmt(noSettle.act)}, settle ${fmt(noSettle.settle)}`);
   console.log(`  background:    recording (write + fsync) ${fmt(background)} per step, overlapping the next step`);
@@ -140,6 +146,7 @@ try {
   console.log(`rss growth step100→step1000: ${mb((rss[LONG_RUN] ?? 0) - (rss[100] ?? 0)).toFixed(1)} MB`);
   console.log(`overhead/capture: ${(overhead / capture).toFixed(2)}`);
 } finally {
+  await operator.close();
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@
  * over the run service, which composes a run (docs/architecture.md, "The run service").
  */
 import { Command, CommanderError } from 'commander';
-import { ExitCode, InvalidInputError } from './exit-codes';
+import { EXIT_CODES_HELP, ExitCode, InvalidInputError } from './exit-codes';
 import { registerDisplaysCommand } from './commands/displays';
 import { registerScreenshotCommand } from './commands/screenshot';
 import { registerActCommand } from './commands/act';
@@ -22,6 +22,7 @@ function buildProgram(): Command {
     .description('Mnemo: a desktop agent that sees the screen, acts with mouse and keyboard, and remembers.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', EXIT_CODES_HELP)
     .exitOverride();
   registerDisplaysCommand(program);
   registerScreenshotCommand(program);

@@ -3,14 +3,15 @@
  * child processes, real IPC, real signals. The "display" is a TCP listener on 127.0.0.1 (DISPLAY
  * "127.0.0.1:N" is port 6000+N): listening means the X server is there, a closed port that it went away.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Frame } from '../../../src/shared/frame';
 import { createIsolatedOperator, type IsolatedOperator } from '../../../src/main/operator/isolated-operator';
+import { defaultHostLaunch } from '../../../src/main/operator/host-process';
 
 const FAKE_HOST = fileURLToPath(new URL('../../fixtures/fake-operator-host.mjs', import.meta.url));
 const launch = { command: process.execPath, args: [FAKE_HOST] };
@@ -164,5 +165,20 @@ describe('a host that dies during a call', () => {
     } finally {
       await new Promise<void>((resolve) => back.close(() => resolve()));
     }
+  });
+});
+
+describe('where the host is', () => {
+  it('from the sources: its TypeScript, through bin/run-ts.js', () => {
+    const launch = defaultHostLaunch(pathToFileURL('/repo/src/main/operator/host-process.ts').href);
+    expect(launch).toEqual({ command: process.execPath, args: ['/repo/bin/run-ts.js', '/repo/src/main/operator/operator-host.ts'] });
+  });
+  it('from the build: operator-host.js beside the main bundle, even seen from a chunk, run by Electron as Node', () => {
+    const out = join(mkdtempSync(join(scratch, 'out-')), 'main');
+    mkdirSync(join(out, 'chunks'), { recursive: true });
+    writeFileSync(join(out, 'operator-host.js'), '');
+    const expected = { command: process.execPath, args: [join(out, 'operator-host.js')], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    expect(defaultHostLaunch(pathToFileURL(join(out, 'index.js')).href)).toEqual(expected);
+    expect(defaultHostLaunch(pathToFileURL(join(out, 'chunks', 'isolated-operator-x1.js')).href)).toEqual(expected);
   });
 });

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { parseAction } from '../../../shared/actions';
-import type { ActionResult } from '../../../shared/action-result';
+import { actionFailure, type ActionResult } from '../../../shared/action-result';
 import type { Size } from '../../../shared/frame';
 import { imageFrame, screenFrame, unionRect } from '../../operator/geometry';
 import { ExitCode, InvalidInputError } from '../exit-codes';
-import { operatorOrExplain } from '../operator-setup';
+import { loadOperator } from '../operator-setup';
 import { parseDisplayIndex, parseImageSize } from '../options';
 
 interface ActOptions {
@@ -22,7 +22,7 @@ function printResult(result: ActionResult): void {
 export function registerActCommand(program: Command): void {
   program
     .command('act')
-    .description('Execute one action and print its ActionResult as JSON (exit 0 ok, 1 error result, 2 invalid input)')
+    .description('Execute one action and print its ActionResult as JSON (exit 0 ok, 1 error result or no display, 2 invalid input)')
     .requiredOption('--json <action>', 'the action, e.g. \'{"type":"click","x":100,"y":200}\'')
     .option('--image <WxH>', 'coordinates are pixels of an image of this size covering the display (default: screen coordinates)', parseImageSize)
     .option('--display <n>', 'the display --image covers (default: the primary display)', parseDisplayIndex)
@@ -37,12 +37,21 @@ export function registerActCommand(program: Command): void {
       const parsed = parseAction(raw);
       if (!parsed.ok) throw new InvalidInputError(parsed.message);
 
-      const operator = await operatorOrExplain({ failSafe: { enabled: options.failSafe } });
-      if (!operator) {
-        printResult({ ok: false, type: parsed.action.type, error: { kind: 'no_display', message: 'no display to act on (see the message above)' } });
+      const loaded = await loadOperator({ failSafe: { enabled: options.failSafe } });
+      if (!loaded.ok) {
+        process.stderr.write(`mnemo: ${loaded.message}\n`);
+        printResult(actionFailure('no_display', loaded.message, parsed.action.type));
         return;
       }
-      const displays = await operator.displays();
+      const operator = loaded.operator;
+      const listed = await operator.displays();
+      if (!listed.ok) {
+        await operator.close();
+        process.stderr.write(`mnemo: ${listed.message}\n`);
+        printResult(actionFailure(listed.kind ?? 'input_failed', listed.message, parsed.action.type));
+        return;
+      }
+      const displays = listed.displays;
       let frame;
       if (options.image) {
         const chosen =
@@ -51,12 +60,18 @@ export function registerActCommand(program: Command): void {
             : options.display === undefined
               ? (displays.find((d) => d.primary) ?? displays[0])
               : displays[options.display];
-        if (!chosen) throw new InvalidInputError(`--display ${options.display}: there are ${displays.length} displays (0-${displays.length - 1})`);
+        if (!chosen) {
+          await operator.close();
+          throw new InvalidInputError(`--display ${options.display}: there are ${displays.length} displays (0-${displays.length - 1})`);
+        }
         frame = imageFrame(chosen.bounds, options.image, chosen.id, chosen.scaleFactor);
       } else {
         // Screen coordinates: the frame is the whole virtual desktop, one image px per logical px.
         frame = screenFrame(unionRect(displays.map((d) => d.bounds)), 'all');
       }
-      printResult(await operator.execute(parsed.action, frame));
+      const result = await operator.execute(parsed.action, frame);
+      await operator.close();
+      if (!result.ok && result.error.kind === 'no_display') process.stderr.write(`mnemo: ${result.error.message}\n`);
+      printResult(result);
     });
 }

@@ -13,7 +13,14 @@ export function registerDisplaysCommand(program: Command): void {
         process.exitCode = ExitCode.errorResult;
         return;
       }
-      const displays = await operator.displays();
+      const listed = await operator.displays();
+      await operator.close();
+      if (!listed.ok) {
+        process.stderr.write(`mnemo: ${listed.message}\n`);
+        process.exitCode = ExitCode.errorResult;
+        return;
+      }
+      const displays = listed.displays;
       if (options.json) {
         process.stdout.write(`${JSON.stringify(displays)}\n`);
         return;

@@ -50,6 +50,7 @@ export function registerScreenshotCommand(program: Command): void {
         ...(options.quality ? { quality: options.quality } : {}),
         source: options.source,
       });
+      await operator.close();
       if (!captured.ok) {
         process.stderr.write(`mnemo: ${captured.message}\n`);
         process.exitCode = ExitCode.errorResult;
