@@ -225,8 +225,10 @@ class AgentRun {
     // at most this step. A record that could not be written ends the run here.
     const unrecorded = await this.life.checkpoint();
     if (unrecorded) return { ending: unrecorded };
-    // The repetition guard compares screens: the last settle saw this one; otherwise take it while the model thinks.
-    const screenBefore = this.settledScreen !== undefined ? Promise.resolve(this.settledScreen) : operator.fingerprint(this.options.capture.display);
+    // The repetition guard compares screens: the capture's own thumbnail, else the last settle's,
+    // else one taken while the model thinks.
+    const known = observation.fingerprint ?? this.settledScreen;
+    const screenBefore = known !== undefined ? Promise.resolve(known) : operator.fingerprint(this.options.capture.display);
     this.settledScreen = undefined;
 
     const feedback = this.feedback.length > 0 ? this.feedback.join('\n') : undefined;

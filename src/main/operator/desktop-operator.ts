@@ -172,7 +172,8 @@ export class DesktopOperator implements Operator {
         await this.input.click(point as Point, action.button, 3, keys, signal);
         return undefined;
       case 'mouse_move':
-        await this.input.moveTo(point as Point);
+        // Nothing is pressed after a move alone: the loop observes next, so no hover pause.
+        await this.input.moveTo(point as Point, false);
         return undefined;
       case 'mouse_down':
         await this.input.mouseDown(point, action.button);

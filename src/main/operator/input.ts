@@ -82,9 +82,10 @@ export class NutInput {
     return { x, y };
   }
 
-  async moveTo(point: Point): Promise<void> {
+  /** Moves the pointer; `hover` waits briefly so a press that follows lands on a target that saw it arrive. */
+  async moveTo(point: Point, hover = true): Promise<void> {
     await this.nut.mouse.setPosition(new this.nut.Point(point.x, point.y));
-    await sleep(this.options.settleAfterMoveMs);
+    if (hover) await sleep(this.options.settleAfterMoveMs);
   }
 
   async click(point: Point, button: MouseButton, count: number, modifiers: Key[][], signal?: AbortSignal): Promise<void> {

@@ -37,6 +37,8 @@ export async function waitForSettle(
   options: SettleOptions = DEFAULT_SETTLE,
   signal?: AbortSignal,
 ): Promise<SettleOutcome> {
+  // Waiting switched off: not even one capture.
+  if (options.timeoutMs <= 0) return { settled: false, waitedMs: 0, last: undefined };
   const started = Date.now();
   let previous = await fingerprint();
   if (previous === undefined) return { settled: false, waitedMs: 0, last: undefined };
