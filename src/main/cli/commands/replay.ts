@@ -16,9 +16,9 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
 import { MODEL_FAMILIES } from '../../../shared/settings';
 import { REPLAY_POLICIES as POLICIES, type ReplayPolicy as Policy } from '../../replay/policy';
-import { ExitCode, InvalidInputError } from '../exit-codes';
+import { InvalidInputError } from '../exit-codes';
 import { loadConfig, type RunFlags } from '../../settings/settings';
-import { exitCodeFor, followOnTerminal, startFailure, stopOnInterrupt, terminalAsk } from '../run-controls';
+import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
 import { parseDisplayNumber } from '../options';
 
 interface ReplayCommandOptions extends RunFlags {
@@ -123,14 +123,8 @@ export function registerReplayCommand(program: Command): void {
         ...(options.display !== undefined ? { display: options.display } : {}),
         ...(wantsModel ? { model: {} } : {}),
       });
-      if (!started.ok) {
-        const failure = startFailure(started.error);
-        if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
-        process.stderr.write(`mnemo: ${failure.message}\n`);
-        process.exitCode = failure.code;
-        return;
-      }
-      const handle = started.value;
+      const handle = startedOrExplain(started);
+      if (!handle) return;
       const restoreSignals = stopOnInterrupt(handle);
       let outcome;
       try {

@@ -8,10 +8,10 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MODEL_FAMILIES } from '../../../shared/settings';
-import { ExitCode, InvalidInputError } from '../exit-codes';
+import { InvalidInputError } from '../exit-codes';
 import { parseDisplayNumber, parsePositiveInt } from '../options';
 import { loadConfig, type RunFlags } from '../../settings/settings';
-import { exitCodeFor, followOnTerminal, startFailure, stopOnInterrupt, terminalAsk } from '../run-controls';
+import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
 
 interface RunOptions extends RunFlags {
   nonInteractive?: boolean;
@@ -59,14 +59,8 @@ export function registerRunCommand(program: Command): void {
         ...(options.conversation !== undefined ? { conversationId: options.conversation } : {}),
         ...(options.display !== undefined ? { display: options.display } : {}),
       });
-      if (!started.ok) {
-        const failure = startFailure(started.error);
-        if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
-        process.stderr.write(`mnemo: ${failure.message}\n`);
-        process.exitCode = failure.code;
-        return;
-      }
-      const handle = started.value;
+      const handle = startedOrExplain(started);
+      if (!handle) return;
       const restoreSignals = stopOnInterrupt(handle);
       let outcome;
       try {
