@@ -5,7 +5,7 @@
  * trajectories) and the conversation tiers. Every change is reported as a MemoryChange.
  */
 import type { Action } from '../../shared/actions';
-import type { MemoryChange } from '../../shared/memory';
+import { MemoryChangeCompactor, type MemoryChange } from '../../shared/memory';
 import type { StepRecord } from '../model/types';
 import type { CompletedStep } from './completed-step';
 import {
@@ -36,6 +36,14 @@ export interface RunMemoryDeps {
   conversation?: TieredMemory;
 }
 
+/** A step's goal in one line: the first sentence of the thought, at most GOAL_CHARS characters. */
+const GOAL_CHARS = 160;
+export function goalOf(thought: string | null): string {
+  const text = (thought ?? '').trim().replace(/\s+/g, ' ');
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
+  return sentence.length > GOAL_CHARS ? `${sentence.slice(0, GOAL_CHARS - 1)}…` : sentence;
+}
+
 function describeActions(actions: readonly Action[]): string {
   return actions.map((action) => action.type).join(', ') || 'no action';
 }
@@ -48,7 +56,13 @@ export class RunMemory {
   private readonly conversation: TieredMemory | undefined;
   private readonly unsubscribe: () => void;
 
-  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, onChange: (change: MemoryChange) => void) {
+  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, report: (change: MemoryChange) => void) {
+    // Events carry what changed, not the whole state again (see MemoryChangeCompactor).
+    const compactor = new MemoryChangeCompactor();
+    const onChange = (change: MemoryChange) => {
+      const compacted = compactor.compact(change);
+      if (compacted) report(compacted);
+    };
     this.trace = new MemoryItemList({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
     this.layers = new LayeredMemory(options.layers, { model: deps.model ?? null, onChange });
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
@@ -80,7 +94,7 @@ export class RunMemory {
   }
 
   beginStep(step: number, thought: string | null, actions: readonly Action[]): void {
-    this.layers.addPendingStep(step, thought?.trim() || describeActions(actions));
+    this.layers.addPendingStep(step, goalOf(thought) || describeActions(actions));
   }
 
   async endStep(outcome: CompletedStep, signal?: AbortSignal): Promise<void> {
@@ -98,7 +112,7 @@ export class RunMemory {
     );
     this.blackboard?.addTrajectories({
       step: outcome.step,
-      subtask: outcome.thought ?? '',
+      subtask: goalOf(outcome.thought),
       action: describeActions(outcome.actions),
       status: outcome.success ? 'success' : 'failed',
       user_confirmation: null,

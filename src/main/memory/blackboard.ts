@@ -21,12 +21,11 @@ import { basename, dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { z } from 'zod';
 import type { ModelImage } from '../model/types';
-import { type BlackboardDict, BlackboardDictSchema, type MemoryChange, type MemoryChangeListener } from './events';
+import { type BlackboardDict, BlackboardDictSchema, type BlackboardSection, type MemoryChange, type MemoryChangeListener } from './events';
 import { type JsonValue, MemoryItemList, MemoryItem, type MemoryItemData } from './trace';
 import { parseJsonOrUndefined } from '../../shared/json';
 
-export const BLACKBOARD_SECTIONS = ['questions', 'requests', 'trajectories', 'screenshots'] as const;
-export type BlackboardSection = (typeof BLACKBOARD_SECTIONS)[number];
+export const BLACKBOARD_SECTIONS = ['questions', 'requests', 'trajectories', 'screenshots'] as const satisfies readonly BlackboardSection[];
 
 /** The keys of a screenshot item (UFO's ImageMemoryItemNames, without the base64 copy). */
 export const ImageMemoryItemNames = { METADATA: 'metadata', IMAGE_PATH: 'image_path' } as const;
