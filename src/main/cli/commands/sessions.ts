@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { SessionSummary } from '../../store/session-index';
+import { listItemOf } from '../../service/session-views';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
 import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/store-settings';
 import { InvalidInputError } from '../exit-codes';
@@ -23,18 +24,6 @@ interface SessionsOptions {
   config?: string;
 }
 
-/** One element of `mnemo sessions --json`. */
-export interface SessionListItem {
-  id: string;
-  task: string;
-  status: string;
-  /** ISO 8601. */
-  startedAt: string;
-  steps: number;
-  /** US dollars. */
-  cost: number;
-}
-
 function positiveNumber(name: string) {
   return (value: string): number => {
     const number = Number(value);
@@ -43,9 +32,6 @@ function positiveNumber(name: string) {
   };
 }
 
-export function listItemOf(summary: SessionSummary): SessionListItem {
-  return { id: summary.id, task: summary.task, status: summary.status, startedAt: new Date(summary.startedAt).toISOString(), steps: summary.steps, cost: summary.costUsd };
-}
 
 /** `2026-11-29 12:45`, local time. */
 export function localTime(ms: number, seconds = false): string {
