@@ -12,7 +12,8 @@
  */
 import { buildMemorySnapshot, type MemorySnapshot } from '../../shared/memory';
 import type { AgentEvent } from '../../shared/events';
-import type { ModelSettings, PriceTable } from '../../shared/settings';
+import { ModelSettingsSchema, type ModelSettings, type ModelSettingsInput, type PriceTable } from '../../shared/settings';
+import { describeConfigIssues } from '../../shared/config';
 import { DeviceAgent } from '../agent/device-agent';
 import type { AgentOptions } from '../agent/settings';
 import { createVisionModel, type VisionModel } from '../model';
@@ -70,6 +71,8 @@ export interface RunServiceDeps {
   probe?: (settings: ModelSettings, signal: AbortSignal) => Promise<ProviderProbe>;
   /** Warnings and notices (retention, interrupted sessions, memory problems). */
   log?: (message: string) => void;
+  /** The API key kept outside config.json (the app's keychain), when neither flags nor environment give one. */
+  storedApiKey?: () => string | undefined;
   now?: () => number;
 }
 
@@ -105,19 +108,48 @@ export class RunService {
   private readonly env: NodeJS.ProcessEnv;
   private readonly runs = new Map<string, LiveRun>();
   private readonly store: SessionStore;
+  private readonly startListeners = new Set<(run: RunHandle) => void>();
+  private config: LoadedConfig;
 
   constructor(private readonly deps: RunServiceDeps) {
     this.env = deps.env ?? process.env;
+    this.config = deps.config;
     this.store = new SessionStore(deps.config.dataDir, deps.now ? { now: deps.now } : {});
   }
 
   get dataDir(): string {
-    return this.deps.config.dataDir;
+    return this.config.dataDir;
+  }
+
+  /** The config as read (the settings file's content, where it lives, the data directory). */
+  get loadedConfig(): LoadedConfig {
+    return this.config;
+  }
+
+  /** Uses the config from now on (after the settings were saved); runs in progress keep theirs. */
+  useConfig(config: LoadedConfig): void {
+    this.config = config;
+  }
+
+  /** Told of every run or replay this service starts (a window following "the current run"). */
+  onRunStarted(listener: (run: RunHandle) => void): () => void {
+    this.startListeners.add(listener);
+    return () => this.startListeners.delete(listener);
+  }
+
+  /** The run going on in this process, the newest if there are several (one per display). */
+  current(): RunHandle | undefined {
+    return [...this.runs.values()].at(-1);
+  }
+
+  async deleteSession(ref: string): Promise<ServiceResult<{ id: string }>> {
+    const deleted = await this.store.delete(ref);
+    return deleted.ok ? { ok: true, value: { id: deleted.id } } : { ok: false, error: { kind: 'not_found', message: deleted.message } };
   }
 
   /** The settings a run would use now (the model resolved from flags, environment and file). */
   settings(overrides: RunFlags = {}): ServiceResult<RunSettings> {
-    const resolved = runSettingsOf(this.deps.config, { ...this.deps.flags, ...overrides }, this.env);
+    const resolved = runSettingsOf(this.config, { ...this.deps.flags, ...overrides }, this.env, this.deps.storedApiKey?.());
     return resolved.ok ? { ok: true, value: resolved.settings } : { ok: false, error: { kind: 'settings', message: resolved.message } };
   }
 
@@ -284,6 +316,18 @@ export class RunService {
     return { ok: true, value: await checkModel(settings.value.model, {}, signal) };
   }
 
+  /**
+   * "Test connection" in the settings: the model settings as the form holds them (over the saved
+   * ones), one small chat request with an image.
+   */
+  async checkProvider(model: Partial<ModelSettingsInput>, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
+    const file = this.config.file.model ?? {};
+    const candidate = { ...file, ...model, ...(apiKey !== undefined ? { apiKey } : {}) };
+    const settings = ModelSettingsSchema.safeParse({ apiKey: this.env.OPENAI_API_KEY, ...candidate });
+    if (!settings.success) return { ok: false, error: { kind: 'settings', message: `model settings: ${describeConfigIssues(settings.error.issues)}` } };
+    return { ok: true, value: await checkModel(settings.data) };
+  }
+
   /** Stops every run of this process and waits until they are recorded as ended. */
   async close(): Promise<void> {
     const runs = [...this.runs.values()];
@@ -297,6 +341,7 @@ export class RunService {
 
   private track(live: LiveRun, events: AsyncIterable<AgentEvent>, afterEnd: () => Promise<void>): void {
     this.runs.set(live.id, live);
+    for (const listener of this.startListeners) listener(live);
     void live.pump(events, async () => {
       try {
         await afterEnd();
@@ -322,7 +367,7 @@ export class RunService {
 
   /** Before a run's session exists: mark sessions whose process died, apply retention. */
   private async housekeeping(): Promise<void> {
-    const pruned = await this.store.prune(retentionOf(storeSettingsOf(this.deps.config)));
+    const pruned = await this.store.prune(retentionOf(storeSettingsOf(this.config)));
     for (const warning of pruned.warnings) this.log(`warning: ${warning.message}`);
     for (const id of pruned.interrupted) this.log(`session ${id} was interrupted (its process is gone): marked so`);
     if (pruned.deleted.length > 0) this.log(`retention: deleted ${pruned.deleted.length} old session(s)`);
