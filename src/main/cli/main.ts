@@ -17,6 +17,7 @@ import { registerExportCommand } from './commands/export';
 import { registerMemoryCommand } from './commands/memory';
 import { registerCheckModelCommand } from './commands/check-model';
 import { registerServeCommand } from './commands/serve';
+import { registerDoctorCommand } from './commands/doctor';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -37,6 +38,7 @@ function buildProgram(): Command {
   registerMemoryCommand(program);
   registerCheckModelCommand(program);
   registerServeCommand(program);
+  registerDoctorCommand(program);
   return program;
 }
 
