@@ -79,6 +79,9 @@ export const CheckProviderSchema = z.object({
   apiKey: z.string().optional(),
 });
 
+/** One check of `mnemo doctor`, as the Settings view lists it. */
+export const DoctorCheckSchema = z.object({ check: z.string(), status: z.enum(['ok', 'warn', 'fail']), detail: z.string(), fix: z.string() });
+
 export const ProviderCheckResultSchema = z.union([
   z.object({ ok: z.literal(true), latencyMs: z.number(), imageAccepted: z.boolean(), reply: z.string(), note: z.string().optional() }),
   z.object({ ok: z.literal(false), message: z.string(), status: z.number().optional() }),

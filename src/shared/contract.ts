@@ -12,6 +12,7 @@ import { z } from 'zod';
 import {
   AnswerSchema,
   CheckProviderSchema,
+  DoctorCheckSchema,
   ProviderCheckResultSchema,
   RunStateSchema,
   SaveSettingsSchema,
@@ -132,6 +133,8 @@ export const commands = {
   'settings:save': command(SaveSettingsSchema, SettingsViewSchema),
   /** "Test connection": latency, whether an image is accepted, or the exact error. */
   'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema),
+  /** The checks of `mnemo doctor`: display, capture, input, clipboard, data directory, provider. */
+  'doctor:run': command(NoRequestSchema, z.array(DoctorCheckSchema)),
 } satisfies Record<`${string}:${string}`, CommandSpec>;
 
 export type Commands = typeof commands;

@@ -44,5 +44,6 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'settings:get': async () => ok(backend.settings()),
     'settings:save': async (request) => fromService(await backend.saveSettings(request)),
     'provider:check': async ({ model, apiKey }) => fromService(await backend.checkProvider(model ?? {}, apiKey)),
+    'doctor:run': async () => ok(await backend.doctor()),
   };
 }

@@ -11,7 +11,7 @@
  * and what the window needs besides: GET /api/runs/current, POST /api/replays,
  * GET /api/sessions/<id>/events?since=, GET /api/sessions/<id>/files/<path>[?thumb=W],
  * GET /api/sessions/<id>/report.html, DELETE /api/sessions/<id>, GET|PUT /api/settings,
- * POST /api/provider/check, GET /api/version.
+ * POST /api/provider/check, GET /api/doctor, GET /api/version.
  */
 import type { z } from 'zod';
 import { AnswerSchema, CheckProviderSchema, SaveSettingsSchema, StartReplaySchema, StartRunSchema } from '../../shared/app-api';
@@ -75,6 +75,7 @@ export class MnemoApiRoutes {
       const body = await parsed(request, SaveSettingsSchema);
       return body.ok ? answer(await this.backend.saveSettings(body.value)) : body.reply;
     }
+    if (route === 'GET doctor' && id === undefined) return json(200, await this.backend.doctor());
     if (route === 'POST provider' && id === 'check') {
       const body = await parsed(request, CheckProviderSchema);
       return body.ok ? answer(await this.backend.checkProvider(body.value.model ?? {}, body.value.apiKey)) : body.reply;

@@ -5,8 +5,8 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { contentSecurityPolicy } from '../../shared/csp';
+import { PACKAGE_ROOT } from '../service/package-root';
 import type { Reply } from './http-io';
 
 const TYPES: Record<string, string> = {
@@ -20,8 +20,6 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
 };
 
-/** The repository (or installed package) root: three folders up from src/main/server/. */
-export const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 
 async function newestMtime(path: string): Promise<number> {
   let newest = 0;

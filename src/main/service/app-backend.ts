@@ -17,6 +17,8 @@ import { screenshotReader } from '../replay/inspect';
 import { renderHtmlReport } from '../replay/report';
 import { saveConfig } from '../settings/settings';
 import type { RunHandle, RunService, ServiceResult } from './run-service';
+import { runDoctor, type DoctorCheck } from './doctor';
+import { PACKAGE_ROOT } from './package-root';
 import { listItemOf } from './session-views';
 
 /** Where the API key is kept; `undefined` means none. */
@@ -55,7 +57,23 @@ export class AppBackend {
   constructor(
     readonly service: RunService,
     private readonly keys: KeyStore,
+    /** Where the package is installed, for the doctor's Electron check. */
+    private readonly packageRoot: string = PACKAGE_ROOT,
   ) {}
+
+  /** The checks of `mnemo doctor`, for the Settings view and the first start. */
+  async doctor(): Promise<DoctorCheck[]> {
+    const settings = this.service.settings();
+    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    return runDoctor({
+      env: process.env,
+      platform: process.platform,
+      dataDir: this.service.dataDir,
+      model: settings.ok ? { ok: true, settings: settings.value.model } : { ok: false, message: settings.error.message },
+      openOperator: () => createIsolatedOperator(),
+      packageRoot: this.packageRoot,
+    });
+  }
 
   async startRun(request: StartRun): Promise<ServiceResult<{ id: string; conversationId: string | null }>> {
     const started = await this.service.start({ task: request.task, ...(request.conversationId ? { conversationId: request.conversationId } : {}) });

@@ -137,6 +137,7 @@ async function checkInput(operator: IsolatedOperator): Promise<DoctorCheck> {
 }
 
 function electronCheck(packageRoot: string): DoctorCheck {
+  if (process.versions.electron) return ok('electron', `this is the desktop app (Electron ${process.versions.electron})`);
   try {
     const path = createRequire(join(packageRoot, 'package.json'))('electron') as unknown;
     if (typeof path === 'string' && existsSync(path)) return ok('electron', `the desktop app's binary is installed (${path})`);

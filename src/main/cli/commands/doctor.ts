@@ -33,7 +33,7 @@ export function registerDoctorCommand(program: Command): void {
       const [{ runDoctor }, { createIsolatedOperator }, { PACKAGE_ROOT }] = await Promise.all([
         import('../../service/doctor'),
         import('../../operator/isolated-operator'),
-        import('../../server/renderer-files'),
+        import('../../service/package-root'),
       ]);
       const checks = await runDoctor({
         env: process.env,
