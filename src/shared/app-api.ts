@@ -53,6 +53,8 @@ export const SessionListItemSchema = z.object({
   steps: z.number(),
   /** US dollars. */
   cost: z.number(),
+  /** The sample session Mnemo ships, to explore before configuring a provider. */
+  sample: z.literal(true).optional(),
 });
 export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 

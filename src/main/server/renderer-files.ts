@@ -6,7 +6,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { contentSecurityPolicy } from '../../shared/csp';
-import { PACKAGE_ROOT } from '../service/package-root';
+import { PACKAGE_ROOT } from '../package-root';
 import type { Reply } from './http-io';
 
 const TYPES: Record<string, string> = {

@@ -18,7 +18,7 @@ import { renderHtmlReport } from '../replay/report';
 import { saveConfig } from '../settings/settings';
 import type { RunHandle, RunService, ServiceResult } from './run-service';
 import { runDoctor, type DoctorCheck } from './doctor';
-import { PACKAGE_ROOT } from './package-root';
+import { PACKAGE_ROOT } from '../package-root';
 import { listItemOf } from './session-views';
 
 /** Where the API key is kept; `undefined` means none. */

@@ -26,6 +26,7 @@ import type { DivergenceThresholds } from '../replay/divergence';
 import { PauseGate } from '../run/pause-gate';
 import { runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
 import { FileRunRecorder } from '../store/run-recorder';
+import { offerSampleSession } from '../store/sample-session';
 import { readSession, type SessionRecord } from '../store/session-reader';
 import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
 import { retentionOf } from '../store/store-settings';
@@ -290,6 +291,8 @@ export class RunService {
   }
 
   async sessions(options: { search?: string } = {}): Promise<SessionListing> {
+    // A data directory without sessions yet gets the sample to explore.
+    await offerSampleSession(this.dataDir);
     return this.store.list(options);
   }
 

@@ -20,10 +20,20 @@ export interface SessionListItem {
   steps: number;
   /** US dollars. */
   cost: number;
+  /** The sample session Mnemo ships (present only then). */
+  sample?: true;
 }
 
 export function listItemOf(summary: SessionSummary): SessionListItem {
-  return { id: summary.id, task: summary.task, status: summary.status, startedAt: new Date(summary.startedAt).toISOString(), steps: summary.steps, cost: summary.costUsd };
+  return {
+    id: summary.id,
+    task: summary.task,
+    status: summary.status,
+    startedAt: new Date(summary.startedAt).toISOString(),
+    steps: summary.steps,
+    cost: summary.costUsd,
+    ...(summary.sample ? { sample: true as const } : {}),
+  };
 }
 
 /** One step of `mnemo show --json`. */

@@ -31,6 +31,7 @@ export interface SessionSummary {
   /** Bytes on disk, when known (written at the end of a run or when it was marked interrupted). */
   bytes: number | null;
   replayOf?: string;
+  sample?: boolean;
 }
 
 type IndexLine = ({ v: number } & SessionSummary) | { v: number; id: string; deleted: true };
@@ -52,13 +53,14 @@ export function summaryOf(meta: SessionMeta): SessionSummary {
     family: meta.family,
     bytes: meta.bytes ?? null,
     ...(meta.replayOf ? { replayOf: meta.replayOf } : {}),
+    ...(meta.sample ? { sample: true } : {}),
   };
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function parseSummary(value: Record<string, unknown>): SessionSummary | null {
-  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf } = value;
+  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample } = value;
   if (typeof id !== 'string' || typeof task !== 'string' || typeof status !== 'string' || !isNumber(startedAt)) return null;
   if (!isNumber(steps) || !isNumber(costUsd) || (endedAt !== null && !isNumber(endedAt))) return null;
   return {
@@ -73,6 +75,7 @@ function parseSummary(value: Record<string, unknown>): SessionSummary | null {
     family: typeof family === 'string' ? family : '',
     bytes: isNumber(bytes) ? bytes : null,
     ...(typeof replayOf === 'string' ? { replayOf } : {}),
+    ...(sample === true ? { sample: true } : {}),
   };
 }
 

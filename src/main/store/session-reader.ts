@@ -147,6 +147,7 @@ function cleanMeta(value: Fields): SessionMeta {
   if (meta.usage !== undefined && !(isObject(meta.usage) && isNumber(meta.usage.inputTokens) && isNumber(meta.usage.outputTokens) && isNumber(meta.usage.costUsd))) delete meta.usage;
   if (meta.bytes !== undefined && !isNumber(meta.bytes)) delete meta.bytes;
   if (meta.replayOf !== undefined && typeof meta.replayOf !== 'string') delete meta.replayOf;
+  if (meta.sample !== undefined && meta.sample !== true) delete meta.sample;
   return meta;
 }
 

@@ -33,7 +33,7 @@ export function registerDoctorCommand(program: Command): void {
       const [{ runDoctor }, { createIsolatedOperator }, { PACKAGE_ROOT }] = await Promise.all([
         import('../../service/doctor'),
         import('../../operator/isolated-operator'),
-        import('../../service/package-root'),
+        import('../../package-root'),
       ]);
       const checks = await runDoctor({
         env: process.env,

@@ -10,7 +10,8 @@ import type { SessionSummary } from '../../store/session-index';
 import { listItemOf } from '../../service/session-views';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
 import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/store-settings';
-import { InvalidInputError } from '../exit-codes';
+import { ExitCode, InvalidInputError } from '../exit-codes';
+import { offerSampleSession } from '../../store/sample-session';
 import { defaultDataDir, loadConfig, storeSettingsOf } from '../../settings/settings';
 import { formatUsd } from '../../../shared/format';
 
@@ -20,6 +21,7 @@ interface SessionsOptions {
   prune?: boolean;
   retentionDays?: number;
   retentionGb?: number;
+  delete?: string;
   dataDir?: string;
   config?: string;
 }
@@ -52,7 +54,7 @@ export function printWarnings(warnings: readonly StoreWarning[]): void {
 }
 
 function table(sessions: readonly SessionSummary[], width: number): string {
-  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatUsd(s.costUsd), s.task.replace(/\s+/g, ' ')]);
+  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatUsd(s.costUsd), `${s.sample ? '(sample) ' : ''}${s.task.replace(/\s+/g, ' ')}`]);
   const header = ['ID', 'STARTED', 'STATUS', 'STEPS', 'COST', 'TASK'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const rightAligned = new Set([3, 4]);
@@ -82,6 +84,7 @@ export function registerSessionsCommand(program: Command): void {
     .description('List the recorded sessions, newest first')
     .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost} (startedAt ISO 8601, cost in USD)')
     .option('--search <text>', 'only sessions whose task, status, id or start date (YYYY-MM-DD) contain every word of TEXT, ignoring case')
+    .option('--delete <id>', 'first delete this session (an id, a unique prefix, or last); a running one is refused')
     .option('--prune', 'first delete sessions past the retention settings (store.retentionDays, store.retentionGb in config.json); running sessions are kept')
     .option('--retention-days <n>', 'with --prune: delete sessions started more than N days ago', positiveNumber('--retention-days'))
     .option('--retention-gb <gb>', 'with --prune: delete the oldest sessions while all together take more than GB (10^9 bytes)', positiveNumber('--retention-gb'))
@@ -89,7 +92,7 @@ export function registerSessionsCommand(program: Command): void {
     .option('--config <file>', 'the settings file for --prune (default <data-dir>/config.json)')
     .addHelpText(
       'after',
-      '\nSessions whose recording process is gone (a crash, kill -9) are marked "interrupted".\nExit codes: 0 listed (also when there are none), 2 bad arguments or a bad "store" section in the config file.',
+      '\nSessions whose recording process is gone (a crash, kill -9) are marked "interrupted".\nExit codes: 0 listed (also when there are none), 1 --delete failed, 2 bad arguments or a bad "store" section in the config file.\nA data directory without sessions gets the sample session Mnemo ships, to explore; delete it like any other.',
     )
     .action(async (options: SessionsOptions) => {
       if (!options.prune && (options.retentionDays !== undefined || options.retentionGb !== undefined)) {
@@ -97,6 +100,17 @@ export function registerSessionsCommand(program: Command): void {
       }
       const dataDir = resolve(options.dataDir ?? defaultDataDir());
       const store = new SessionStore(dataDir);
+      if (options.delete !== undefined) {
+        const deleted = await store.delete(options.delete);
+        if (!deleted.ok) {
+          process.stderr.write(`mnemo: ${deleted.message}\n`);
+          process.exitCode = ExitCode.errorResult;
+          return;
+        }
+        process.stderr.write(`deleted session ${deleted.id}\n`);
+      }
+      // A data directory without sessions yet gets the sample to explore.
+      await offerSampleSession(dataDir);
 
       if (options.prune) {
         const policy = await retentionFor(options, dataDir);
