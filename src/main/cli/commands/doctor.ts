@@ -4,8 +4,8 @@
  * "detail", "fix"}]`. Exit codes: 0 nothing fails (warnings allowed), 1 something fails, 2 bad
  * arguments.
  */
-import { Option, type Command } from 'commander';
-import { MODEL_FAMILIES } from '../../../shared/settings';
+import type { Command } from 'commander';
+import { addSettingsOptions } from '../options';
 import { loadConfig, runSettingsOf, type RunFlags } from '../../settings/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
@@ -16,15 +16,7 @@ interface DoctorOptions extends RunFlags {
 const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
 
 export function registerDoctorCommand(program: Command): void {
-  program
-    .command('doctor')
-    .description('Check everything a run needs: display, capture, input, clipboard, Electron, the data directory, the provider')
-    .option('--base-url <url>', 'the provider to check (default: as mnemo run would use, from OPENAI_BASE_URL or config.json)')
-    .option('--model <name>', 'model name (env MNEMO_MODEL)')
-    .addOption(new Option('--family <family>', 'reply format of the model').choices(MODEL_FAMILIES))
-    .option('--api-key-env <VAR>', 'read the API key from this environment variable (default OPENAI_API_KEY)')
-    .option('--data-dir <dir>', 'where sessions and settings live (default ~/.mnemo)')
-    .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
+  addSettingsOptions(program.command('doctor').description('Check everything a run needs: display, capture, input, clipboard, Electron, the data directory, the provider'), 'the provider to check: ')
     .option('--json', 'print [{"check", "status": "ok"|"warn"|"fail", "detail", "fix"}]')
     .action(async (options: DoctorOptions) => {
       const config = await loadConfig(options);

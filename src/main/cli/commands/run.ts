@@ -6,10 +6,9 @@
  * confirmation), 2 bad arguments, 1 the session cannot be recorded. Ctrl+C stops cleanly; a second
  * Ctrl+C quits at once.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { MODEL_FAMILIES } from '../../../shared/settings';
+import { InvalidArgumentError, type Command } from 'commander';
 import { InvalidInputError } from '../exit-codes';
-import { parseDisplayNumber, parsePositiveInt } from '../options';
+import { addSettingsOptions, parseDisplayNumber, parsePositiveInt } from '../options';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
 
@@ -26,19 +25,9 @@ function parseCost(value: string): number {
 }
 
 export function registerRunCommand(program: Command): void {
-  program
-    .command('run')
-    .description('Carry out a task on the desktop with a vision model')
-    .argument('<task>', 'the task, in plain language')
-    .option('--base-url <url>', 'OpenAI-compatible API root, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)')
-    .option('--model <name>', 'model name (env MNEMO_MODEL)')
-    .addOption(new Option('--family <family>', 'reply format of the model').choices(MODEL_FAMILIES))
-    .addOption(new Option('--model-version <version>', 'UI-TARS version').choices(['1.0', '1.5']))
-    .option('--api-key-env <VAR>', 'read the API key from this environment variable (default OPENAI_API_KEY)')
+  addSettingsOptions(program.command('run').description('Carry out a task on the desktop with a vision model').argument('<task>', 'the task, in plain language'))
     .option('--max-steps <n>', 'stop after this many steps (default 50)', parsePositiveInt('--max-steps'))
     .option('--max-cost <usd>', 'stop once the run has cost this much', parseCost)
-    .option('--data-dir <dir>', 'where sessions and settings live (default ~/.mnemo)')
-    .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
     .option('--display <n>', 'the display to work on (default: the primary one)', parseDisplayNumber)
     .option('--conversation <id>', 'continue this conversation (its memory carries over); mnemo run prints the id of each')
     .option('--non-interactive', 'never ask: a question from the model fails the run')
