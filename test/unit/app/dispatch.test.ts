@@ -133,7 +133,8 @@ describe('the run service through IPC', () => {
   it('answers with the service values and its failures as typed errors', async () => {
     const dispatch = createDispatcher(handlers(), isTrustedUrl);
     expect(await dispatch('run:current', trusted, undefined)).toEqual(ok(null));
-    expect(await dispatch('sessions:list', trusted, {})).toEqual(ok([]));
+    // A new data directory offers the sample session to explore.
+    expect(await dispatch('sessions:list', trusted, {})).toMatchObject(ok([{ sample: true }]));
     expect(await dispatch('run:pause', trusted, { id: 'nope' })).toEqual(err('not_found', 'no run nope is going on'));
     expect(await dispatch('run:start', trusted, { task: '' })).toMatchObject({ ok: false, error: { kind: 'invalid_request', message: expect.stringMatching(/the task is empty/) } });
     // No model configured: a settings error that names what is missing, before any display is touched.
