@@ -102,7 +102,23 @@ export type MemoryChange =
   /** What changed on the blackboard since the last change of the run (what runs emit; see MemoryChangeCompactor). */
   | { kind: 'blackboard-delta'; sections: Partial<Record<BlackboardSection, ListDelta<MemoryItemData>>> }
   /** The layers that changed since the last change of the run (the others are as they were). */
-  | (Partial<LayersView> & { kind: 'layers-delta'; compressing: boolean; lastError: string | null })
+  | (Partial<LayersView> & {
+      kind: 'layers-delta';
+      /** The recent layer's lines, when it only gained lines at the end or lost some at the start. */
+      recentLines?: ListDelta<string>;
+      compressing: boolean;
+      lastError: string | null;
+    })
+  /** Pruning as it changed: the steps newly pruned or dropped, not the whole growing lists again. */
+  | {
+      kind: 'pruning-delta';
+      pruned: ListDelta<number>;
+      dropped: ListDelta<number>;
+      imagesKept: number;
+      estimatedTokens: number;
+      thresholdTokens: number;
+      hardLimitApplied: boolean;
+    }
   | {
       kind: 'conversation-delta';
       context?: ListDelta<ConversationMessage>;
@@ -172,10 +188,12 @@ export function applyMemoryChange(snapshot: MemorySnapshot, change: MemoryChange
         ...snapshot,
         layers: {
           pending: change.pending ?? snapshot.layers.pending,
-          recent: change.recent ?? snapshot.layers.recent,
+          recent: change.recentLines ? applyListDelta(linesOf(snapshot.layers.recent), change.recentLines).join('\n') : (change.recent ?? snapshot.layers.recent),
           summary: change.summary ?? snapshot.layers.summary,
         },
       };
+    case 'pruning-delta':
+      return { ...snapshot, prunedSteps: applyListDelta(snapshot.prunedSteps, change.pruned) };
     case 'conversation-delta':
       return {
         ...snapshot,
@@ -189,6 +207,10 @@ export function applyMemoryChange(snapshot: MemorySnapshot, change: MemoryChange
       // The trace is the session record itself; the snapshot shows the memory built from it.
       return snapshot;
   }
+}
+
+function linesOf(text: string): string[] {
+  return text === '' ? [] : text.split('\n');
 }
 
 export function applyListDelta<T>(list: readonly T[], delta: ListDelta<T>): T[] {
@@ -225,6 +247,7 @@ export function listDelta<T>(previous: readonly T[], next: readonly T[]): ListDe
  */
 export class MemoryChangeCompactor {
   private layers: LayersView = { pending: '', recent: '', summary: '' };
+  private pruning: { pruned: number[]; dropped: number[] } = { pruned: [], dropped: [] };
   private blackboard: BlackboardDict = { questions: [], requests: [], trajectories: [], screenshots: [] };
   private conversation: MemorySnapshot['conversation'] = { context: [], shortTerm: [], longTerm: [] };
   private flags = { layers: '', conversation: '' };
@@ -234,9 +257,16 @@ export class MemoryChangeCompactor {
     switch (change.kind) {
       case 'layers': {
         const out: Extract<MemoryChange, { kind: 'layers-delta' }> = { kind: 'layers-delta', compressing: change.compressing, lastError: change.lastError };
-        for (const name of ['pending', 'recent', 'summary'] as const) if (change[name] !== this.layers[name]) out[name] = change[name];
+        if (change.pending !== this.layers.pending) out.pending = change.pending;
+        if (change.summary !== this.layers.summary) out.summary = change.summary;
+        if (change.recent !== this.layers.recent) {
+          // Recent grows a line per step: send the line, unless the layer was rewritten.
+          const lines = listDelta(linesOf(this.layers.recent), linesOf(change.recent));
+          if (lines && lines.drop < linesOf(this.layers.recent).length) out.recentLines = lines;
+          else out.recent = change.recent;
+        }
         const flags = `${change.compressing}|${change.lastError}`;
-        const changed = out.pending !== undefined || out.recent !== undefined || out.summary !== undefined || flags !== this.flags.layers;
+        const changed = out.pending !== undefined || out.recent !== undefined || out.recentLines !== undefined || out.summary !== undefined || flags !== this.flags.layers;
         this.layers = { pending: change.pending, recent: change.recent, summary: change.summary };
         this.flags.layers = flags;
         return changed ? out : null;
@@ -268,11 +298,16 @@ export class MemoryChangeCompactor {
           lastError: change.lastError,
         };
       }
-      case 'trace': {
-        // The step's thought is in its prediction event already.
-        if (!change.item || change.item.response === undefined) return change;
-        const { response: _response, ...item } = change.item;
-        return { ...change, item };
+      case 'trace':
+        // The item is the step's own record (its prediction, actions and results are events of
+        // their own): say only that the trace changed.
+        return { ...change, item: null };
+      case 'pruning': {
+        const pruned = listDelta(this.pruning.pruned, change.prunedSteps) ?? { drop: 0, add: [] };
+        const dropped = listDelta(this.pruning.dropped, change.droppedSteps) ?? { drop: 0, add: [] };
+        this.pruning = { pruned: [...change.prunedSteps], dropped: [...change.droppedSteps] };
+        const { kind: _kind, prunedSteps: _pruned, droppedSteps: _dropped, ...rest } = change;
+        return { kind: 'pruning-delta', pruned, dropped, ...rest };
       }
       default:
         return change;
@@ -346,9 +381,19 @@ export const MemoryChangeSchema = z.discriminatedUnion('kind', [
     sections: z.object({ questions: listDeltaSchema(ItemSchema), requests: listDeltaSchema(ItemSchema), trajectories: listDeltaSchema(ItemSchema), screenshots: listDeltaSchema(ItemSchema) }).partial(),
   }),
   z.object({
+    kind: z.literal('pruning-delta'),
+    pruned: listDeltaSchema(z.number()),
+    dropped: listDeltaSchema(z.number()),
+    imagesKept: z.number().int().nonnegative(),
+    estimatedTokens: z.number().nonnegative(),
+    thresholdTokens: z.number().nonnegative(),
+    hardLimitApplied: z.boolean(),
+  }),
+  z.object({
     kind: z.literal('layers-delta'),
     pending: z.string().optional(),
     recent: z.string().optional(),
+    recentLines: listDeltaSchema(z.string()).optional(),
     summary: z.string().optional(),
     compressing: z.boolean(),
     lastError: z.string().nullable(),

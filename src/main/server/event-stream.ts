@@ -7,6 +7,7 @@
  * an idle stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createGzip } from 'node:zlib';
 import type { AgentEvent } from '../../shared/events';
 import type { RunHandle, RunService } from '../service/run-service';
 
@@ -19,18 +20,29 @@ export async function streamEvents(request: IncomingMessage, response: ServerRes
     response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'since must be a whole number ≥ 0' }));
     return;
   }
+  // Compressed when the client takes it, flushed after every event: the same JSON keys in every
+  // event shrink to a few bytes, so a window following a run receives a fraction of the text.
+  const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) ? createGzip() : null;
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
   });
-  response.write(': mnemo events\n\n');
+  gzip?.pipe(response);
+  const write = (text: string) => {
+    if (gzip) {
+      gzip.write(text);
+      gzip.flush();
+    } else response.write(text);
+  };
+  write(': mnemo events\n\n');
   const closed = new AbortController();
   request.on('close', () => closed.abort());
-  const keepalive = setInterval(() => response.write(': keepalive\n\n'), KEEPALIVE_MS);
+  const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
   const send = (event: AgentEvent) => {
-    if (!closed.signal.aborted) response.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
+    if (!closed.signal.aborted) write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
   };
   try {
     if (session) {
@@ -57,7 +69,8 @@ export async function streamEvents(request: IncomingMessage, response: ServerRes
     }
   } finally {
     clearInterval(keepalive);
-    response.end();
+    if (gzip) gzip.end();
+    else response.end();
   }
 }
 

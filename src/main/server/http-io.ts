@@ -1,5 +1,6 @@
 /** Small HTTP helpers for `mnemo serve`: JSON in and out, errors as JSON. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 
 /** An answer as a value: the router sends it; handlers never write to the response themselves. */
 export type Reply = { status: number; json: unknown; headers?: Record<string, string> } | { status: number; body: Buffer | string; contentType: string; headers?: Record<string, string> };
@@ -13,15 +14,17 @@ export function failure(status: number, message: string, extra: Record<string, u
   return json(status, { error: message, ...extra });
 }
 
-export function send(response: ServerResponse, reply: Reply): void {
+/** Text worth compressing: a session's events or report run to megabytes of repeated keys. */
+const COMPRESS_FROM = 2048;
+
+export function send(response: ServerResponse, reply: Reply, acceptEncoding = ''): void {
   if (response.headersSent) return;
-  const common = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...reply.headers };
-  if ('json' in reply) {
-    const text = reply.json === undefined ? '' : JSON.stringify(reply.json);
-    response.writeHead(reply.status, { ...common, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
-    return;
-  }
-  response.writeHead(reply.status, { ...common, 'content-type': reply.contentType, 'content-length': Buffer.byteLength(reply.body) }).end(reply.body);
+  const common: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...reply.headers };
+  const [body, contentType] = 'json' in reply ? [reply.json === undefined ? '' : JSON.stringify(reply.json), 'application/json; charset=utf-8'] : [reply.body, reply.contentType];
+  const compressible = /^(text\/|application\/json)/.test(contentType) && Buffer.byteLength(body) >= COMPRESS_FROM && /\bgzip\b/.test(acceptEncoding);
+  const payload = compressible ? gzipSync(body) : body;
+  if (compressible) common['content-encoding'] = 'gzip';
+  response.writeHead(reply.status, { ...common, 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }).end(payload);
 }
 
 const MAX_BODY = 1024 * 1024;

@@ -63,10 +63,10 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     if (url.pathname.startsWith('/api/')) {
       const path = decodeURIComponent(url.pathname.slice('/api'.length));
       const reply = await api.handle({ method: request.method ?? 'GET', path, query: url.searchParams, body: () => readJson(request) });
-      return send(response, reply);
+      return send(response, reply, String(request.headers['accept-encoding'] ?? ''));
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, failure(405, `${request.method} is not served here`));
-    return send(response, await rendererFile(options.rendererDir, url.pathname));
+    return send(response, await rendererFile(options.rendererDir, url.pathname), String(request.headers['accept-encoding'] ?? ''));
   };
 
   const server: Server = createServer((request, response) => {

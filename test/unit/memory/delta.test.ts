@@ -35,7 +35,9 @@ describe('MemoryChangeCompactor', () => {
   it('sends the whole state once, then only what changed; the folded snapshot is the same', () => {
     const full: MemoryChange[] = [];
     for (let step = 1; step <= 200; step++) {
-      full.push({ kind: 'layers', pending: `Step ${step} | Goal: go on`, recent: `line ${step}`, summary: step > 100 ? 'half way' : '', compressing: false, lastError: null });
+      const recent = Array.from({ length: Math.min(step, 5) }, (_, i) => `Step ${step - i} | Eval: success | Goal: go on`).reverse().join('\n');
+      full.push({ kind: 'layers', pending: `Step ${step} | Goal: go on`, recent, summary: step > 100 ? 'half way' : '', compressing: false, lastError: null });
+      full.push({ kind: 'pruning', prunedSteps: Array.from({ length: Math.max(0, step - 3) }, (_, i) => i + 1), droppedSteps: [], imagesKept: 3, estimatedTokens: 1000 + step, thresholdTokens: 115_200, hardLimitApplied: false });
       full.push({ kind: 'blackboard', snapshot: board(Math.min(step, 150)) });
       full.push({ kind: 'conversation', context: [{ role: 'user', content: `task ${Math.floor(step / 50)}`, kind: 'task' }], shortTerm: [], longTerm: [], compressing: false, lastError: null });
     }
@@ -47,12 +49,17 @@ describe('MemoryChangeCompactor', () => {
     const size = (value: unknown) => JSON.stringify(value).length;
     expect(size(boardEvents[140])).toBeLessThan(size(boardEvents[10]) + 20);
     expect(size(full.filter((c) => c.kind === 'blackboard')[140])).toBeGreaterThan(10 * size(boardEvents[140]));
+    // The recent layer and the pruned steps travel as what was added, not the whole again.
+    const layerEvents = compacted.filter((change) => change.kind === 'layers-delta');
+    expect(layerEvents.slice(10).every((change) => change.recent === undefined)).toBe(true);
+    const pruning = compacted.filter((change) => change.kind === 'pruning-delta');
+    expect(size(pruning[190])).toBeLessThanOrEqual(size(pruning[10]) + 10);
     // A conversation that did not change is not sent again.
     expect(compacted.filter((change) => change.kind === 'conversation-delta')).toHaveLength(5);
   });
 
-  it('drops the thought from a trace item (the prediction carries it)', () => {
+  it('says a trace item was added without repeating it (the step\'s own events carry it)', () => {
     const compacted = new MemoryChangeCompactor().compact({ kind: 'trace', op: 'add', step: 1, item: { step: 1, response: 'a long thought', action: 'click' }, length: 1, dropped: 0 });
-    expect(compacted).toEqual({ kind: 'trace', op: 'add', step: 1, item: { step: 1, action: 'click' }, length: 1, dropped: 0 });
+    expect(compacted).toEqual({ kind: 'trace', op: 'add', step: 1, item: null, length: 1, dropped: 0 });
   });
 });
