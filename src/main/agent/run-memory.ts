@@ -15,6 +15,7 @@ import {
   stepMemoryItem,
   type Blackboard,
   type LayerOptions,
+  type MemoryFiles,
   type PruningOptions,
   type TextModel,
   type TieredMemory,
@@ -34,6 +35,8 @@ export interface RunMemoryDeps {
   blackboard?: Blackboard;
   /** The conversation this task belongs to. */
   conversation?: TieredMemory;
+  /** The files the blackboard and the conversation are kept in: failed writes as they happen. */
+  files?: MemoryFiles;
 }
 
 function describeActions(actions: readonly Action[]): string {
@@ -46,20 +49,25 @@ export class RunMemory {
   readonly pruner: ScreenshotPruner;
   private readonly blackboard: Blackboard | undefined;
   private readonly conversation: TieredMemory | undefined;
+  private readonly files: MemoryFiles | undefined;
   private readonly unsubscribe: () => void;
 
-  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, onChange: (change: MemoryChange) => void) {
+  /** `onWriteFailure` hears, at once, each memory file that could not be written. */
+  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, onChange: (change: MemoryChange) => void, onWriteFailure: (message: string) => void = () => {}) {
     this.trace = new MemoryItemList({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
     this.layers = new LayeredMemory(options.layers, { model: deps.model ?? null, onChange });
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
     this.blackboard = deps.blackboard;
     this.conversation = deps.conversation;
+    this.files = deps.files;
     // Both outlive the run (the board is shared, the conversation spans tasks): listen while it runs.
     const stopBoard = this.blackboard?.subscribe(onChange);
     const stopConversation = this.conversation?.subscribe(onChange);
+    const stopFailures = this.files?.onWriteFailure(onWriteFailure);
     this.unsubscribe = () => {
       stopBoard?.();
       stopConversation?.();
+      stopFailures?.();
     };
   }
 
@@ -123,6 +131,8 @@ export class RunMemory {
     try {
       await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);
       await this.blackboard?.flush();
+      // Still listening: a write that fails now is said before the run's end.
+      await this.files?.flush();
     } finally {
       this.close();
     }

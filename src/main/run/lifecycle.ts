@@ -32,6 +32,8 @@ export interface RunLifecycleDeps {
   now?: () => number;
   /** Shared with whoever pauses the run (the agent, the run service). */
   gate?: PauseGate;
+  /** Said as notes right after run-started, before the first step (a disk nearly full). */
+  notices?: readonly string[];
 }
 
 /** Deltas that arrive within this long go out as one event. */
@@ -83,6 +85,7 @@ export class RunLifecycle {
     const event = this.stamp(input);
     void this.deps.recorder.record(event);
     this.events.push(event);
+    if (input.type === 'run-started') for (const message of this.deps.notices ?? []) this.emit({ type: 'note', step: 0, message });
     return event;
   };
 
@@ -163,8 +166,9 @@ export class RunLifecycle {
   }
 
   /**
-   * Before the step acts on the desktop: the record of everything before it must be written.
-   * Returns the ending when it could not be (a full disk, a removed folder).
+   * Before each action on the desktop: the record of everything before it must be written (for
+   * the step's later actions that is one short append). Returns the ending when it could not be:
+   * a full disk, a removed folder. The reason names the cause and the folder.
    */
   async checkpoint(): Promise<Ending | undefined> {
     await this.deps.recorder.written();

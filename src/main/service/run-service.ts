@@ -24,10 +24,12 @@ import type { ReplayPolicy } from '../replay/policy';
 import type { DivergenceThresholds } from '../replay/divergence';
 import { PauseGate } from '../run/pause-gate';
 import { runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
-import { FileRunRecorder } from '../store/run-recorder';
+import { FileRunRecorder, sessionsRoot } from '../store/run-recorder';
 import { readSession, type SessionRecord } from '../store/session-reader';
 import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
 import { retentionOf } from '../store/store-settings';
+import { freeBytes, formatMegabytes } from '../disk/free-space';
+import { describeWriteFailure, displayPath } from '../disk/write-failure';
 import { DisplayLock, displayName } from './display-lock';
 import { LiveRun, type RunHandle } from './live-run';
 import { openRunMemory } from './memory-setup';
@@ -71,6 +73,8 @@ export interface RunServiceDeps {
   /** Warnings and notices (retention, interrupted sessions, memory problems). */
   log?: (message: string) => void;
   now?: () => number;
+  /** Free bytes on the disk holding a folder (default: statfs), for the warning before a run. */
+  freeBytes?: (path: string) => Promise<number | null>;
 }
 
 export interface StartRequest {
@@ -147,9 +151,10 @@ export class RunService {
     const recorder = await FileRunRecorder.create(run.dataDir, { task: request.task, model: run.model.model, family: run.model.family }).catch((error: unknown) => error as Error);
     if (recorder instanceof Error) {
       await release();
-      return { ok: false, error: { kind: 'record', message: `cannot record the session in ${run.dataDir}: ${recorder.message}` } };
+      return { ok: false, error: { kind: 'record', message: `cannot record the session: ${describeWriteFailure(recorder, sessionsRoot(run.dataDir), 'a new session')}` } };
     }
     await lock.name(recorder.sessionId);
+    const notices = await this.lowDiskNotices();
 
     const gate = new PauseGate();
     const stop = new AbortController();
@@ -163,6 +168,7 @@ export class RunService {
         askUser: live.askUser,
         memory: memory.memory.deps,
         gate,
+        notices,
         ...(this.deps.now ? { now: this.deps.now } : {}),
         ...(request.skipProviderCheck ? {} : { preflight: (signal: AbortSignal) => probe(run.model, signal) }),
       },
@@ -182,7 +188,8 @@ export class RunService {
       },
     );
     this.track(live, agent.run(request.task, stop.signal, { conversationId: memory.memory.conversationId }), async () => {
-      await memory.memory.save().catch((error: unknown) => this.log(`warning: the conversation memory was not saved: ${error instanceof Error ? error.message : String(error)}`));
+      // Failures during the run were said then, as notes; these came after it.
+      for (const failure of await memory.memory.save()) this.log(`warning: ${failure}`);
       await release();
     });
     return { ok: true, value: live };
@@ -212,13 +219,14 @@ export class RunService {
     if (recorder instanceof Error) {
       await closeOperator();
       await lock.release();
-      return { ok: false, error: { kind: 'record', message: `cannot record the replay in ${this.dataDir}: ${recorder.message}` } };
+      return { ok: false, error: { kind: 'record', message: `cannot record the replay: ${describeWriteFailure(recorder, sessionsRoot(this.dataDir), 'a new session')}` } };
     }
     await lock.name(recorder.sessionId);
+    const notices = await this.lowDiskNotices();
     const gate = new PauseGate();
     const stop = new AbortController();
     const live = new LiveRun({ kind: 'replay', task: session.meta.task, recorder, dataDir: this.dataDir, conversationId: null, gate, stop, nobodyAnswers: request.interactive === false });
-    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
+    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, notices, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
     const events = replayer.replay(
       session,
       {
@@ -318,6 +326,20 @@ export class RunService {
     }
     const close = opened.close;
     return { ok: true, value: { lock: locked.lock, operator: opened.operator, closeOperator: async () => void (await close?.()) } };
+  }
+
+  /**
+   * A disk nearly full, said as a note before the first step (in the terminal, the app, --json and
+   * the record): the run will stop at the first step it cannot record.
+   */
+  private async lowDiskNotices(): Promise<string[]> {
+    const minFreeMb = storeSettingsOf(this.deps.config).minFreeMb;
+    if (minFreeMb <= 0) return [];
+    const free = await (this.deps.freeBytes ?? freeBytes)(this.dataDir).catch(() => null);
+    if (free === null || free >= minFreeMb * 1e6) return [];
+    return [
+      `warning: only ${formatMegabytes(free)} free on the disk holding ${displayPath(this.dataDir)} (less than store.minFreeMb, ${minFreeMb} MB); the run stops at the first step it cannot record`,
+    ];
   }
 
   /** Before a run's session exists: mark sessions whose process died, apply retention. */

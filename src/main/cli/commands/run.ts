@@ -78,7 +78,8 @@ export function registerRunCommand(program: Command): void {
         process.stderr.write(`session ${handle.id} in ${handle.directory}\n`);
         process.stderr.write(`conversation ${handle.conversationId} (a follow-up task continues it with --conversation ${handle.conversationId})\n`);
       }
-      if (outcome.recordFailure) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
+      // A run that stopped because of it already said so in its reason.
+      if (outcome.recordFailure && !outcome.reason.includes(outcome.recordFailure)) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
       process.exitCode = exitCodeFor(outcome.status);
       // Terminal input would keep the process alive after the run.
       process.stdin.destroy();
