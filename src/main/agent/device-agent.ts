@@ -56,6 +56,8 @@ export interface DeviceAgentDeps {
   preflight?: (signal: AbortSignal) => Promise<ProviderProbe>;
   /** Notes said before the first step (a disk nearly full). */
   notices?: readonly string[];
+  /** The settings' secrets (the API key, ...): masked in everything the run records or shows. */
+  secrets?: readonly string[];
 }
 
 function modelImageOf(observation: Observation): ModelImage {
@@ -89,8 +91,8 @@ export class DeviceAgent {
   }
 
   run(task: string, signal: AbortSignal, extra: { conversationId?: string } = {}): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now, notices } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}) }, signal);
+    const { recorder, operator, askUser, now, notices, secrets } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(secrets ? { secrets } : {}) }, signal);
     void new AgentRun(task, life, this.deps, this.options, extra.conversationId).execute();
     return life.events;
   }

@@ -15,10 +15,10 @@
  * `BlackboardPersistence` (`FileBlackboardStore`: a JSON snapshot plus a JSONL log of changes in
  * the data directory) and every change is logged; `openBlackboard` loads it back at start.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { appendWholeToFile, writeTextAtomically } from '../disk/files';
+import { appendWholeToFile, makePrivateDir, writeEmptyPrivate, writeTextAtomically } from '../disk/files';
 import { describeWriteFailure } from '../disk/write-failure';
 import { z } from 'zod';
 import type { ModelImage } from '../model/types';
@@ -418,7 +418,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
     const snapshot = compact ? this.mask(structuredClone(state)) : null;
     if (compact) this.sinceSnapshot = 0;
     this.enqueue(async () => {
-      await mkdir(this.directory, { recursive: true });
+      await makePrivateDir(this.directory);
       await appendWholeToFile(this.logPath, line);
       if (snapshot) await this.writeSnapshot(seq, snapshot);
     }, LOG_FILE);
@@ -430,7 +430,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
     const snapshot = this.mask(structuredClone(state));
     this.sinceSnapshot = 0;
     this.enqueue(async () => {
-      await mkdir(this.directory, { recursive: true });
+      await makePrivateDir(this.directory);
       await this.writeSnapshot(seq, snapshot);
     }, SNAPSHOT_FILE);
     return this.flush();
@@ -439,7 +439,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
   /** The whole board, synced, then the log emptied: the file holds everything again. */
   private async writeSnapshot(seq: number, snapshot: BlackboardDict): Promise<void> {
     await writeTextAtomically(this.snapshotPath, `${JSON.stringify({ version: 1, seq, savedAt: this.now(), blackboard: snapshot })}\n`, { sync: true });
-    await writeFile(this.logPath, '');
+    await writeEmptyPrivate(this.logPath);
     this.failure = null;
   }
 

@@ -7,9 +7,8 @@
  * through a temporary file and a rename, one write at a time (the newest state wins); the
  * blackboard keeps its own log and snapshot (blackboard.ts).
  */
-import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { writeTextAtomically } from '../disk/files';
+import { makePrivateDir, writeTextAtomically } from '../disk/files';
 import { describeWriteFailure } from '../disk/write-failure';
 import type { PersistOutcome } from './blackboard';
 import type { TieredMemory } from './tiered';
@@ -91,7 +90,7 @@ export class ConversationFile {
     this.queued = false;
     const dict = this.options.mask ? this.options.mask(this.conversation.toDict()) : this.conversation.toDict();
     try {
-      await mkdir(dirname(this.path), { recursive: true });
+      await makePrivateDir(dirname(this.path));
       await writeTextAtomically(this.path, `${JSON.stringify(dict, null, 2)}\n`, { sync: true });
       this.failure = null;
     } catch (error) {

@@ -75,6 +75,8 @@ export interface ReplayerDeps {
   gate?: PauseGate;
   /** Notes said before the first step (a disk nearly full). */
   notices?: readonly string[];
+  /** The settings' secrets (the API key, ...): masked in everything the run records or shows. */
+  secrets?: readonly string[];
 }
 
 type Decision = 'recorded' | 'skip' | 'reground' | Ending;
@@ -100,8 +102,8 @@ export class Replayer {
   }
 
   replay(session: SessionRecord, options: ReplayOptions, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now, notices } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}) }, signal);
+    const { recorder, operator, askUser, now, notices, secrets } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(secrets ? { secrets } : {}) }, signal);
     void new ReplayRun(session, options, life, this.deps).execute();
     return life.events;
   }

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SecretMask } from '../../shared/secret-mask';
 import type { PriceTable } from '../../shared/settings';
 import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type TieredMemoryDict } from '../memory';
 import type { RunMemoryDeps } from '../agent/run-memory';
@@ -60,7 +61,7 @@ async function loadConversation(path: string, conversation: TieredMemory): Promi
 export type MemoryOpen = { ok: true; memory: OpenedMemory } | { ok: false; message: string };
 
 /** Opens the shared memory for a run; continuing a conversation that does not exist is an error. */
-export async function openRunMemory(settings: RunSettings, prices: PriceTable, continueConversation?: string): Promise<MemoryOpen> {
+export async function openRunMemory(settings: RunSettings, prices: PriceTable, continueConversation?: string, secrets: SecretMask = SecretMask.none): Promise<MemoryOpen> {
   if (continueConversation !== undefined && !CONVERSATION_ID_PATTERN.test(continueConversation)) {
     return { ok: false, message: `"${continueConversation}" is not a conversation id (they look like conv-3fa9c2d1)` };
   }
@@ -75,9 +76,11 @@ export async function openRunMemory(settings: RunSettings, prices: PriceTable, c
     if (loaded.state === 'damaged') warnings.push(loaded.message);
   }
   const reports = new WriteFailureReports();
-  const { blackboard, store, warnings: boardWarnings } = await openBlackboard(settings.dataDir, { onWriteFailure: reports.report });
+  // What the memory keeps on disk has the settings' secrets masked (the task, a question may hold one).
+  const mask = <T>(value: T): T => secrets.deep(value);
+  const { blackboard, store, warnings: boardWarnings } = await openBlackboard(settings.dataDir, { onWriteFailure: reports.report, mask });
   warnings.push(...boardWarnings);
-  const file = new ConversationFile(path, conversation, { onWriteFailure: reports.report });
+  const file = new ConversationFile(path, conversation, { onWriteFailure: reports.report, mask });
   const flush = async () => {
     await Promise.all([store.flush(), file.flush()]);
   };

@@ -6,6 +6,11 @@
  * (events with catching up, pause, resume, stop, answers). It also lists and reads sessions and
  * the memory snapshot of a session.
  *
+ * The settings' secrets (the API key, ...) are masked in everything a run records or shows: its
+ * events (the run lifecycle masks each one), the session's task, the memory files, and what the
+ * service logs or answers (`redact`). The data directory is kept owner-only (private-dir.ts): one
+ * found open to other accounts is tightened before the first run, with one line saying so.
+ *
  * One run at a time per display, across processes (display-lock.ts): a second start is a `busy`
  * error naming the running session. Failures are values (`ServiceResult`), each with a kind the
  * adapters map to their own terms (an exit code, an HTTP status, a message in the window).
@@ -23,12 +28,15 @@ import { Replayer } from '../replay/replayer';
 import type { ReplayPolicy } from '../replay/policy';
 import type { DivergenceThresholds } from '../replay/divergence';
 import { PauseGate } from '../run/pause-gate';
+import { SecretMask } from '../../shared/secret-mask';
+import { configuredSecrets } from '../settings/secrets';
 import { runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
 import { FileRunRecorder, sessionsRoot } from '../store/run-recorder';
 import { readSession, type SessionRecord } from '../store/session-reader';
 import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
 import { retentionOf } from '../store/store-settings';
 import { freeBytes, formatMegabytes } from '../disk/free-space';
+import { keepDataDirPrivate } from '../disk/private-dir';
 import { describeWriteFailure, displayPath } from '../disk/write-failure';
 import { DisplayLock, displayName } from './display-lock';
 import { LiveRun, type RunHandle } from './live-run';
@@ -109,6 +117,8 @@ export class RunService {
   private readonly env: NodeJS.ProcessEnv;
   private readonly runs = new Map<string, LiveRun>();
   private readonly store: SessionStore;
+  /** The data directory checked to be owner-only (once per service). */
+  private privateDataDir: Promise<void> | null = null;
 
   constructor(private readonly deps: RunServiceDeps) {
     this.env = deps.env ?? process.env;
@@ -132,6 +142,7 @@ export class RunService {
     if (!settings.ok) return settings;
     const run = settings.value;
     const display = request.display ?? request.overrides?.display;
+    await this.keepPrivate();
     const opened = await this.openForRun(display);
     if (!opened.ok) return opened;
     const { lock, operator, closeOperator } = opened.value;
@@ -141,14 +152,18 @@ export class RunService {
     };
 
     await this.housekeeping();
-    const memory = await openRunMemory(run, run.prices, request.conversationId);
+    const secrets = this.secretsFor(request.overrides);
+    const mask = new SecretMask(secrets);
+    const memory = await openRunMemory(run, run.prices, request.conversationId, mask);
     if (!memory.ok) {
       await release();
       return { ok: false, error: { kind: 'settings', message: memory.message } };
     }
     for (const warning of memory.memory.warnings) this.log(`warning: ${warning}`);
     const model = (this.deps.createModel ?? ((settings, prices) => createVisionModel(settings, { prices })))(run.model, run.prices);
-    const recorder = await FileRunRecorder.create(run.dataDir, { task: request.task, model: run.model.model, family: run.model.family }).catch((error: unknown) => error as Error);
+    // The task as it is recorded and shown; the model gets it as the user wrote it.
+    const task = mask.text(request.task);
+    const recorder = await FileRunRecorder.create(run.dataDir, { task, model: run.model.model, family: run.model.family }).catch((error: unknown) => error as Error);
     if (recorder instanceof Error) {
       await release();
       return { ok: false, error: { kind: 'record', message: `cannot record the session: ${describeWriteFailure(recorder, sessionsRoot(run.dataDir), 'a new session')}` } };
@@ -158,7 +173,7 @@ export class RunService {
 
     const gate = new PauseGate();
     const stop = new AbortController();
-    const live = new LiveRun({ kind: 'run', task: request.task, recorder, dataDir: run.dataDir, conversationId: memory.memory.conversationId, gate, stop, nobodyAnswers: request.interactive === false });
+    const live = new LiveRun({ kind: 'run', task, recorder, dataDir: run.dataDir, conversationId: memory.memory.conversationId, gate, stop, nobodyAnswers: request.interactive === false });
     const probe = this.deps.probe ?? ((settings, signal) => probeProvider(settings, {}, signal));
     const agent = new DeviceAgent(
       {
@@ -169,6 +184,7 @@ export class RunService {
         memory: memory.memory.deps,
         gate,
         notices,
+        secrets,
         ...(this.deps.now ? { now: this.deps.now } : {}),
         ...(request.skipProviderCheck ? {} : { preflight: (signal: AbortSignal) => probe(run.model, signal) }),
       },
@@ -210,10 +226,13 @@ export class RunService {
     const session = read.session;
     for (const warning of session.warnings) this.log(`session ${session.meta.id}, line ${warning.line}: ${warning.message}`);
 
+    await this.keepPrivate();
     const opened = await this.openForRun(request.display);
     if (!opened.ok) return opened;
     const { lock, operator, closeOperator } = opened.value;
-    const recorder = await FileRunRecorder.create(this.dataDir, { task: session.meta.task, model: model?.model ?? 'none', family: model?.family ?? 'none', replayOf: session.meta.id }).catch(
+    const secrets = this.secretsFor(request.model);
+    const task = new SecretMask(secrets).text(session.meta.task);
+    const recorder = await FileRunRecorder.create(this.dataDir, { task, model: model?.model ?? 'none', family: model?.family ?? 'none', replayOf: session.meta.id }).catch(
       (error: unknown) => error as Error,
     );
     if (recorder instanceof Error) {
@@ -225,8 +244,8 @@ export class RunService {
     const notices = await this.lowDiskNotices();
     const gate = new PauseGate();
     const stop = new AbortController();
-    const live = new LiveRun({ kind: 'replay', task: session.meta.task, recorder, dataDir: this.dataDir, conversationId: null, gate, stop, nobodyAnswers: request.interactive === false });
-    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, notices, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
+    const live = new LiveRun({ kind: 'replay', task, recorder, dataDir: this.dataDir, conversationId: null, gate, stop, nobodyAnswers: request.interactive === false });
+    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, notices, secrets, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
     const events = replayer.replay(
       session,
       {
@@ -289,7 +308,8 @@ export class RunService {
   async checkModel(overrides: RunFlags = {}, signal?: AbortSignal): Promise<ServiceResult<ModelCheck>> {
     const settings = this.settings(overrides);
     if (!settings.ok) return settings;
-    return { ok: true, value: await checkModel(settings.value.model, {}, signal) };
+    // A provider may echo the key in its error message.
+    return { ok: true, value: new SecretMask(this.secretsFor(overrides)).deep(await checkModel(settings.value.model, {}, signal)) };
   }
 
   /** Stops every run of this process and waits until they are recorded as ended. */
@@ -299,8 +319,18 @@ export class RunService {
     await Promise.all(runs.map((run) => run.done));
   }
 
+  /** A text with the settings' secrets masked, for a front end to print (an error message, a path). */
+  redact(text: string): string {
+    return new SecretMask(this.secretsFor()).text(text);
+  }
+
+  /** The secrets of the settings, with a run's own flags (another key variable, another URL). */
+  private secretsFor(overrides: RunFlags = {}): string[] {
+    return configuredSecrets(this.deps.config.file, { ...this.deps.flags, ...overrides }, this.env);
+  }
+
   private log(message: string): void {
-    this.deps.log?.(message);
+    this.deps.log?.(this.redact(message));
   }
 
   private track(live: LiveRun, events: AsyncIterable<AgentEvent>, afterEnd: () => Promise<void>): void {
@@ -340,6 +370,17 @@ export class RunService {
     return [
       `warning: only ${formatMegabytes(free)} free on the disk holding ${displayPath(this.dataDir)} (less than store.minFreeMb, ${minFreeMb} MB); the run stops at the first step it cannot record`,
     ];
+  }
+
+  /** The data directory owner-only before the first run writes to it; a wide one is tightened, and said. */
+  private keepPrivate(): Promise<void> {
+    this.privateDataDir ??= keepDataDirPrivate(this.dataDir).then(
+      (line) => {
+        if (line) this.log(line);
+      },
+      () => undefined,
+    );
+    return this.privateDataDir;
   }
 
   /** Before a run's session exists: mark sessions whose process died, apply retention. */

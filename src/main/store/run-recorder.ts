@@ -1,5 +1,5 @@
 /**
- * Records a run as it happens: `session.json` (metadata, rewritten atomically), `events.jsonl`
+ * Records a run as it happens, owner-only (folders 0700, files 0600: disk/files.ts): `session.json` (metadata, rewritten atomically), `events.jsonl`
  * (append-only), `screenshots/` (the model-ready images, optionally the full-resolution capture)
  * and `replies/` (the model's raw replies, masked by the loop). Everything written during a step is
  * fsynced at its end (`flush`), so a crash loses at most the step in progress. The session index
@@ -16,10 +16,10 @@
  * start (session-ending.ts), so a session on a disk that filled up still reads back as `failed`
  * with its reason, not as `interrupted`.
  */
-import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, AgentEventOf, ScreenshotRef } from '../../shared/events';
-import { appendWhole, writeJsonAtomically } from '../disk/files';
+import { appendWhole, makePrivateDir, openPrivate, writeJsonAtomically } from '../disk/files';
 import { describeWriteFailure } from '../disk/write-failure';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, sessionsRoot, stepStem } from './paths';
 import { ENDING_FILE, markWriteFailed, reserveEnding, writeEnding, type SessionEnding } from './session-ending';
@@ -112,7 +112,7 @@ export class FileRunRecorder implements RunRecorder {
   static async create(dataDir: string, start: RecorderStart, now = Date.now()): Promise<FileRunRecorder> {
     const sessionId = newSessionId(new Date(now));
     const directory = join(sessionsRoot(dataDir), sessionId);
-    await mkdir(join(directory, SCREENSHOTS_DIR), { recursive: true });
+    await makePrivateDir(join(directory, SCREENSHOTS_DIR));
     try {
       return await FileRunRecorder.open(dataDir, sessionId, directory, start, now);
     } catch (error) {
@@ -139,7 +139,7 @@ export class FileRunRecorder implements RunRecorder {
       writer: start.writer ?? currentWriter(),
     };
     await writeJsonAtomically(join(directory, SESSION_FILE), meta);
-    const events = await open(join(directory, EVENTS_FILE), 'a');
+    const events = await openPrivate(join(directory, EVENTS_FILE), 'a');
     const ending = await reserveEnding(directory).catch(async (error: unknown) => {
       await events.close();
       throw error;
@@ -192,7 +192,7 @@ export class FileRunRecorder implements RunRecorder {
     return this.enqueue(async () => {
       if (!this.repliesReady) {
         // Not recursive: a session folder deleted under a live recorder is not brought back.
-        await mkdir(join(this.directory, REPLIES_DIR)).catch((error: NodeJS.ErrnoException) => {
+        await makePrivateDir(join(this.directory, REPLIES_DIR), { recursive: false }).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== 'EEXIST') throw error;
         });
         this.repliesReady = true;
@@ -255,7 +255,7 @@ export class FileRunRecorder implements RunRecorder {
 
   private async writeFile(relative: string, data: Buffer | string): Promise<void> {
     const path = join(this.directory, relative);
-    const file = await open(path, 'w');
+    const file = await openPrivate(path, 'w');
     try {
       await file.writeFile(data);
     } catch (error) {

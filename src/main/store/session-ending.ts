@@ -14,9 +14,10 @@
  * error), the recorder creates `write-failed`, an empty file: a name, no data. The reader then
  * says the run ended on a write failure instead of guessing a crash.
  */
-import { open, readFile, stat, type FileHandle } from 'node:fs/promises';
+import { readFile, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RunStatusSchema, UsageSummarySchema, type RunStatus, type UsageSummary } from '../../shared/events';
+import { openPrivate, writeEmptyPrivate } from '../disk/files';
 import type { SessionMeta } from './session-meta';
 
 export const ENDING_FILE = 'ending.json';
@@ -38,7 +39,7 @@ export type RecordedEnding = { kind: 'ending'; ending: SessionEnding } | { kind:
 
 /** Creates the reserved file and allocates its blocks; the handle stays open for the in-place writes. */
 export async function reserveEnding(directory: string): Promise<FileHandle> {
-  const handle = await open(join(directory, ENDING_FILE), 'w');
+  const handle = await openPrivate(join(directory, ENDING_FILE), 'w');
   try {
     await handle.writeFile(Buffer.alloc(ENDING_BYTES, ' '));
     await handle.datasync();
@@ -70,8 +71,7 @@ export async function writeEnding(handle: FileHandle, ending: SessionEnding): Pr
 
 /** The marker of a write failure: an empty file, which needs no free block. */
 export async function markWriteFailed(directory: string): Promise<void> {
-  const handle = await open(join(directory, WRITE_FAILED_FILE), 'w');
-  await handle.close();
+  await writeEmptyPrivate(join(directory, WRITE_FAILED_FILE));
 }
 
 function parseEnding(text: string): SessionEnding | null {

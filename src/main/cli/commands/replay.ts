@@ -124,7 +124,7 @@ export function registerReplayCommand(program: Command): void {
         ...(wantsModel ? { model: {} } : {}),
       });
       if (!started.ok) {
-        const failure = startFailure(started.error);
+        const failure = startFailure({ ...started.error, message: service.redact(started.error.message) });
         if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
         process.stderr.write(`mnemo: ${failure.message}\n`);
         process.exitCode = failure.code;

@@ -51,7 +51,7 @@ export function registerRunCommand(program: Command): void {
       const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
       const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
       const settings = service.settings();
-      if (!settings.ok) throw new InvalidInputError(settings.error.message);
+      if (!settings.ok) throw new InvalidInputError(service.redact(settings.error.message));
 
       const started = await service.start({
         task,
@@ -60,7 +60,7 @@ export function registerRunCommand(program: Command): void {
         ...(options.display !== undefined ? { display: options.display } : {}),
       });
       if (!started.ok) {
-        const failure = startFailure(started.error);
+        const failure = startFailure({ ...started.error, message: service.redact(started.error.message) });
         if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
         process.stderr.write(`mnemo: ${failure.message}\n`);
         process.exitCode = failure.code;
