@@ -15,6 +15,8 @@ const electronPatterns = [{ group: ['electron/*'], message: ELECTRON_MESSAGE }];
  */
 const FRONT_ENDS = ['cli', 'app', 'server'];
 const LAYERS = {
+  // Careful file writes (atomic, whole appends, write failures in words): used by every layer that writes.
+  disk: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
   operator: ['model', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
   model: ['operator', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
   store: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'service', 'settings'],

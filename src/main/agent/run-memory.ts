@@ -15,6 +15,7 @@ import {
   stepMemoryItem,
   type Blackboard,
   type LayerOptions,
+  type MemoryFiles,
   type PruningOptions,
   type TextModel,
   type TieredMemory,
@@ -34,6 +35,8 @@ export interface RunMemoryDeps {
   blackboard?: Blackboard;
   /** The conversation this task belongs to. */
   conversation?: TieredMemory;
+  /** The files the blackboard and the conversation are kept in: failed writes as they happen. */
+  files?: MemoryFiles;
 }
 
 /** A step's goal in one line: the first sentence of the thought, at most GOAL_CHARS characters. */
@@ -54,9 +57,11 @@ export class RunMemory {
   readonly pruner: ScreenshotPruner;
   private readonly blackboard: Blackboard | undefined;
   private readonly conversation: TieredMemory | undefined;
+  private readonly files: MemoryFiles | undefined;
   private readonly unsubscribe: () => void;
 
-  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, report: (change: MemoryChange) => void) {
+  /** `onWriteFailure` hears, at once, each memory file that could not be written. */
+  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, report: (change: MemoryChange) => void, onWriteFailure: (message: string) => void = () => {}) {
     // Events carry what changed, not the whole state again (see MemoryChangeCompactor).
     const compactor = new MemoryChangeCompactor();
     const onChange = (change: MemoryChange) => {
@@ -68,12 +73,15 @@ export class RunMemory {
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
     this.blackboard = deps.blackboard;
     this.conversation = deps.conversation;
+    this.files = deps.files;
     // Both outlive the run (the board is shared, the conversation spans tasks): listen while it runs.
     const stopBoard = this.blackboard?.subscribe(onChange);
     const stopConversation = this.conversation?.subscribe(onChange);
+    const stopFailures = this.files?.onWriteFailure(onWriteFailure);
     this.unsubscribe = () => {
       stopBoard?.();
       stopConversation?.();
+      stopFailures?.();
     };
   }
 
@@ -137,6 +145,8 @@ export class RunMemory {
     try {
       await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);
       await this.blackboard?.flush();
+      // Still listening: a write that fails now is said before the run's end.
+      await this.files?.flush();
     } finally {
       this.close();
     }

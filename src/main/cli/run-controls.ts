@@ -72,9 +72,10 @@ export function stopOnInterrupt(stop: { abort(): void } | { stop(): void }): () 
  * The handle of a started run, or undefined once the reason the service could not start it has
  * been said: bad settings throw as invalid input (exit 2), the rest set the exit code.
  */
-export function startedOrExplain(result: ServiceResult<RunHandle>): RunHandle | undefined {
+export function startedOrExplain(result: ServiceResult<RunHandle>, redact: (text: string) => string = (text) => text): RunHandle | undefined {
   if (result.ok) return result.value;
-  const failure = startFailure(result.error);
+  // A provider's answer may hold the API key; it is said masked.
+  const failure = startFailure({ ...result.error, message: redact(result.error.message) });
   if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
   process.stderr.write(`mnemo: ${failure.message}\n`);
   process.exitCode = failure.code;

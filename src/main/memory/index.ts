@@ -10,3 +10,4 @@ export * from './layers';
 export * from './pruning';
 export * from './blackboard';
 export * from './tiered';
+export * from './memory-files';

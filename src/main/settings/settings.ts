@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
 import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
-import { writeJsonAtomically } from '../store/files';
+import { makePrivateDir, writeJsonAtomically } from '../disk/files';
 import { DEFAULT_STORE_SETTINGS } from '../store/store-settings';
 
 export interface RunFlags {
@@ -162,7 +162,9 @@ export async function saveConfig(config: LoadedConfig, file: unknown): Promise<C
   const parsed = ConfigFileSchema.safeParse(file);
   if (!parsed.success) return { ok: false, message: `the settings are not valid: ${describeConfigIssues(parsed.error.issues)}` };
   try {
-    await mkdir(dirname(config.path), { recursive: true });
+    // The data directory is owner-only; a settings file the user keeps elsewhere is theirs to arrange.
+    if (dirname(config.path) === config.dataDir) await makePrivateDir(config.dataDir, { recursive: true });
+    else await mkdir(dirname(config.path), { recursive: true });
     await writeJsonAtomically(config.path, parsed.data);
   } catch (error) {
     return { ok: false, message: `cannot write the settings to ${config.path}: ${(error as Error).message}` };

@@ -4,7 +4,9 @@
  * and export a report before configuring any provider. Marked `sample` in its session.json; it
  * is deleted like any session, and not offered again once the data directory has sessions.
  */
-import { cp, mkdir, readFile, stat } from 'node:fs/promises';
+import { cp, readFile, stat } from 'node:fs/promises';
+import { makePrivateDir } from '../disk/files';
+import { tightenBelow } from '../disk/private-dir';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root';
 import { writeJsonAtomically } from './files';
@@ -33,9 +35,11 @@ export async function offerSampleSession(dataDir: string, sampleDir = SAMPLE_DIR
   const id = await sampleSessionId(sampleDir);
   if (id === null) return false;
   try {
-    await mkdir(root, { recursive: true });
+    await makePrivateDir(root, { recursive: true });
     const target = join(root, id);
     await cp(sampleDir, target, { recursive: true });
+    // The copies come with the package's modes: owner-only, as everything in the data directory.
+    await tightenBelow(root);
     const meta = JSON.parse(await readFile(join(target, SESSION_FILE), 'utf8')) as SessionMeta;
     // Not a process of this machine: never taken for a live or interrupted run.
     const { writer: _writer, ...rest } = meta;

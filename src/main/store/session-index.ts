@@ -7,7 +7,8 @@
  * is rebuilt from those files, a folder the index does not know is added, and an entry still
  * `running` is checked against its session.json (see SessionStore).
  */
-import { appendFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { appendPrivate } from '../disk/files';
 import { join } from 'node:path';
 import { writeTextAtomically } from './files';
 import { sessionsRoot } from './paths';
@@ -139,7 +140,7 @@ function lineOf(entry: SessionSummary | { id: string; deleted: true }): string {
 /** Appends entries (one write, so concurrent appenders do not interleave within a line). */
 export async function appendToIndex(dataDir: string, entries: ReadonlyArray<SessionSummary | { id: string; deleted: true }>): Promise<void> {
   if (entries.length === 0) return;
-  await appendFile(indexPath(dataDir), entries.map(lineOf).join(''));
+  await appendPrivate(indexPath(dataDir), entries.map(lineOf).join(''));
 }
 
 /** Replaces the index with exactly these entries (a rebuild or a compaction). */

@@ -22,11 +22,12 @@ export function registerCheckModelCommand(program: Command): void {
       const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
       const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator });
       const settings = service.settings();
-      if (!settings.ok) throw new InvalidInputError(settings.error.message);
+      if (!settings.ok) throw new InvalidInputError(service.redact(settings.error.message));
       const checked = await service.checkModel();
-      if (!checked.ok) throw new InvalidInputError(checked.error.message);
+      if (!checked.ok) throw new InvalidInputError(service.redact(checked.error.message));
       const result = checked.value;
-      const { model, baseUrl } = settings.value.model;
+      const { model } = settings.value.model;
+      const baseUrl = service.redact(settings.value.model.baseUrl);
       if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else if (result.ok) {
         const image = result.imageAccepted ? 'accepted the image' : 'did NOT accept the image (Mnemo needs a vision model)';

@@ -114,7 +114,7 @@ export function registerReplayCommand(program: Command): void {
         ...(options.display !== undefined ? { display: options.display } : {}),
         ...(wantsModel ? { model: {} } : {}),
       });
-      const handle = startedOrExplain(started);
+      const handle = startedOrExplain(started, (text) => service.redact(text));
       if (!handle) return;
       const restoreSignals = stopOnInterrupt(handle);
       let outcome;

@@ -40,7 +40,7 @@ export function registerRunCommand(program: Command): void {
       const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
       const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
       const settings = service.settings();
-      if (!settings.ok) throw new InvalidInputError(settings.error.message);
+      if (!settings.ok) throw new InvalidInputError(service.redact(settings.error.message));
 
       const started = await service.start({
         task,
@@ -48,7 +48,7 @@ export function registerRunCommand(program: Command): void {
         ...(options.conversation !== undefined ? { conversationId: options.conversation } : {}),
         ...(options.display !== undefined ? { display: options.display } : {}),
       });
-      const handle = startedOrExplain(started);
+      const handle = startedOrExplain(started, (text) => service.redact(text));
       if (!handle) return;
       const restoreSignals = stopOnInterrupt(handle);
       let outcome;
@@ -61,7 +61,8 @@ export function registerRunCommand(program: Command): void {
         process.stderr.write(`session ${handle.id} in ${handle.directory}\n`);
         process.stderr.write(`conversation ${handle.conversationId} (a follow-up task continues it with --conversation ${handle.conversationId})\n`);
       }
-      if (outcome.recordFailure) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
+      // A run that stopped because of it already said so in its reason.
+      if (outcome.recordFailure && !outcome.reason.includes(outcome.recordFailure)) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
       process.exitCode = exitCodeFor(outcome.status);
       // Terminal input would keep the process alive after the run.
       process.stdin.destroy();

@@ -13,7 +13,9 @@ import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/sto
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { offerSampleSession } from '../../store/sample-session';
 import { defaultDataDir, loadConfig, storeSettingsOf } from '../../settings/settings';
+import { secretsOfDataDir } from '../../settings/secrets';
 import { formatUsd } from '../../../shared/format';
+import { SecretMask } from '../../../shared/secret-mask';
 
 interface SessionsOptions {
   json?: boolean;
@@ -126,7 +128,9 @@ export function registerSessionsCommand(program: Command): void {
         }
       }
 
-      const listing = await store.list(options.search !== undefined ? { search: options.search } : {});
+      const found = await store.list(options.search !== undefined ? { search: options.search } : {});
+      // A task may hold a secret of the settings (a session recorded before they were masked).
+      const listing = new SecretMask(await secretsOfDataDir(dataDir, options.config)).deep(found);
       printWarnings(listing.warnings);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(listing.sessions.map(listItemOf))}\n`);
