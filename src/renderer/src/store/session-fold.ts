@@ -9,7 +9,7 @@
  */
 import type { Action } from '../../../shared/actions';
 import type { AgentEvent, AskKind, RunStatus } from '../../../shared/events';
-import { applyMemoryChange, emptyMemorySnapshot, type MemoryChangeOf, type MemorySnapshot } from '../../../shared/memory';
+import { applyMemoryChange, emptyMemorySnapshot, type BlackboardSection, type MemoryChangeOf, type MemorySnapshot } from '../../../shared/memory';
 import { emptyStep, foldStepEvent, type StepView } from '../../../shared/steps';
 
 export interface PendingQuestion {
@@ -51,6 +51,13 @@ export interface MemoryView {
   conversationCompressing: boolean;
   conversationError: string | null;
   traceLength: number;
+  /**
+   * For each blackboard item, the step of this session that added it; null for what the board
+   * held before (it is shared and outlives runs: the first change of a run carries it whole).
+   */
+  boardSteps: Record<BlackboardSection, Array<number | null>>;
+  /** A blackboard change of this session was seen (the next ones are its own additions). */
+  boardSeen: boolean;
 }
 
 export interface SessionData {
@@ -96,6 +103,8 @@ export function emptySession(id: string): SessionData {
       conversationCompressing: false,
       conversationError: null,
       traceLength: 0,
+      boardSteps: { questions: [], requests: [], trajectories: [], screenshots: [] },
+      boardSeen: false,
     },
     lastSeq: 0,
     streamAttempts: new Map(),
@@ -183,11 +192,26 @@ function applyRunEvent(run: RunSummary, memory: MemoryView, event: AgentEvent): 
         memory.conversationCompressing = change.compressing;
         memory.conversationError = change.lastError;
       } else if (change.kind === 'trace') memory.traceLength = change.length;
+      else if (change.kind === 'blackboard' || change.kind === 'blackboard-delta') linkBoardItems(memory, change, event.step);
       break;
     }
     default:
       break;
   }
+}
+
+function linkBoardItems(memory: MemoryView, change: MemoryChangeOf<'blackboard' | 'blackboard-delta'>, step: number): void {
+  const own = memory.boardSeen;
+  memory.boardSeen = true;
+  const links = { ...memory.boardSteps };
+  if (change.kind === 'blackboard') {
+    for (const section of Object.keys(links) as BlackboardSection[]) links[section] = change.snapshot[section].map(() => null);
+  } else {
+    for (const [section, delta] of Object.entries(change.sections) as Array<[BlackboardSection, { drop: number; add: unknown[] }]>) {
+      links[section] = [...links[section].slice(delta.drop), ...delta.add.map(() => (own && step > 0 ? step : null))];
+    }
+  }
+  memory.boardSteps = links;
 }
 
 /** The session after a batch of its events; events at or before `lastSeq` are skipped. */

@@ -88,7 +88,15 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
       const id = get().liveRunId ?? get().session?.id;
       if (!id) return;
       const result = await action(id);
-      if (!result.ok) failed(result.error.message);
+      if (!result.ok) {
+        failed(result.error.message);
+        return;
+      }
+      // Paused takes effect at the next step boundary (the event says so then); the button changes now.
+      const session = get().session;
+      if (session?.id === result.value.id && session.run.status === 'running' && session.run.paused !== result.value.paused) {
+        set({ session: { ...session, run: { ...session.run, paused: result.value.paused } } });
+      }
     };
 
     return {

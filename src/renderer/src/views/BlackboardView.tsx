@@ -25,7 +25,8 @@ function itemText(item: MemoryItemData): string {
 export function BlackboardView({ onOpenStep }: { onOpenStep: (step: number) => void }) {
   const { t } = useTranslation();
   const blackboard = useSession((s) => s.session?.memory.snapshot.blackboard ?? null);
-  if (!blackboard) return <p className="note empty">{t('memoryView.noSession')}</p>;
+  const links = useSession((s) => s.session?.memory.boardSteps);
+  if (!blackboard || !links) return <p className="note empty">{t('memoryView.noSession')}</p>;
   return (
     <div className="blackboard-view">
       {SECTIONS.map(({ section, title }) => (
@@ -38,7 +39,7 @@ export function BlackboardView({ onOpenStep }: { onOpenStep: (step: number) => v
           ) : (
             <ol className="plain-list board-items">
               {blackboard[section].map((item, index) => (
-                <BoardItem key={index} item={item} onOpenStep={onOpenStep} />
+                <BoardItem key={index} item={item} step={links[section][index] ?? null} onOpenStep={onOpenStep} />
               ))}
             </ol>
           )}
@@ -48,11 +49,11 @@ export function BlackboardView({ onOpenStep }: { onOpenStep: (step: number) => v
   );
 }
 
-function BoardItem({ item, onOpenStep }: { item: MemoryItemData; onOpenStep: (step: number) => void }) {
+/** One item; `step` is the step of this session that added it (null: an earlier run, or the run's start). */
+function BoardItem({ item, step, onOpenStep }: { item: MemoryItemData; step: number | null; onOpenStep: (step: number) => void }) {
   const { t } = useTranslation();
-  const step = typeof item.step === 'number' ? item.step : null;
   return (
-    <li className="board-item">
+    <li className={step === null ? 'board-item earlier' : 'board-item'}>
       {step !== null && (
         <button type="button" className="link step-link" onClick={() => onOpenStep(step)}>
           {t('blackboardView.openStep', { n: step })}
