@@ -103,6 +103,7 @@ function configOf(draft: Draft, saved: Saved | null): ConfigFile {
     store: defined({
       ...config.store,
       keepFullResolution: config.store?.keepFullResolution ?? false,
+      minFreeMb: config.store?.minFreeMb ?? 200,
       retentionDays: numberOrUndefined(draft.retentionDays) ?? null,
       retentionGb: numberOrUndefined(draft.retentionGb) ?? null,
     }),

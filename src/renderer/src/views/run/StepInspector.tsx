@@ -186,11 +186,13 @@ export function describeChange(change: MemoryChange): string {
       return `trace ${change.op}${change.step !== null ? ` step ${change.step}` : ''} (${change.length} items${change.dropped ? `, ${change.dropped} dropped` : ''})`;
     case 'layers':
     case 'layers-delta': {
-      const changed = (['pending', 'recent', 'summary'] as const).filter((name) => change[name] !== undefined);
+      const changed = (['pending', 'recent', 'summary'] as const).filter((name) => change[name] !== undefined || (name === 'recent' && 'recentLines' in change && change.recentLines !== undefined));
       return `layers: ${changed.join(', ') || 'state'}${change.compressing ? ' (summarising)' : ''}${change.lastError ? ` — ${change.lastError}` : ''}`;
     }
     case 'pruning':
       return `pruning: ${change.imagesKept} images kept, screenshots of steps ${change.prunedSteps.join(', ') || 'none'} removed, ~${change.estimatedTokens} tokens`;
+    case 'pruning-delta':
+      return `pruning: ${change.imagesKept} images kept${change.pruned.add.length ? `, screenshot of step ${change.pruned.add.join(', ')} removed` : ''}, ~${change.estimatedTokens} tokens`;
     case 'blackboard':
       return 'blackboard replaced';
     case 'blackboard-delta':
