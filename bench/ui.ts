@@ -21,6 +21,7 @@ import { CHROMIUM_EXECUTABLE, HEADLESS_CHROMIUM_ARGS } from '../test/fixtures/ch
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply } from '../test/fixtures/openai-server';
 import { SessionBuilder } from '../test/fixtures/session-builder';
 import { serveApp, startUiDisplay } from '../test/fixtures/ui/app-harness';
+import { startCountingProxy } from './lib/counting-proxy';
 import { median } from './lib/stats';
 
 const RECORDED_STEPS = 2000;
@@ -63,17 +64,14 @@ async function recordLongSession(dataDir: string): Promise<string> {
   return session.id;
 }
 
-/** Bytes of every response but images, as Chromium receives them; and the event stream's messages by step. */
+/**
+ * Bytes of every response but images as they reach the browser (the counting proxy: compressed
+ * where the server compressed), and the event stream's messages by step and kind (as decoded).
+ */
 function countBytes(cdp: CDPSession) {
-  const types = new Map<string, string>();
-  let total = 0;
   const byStep = new Map<number, number>();
   const byType = new Map<string, number>();
   let thoughtBytes = 0;
-  cdp.on('Network.responseReceived', (event) => types.set(event.requestId, event.type));
-  cdp.on('Network.dataReceived', (event) => {
-    if (types.get(event.requestId) !== 'Image') total += event.encodedDataLength || event.dataLength;
-  });
   cdp.on('Network.eventSourceMessageReceived', (event) => {
     const parsed = JSON.parse(event.data) as { step?: number; type: string; delta?: string; thought?: string | null };
     const bytes = Buffer.byteLength(`id: ${event.eventId}\ndata: ${event.data}\n\n`);
@@ -85,13 +83,13 @@ function countBytes(cdp: CDPSession) {
   });
   return {
     reset() {
-      total = 0;
+      proxy.reset();
       thoughtBytes = 0;
       byStep.clear();
       byType.clear();
     },
     get total() {
-      return total;
+      return proxy.bytes;
     },
     get thoughtBytes() {
       return thoughtBytes;
@@ -175,7 +173,8 @@ await writeFile(
 log(`recording a ${RECORDED_STEPS}-step session...`);
 await recordLongSession(dataDir);
 const app = await serveApp(dataDir, display.display);
-const browser = await chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args: HEADLESS_CHROMIUM_ARGS });
+const proxy = await startCountingProxy();
+const browser = await chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args: [...HEADLESS_CHROMIUM_ARGS, `--proxy-server=${proxy.address}`, '--proxy-bypass-list=<-loopback>'] });
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
@@ -185,7 +184,9 @@ try {
   const bytes = await liveRunBytes(page, cdp);
   log(`  event stream per step: steps 1-${LIVE_STEPS / 2} ${Math.round(bytes.firstHalf)} B, steps ${LIVE_STEPS / 2 + 1}-${LIVE_STEPS} ${Math.round(bytes.secondHalf)} B (flat: ratio ${(bytes.secondHalf / bytes.firstHalf).toFixed(2)})`);
   log(`  thought text per step: ${Math.round(bytes.thought)} B (streamed deltas plus the prediction)`);
-  log(`  everything but images per step: ${Math.round(bytes.perStep)} B, ${Math.round(bytes.perStep - bytes.thought)} B beyond the thought text (goal ≤ 2048)`);
+  log(`  event stream as JSON text per step: ${Math.round(bytes.stream)} B`);
+  log(`  received per step by path: ${[...proxy.byPath.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([path, n]) => `${path.replace(/[\w-]{20,}/g, '…')} ${Math.round(n / LIVE_STEPS)}`).join(', ')}`);
+  log(`  received per step, everything but images (compressed as sent): ${Math.round(bytes.perStep)} B, ${Math.round(bytes.perStep - bytes.thought)} B beyond the thought text (goal ≤ 2048)`);
 
   const opens: number[] = [];
   const scrubs: number[] = [];
@@ -199,6 +200,7 @@ try {
   log(`open 2000-step session: ${Math.round(median(opens))} ms`);
 } finally {
   await browser.close();
+  await proxy.close();
   await app.close();
   await Promise.all([model.close(), memoryModel.close()]);
   await display.close();
