@@ -60,31 +60,35 @@ async function repeatedly(args: (i: number) => string[], env: NodeJS.ProcessEnv,
 }
 
 describe('on a bare Xvfb, 20 runs of each command in a row', () => {
-  let xvfb: BareXvfb;
-  let env: NodeJS.ProcessEnv;
   let model: ScriptedServer;
   let dataDir: string;
   const task = 'move the mouse, then finish';
+  const started: BareXvfb[] = [];
+
+  /** A bare X server of the test's own: the commands run side by side, each with its server. */
+  async function bareDisplay(): Promise<NodeJS.ProcessEnv> {
+    const xvfb = await startBareXvfb();
+    started.push(xvfb);
+    return { DISPLAY: xvfb.display, OPENAI_API_KEY: '' };
+  }
 
   beforeAll(async () => {
-    xvfb = await startBareXvfb();
     model = await startScriptedServer({ replies: [] });
     dataDir = newDataDir();
-    env = { DISPLAY: xvfb.display, OPENAI_API_KEY: '' };
   });
   afterAll(async () => {
     await model?.close();
-    await xvfb?.stop();
+    await Promise.all(started.map((xvfb) => xvfb.stop()));
   });
 
-  it('mnemo displays', { timeout: 600_000 }, async () => {
-    await repeatedly(() => ['displays', '--json'], env, (run) => {
+  it.concurrent('mnemo displays', { timeout: 900_000 }, async () => {
+    await repeatedly(() => ['displays', '--json'], await bareDisplay(), (run) => {
       expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ bounds: { x: 0, y: 0, width: 1280, height: 800 }, primary: true })]);
     });
   });
 
-  it('mnemo screenshot', { timeout: 600_000 }, async () => {
-    await repeatedly((i) => ['screenshot', '-o', join(scratch, `shot-${i}.png`), '--max-width', '640'], env, async (run, i) => {
+  it.concurrent('mnemo screenshot', { timeout: 900_000 }, async () => {
+    await repeatedly((i) => ['screenshot', '-o', join(scratch, `shot-${i}.png`), '--max-width', '640'], await bareDisplay(), async (run, i) => {
       const frame = JSON.parse(run.stdout) as Frame;
       expect(frame).toMatchObject({ captured: { width: 1280, height: 800 }, image: { width: 640, height: 400, format: 'png' } });
       const image = await sharp(join(scratch, `shot-${i}.png`)).metadata();
@@ -92,20 +96,20 @@ describe('on a bare Xvfb, 20 runs of each command in a row', () => {
     });
   });
 
-  it('mnemo act', { timeout: 600_000 }, async () => {
+  it.concurrent('mnemo act', { timeout: 900_000 }, async () => {
     const point = (i: number) => ({ x: 100 + i * 20, y: 300 + i * 10 });
-    await repeatedly((i) => ['act', '--json', JSON.stringify({ type: 'mouse_move', ...point(i) })], env, (run, i) => {
+    await repeatedly((i) => ['act', '--json', JSON.stringify({ type: 'mouse_move', ...point(i) })], await bareDisplay(), (run, i) => {
       expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, type: 'mouse_move', points: [point(i)] });
     });
   });
 
-  it('mnemo run', { timeout: 900_000 }, async () => {
+  it.concurrent('mnemo run', { timeout: 900_000 }, async () => {
     await repeatedly(
       () => {
         model.push(toolCall([{ type: 'mouse_move', x: 640, y: 400 }]), toolCall([{ type: 'finished', summary: 'done' }]));
         return ['run', task, '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive'];
       },
-      env,
+      await bareDisplay(),
       (run) => {
         const finished = jsonLines(run.stdout).find((event) => event.type === 'run-finished');
         expect(finished, run.stdout).toMatchObject({ status: 'finished', steps: 2 });
@@ -113,11 +117,12 @@ describe('on a bare Xvfb, 20 runs of each command in a row', () => {
     );
   });
 
+  // After the runs above: it replays one of them.
   it('mnemo replay', { timeout: 900_000 }, async () => {
     const sessions = await runMnemo(['sessions', '--json', '--data-dir', dataDir]);
-    const recorded = (JSON.parse(sessions.stdout) as Array<{ id: string; status: string }>).find((session) => session.status === 'finished');
+    const recorded = (JSON.parse(sessions.stdout) as Array<{ id: string; status: string; sample?: boolean }>).find((session) => session.status === 'finished' && !session.sample);
     if (!recorded) throw new Error(`no finished session to replay in ${dataDir} (run the "mnemo run" test first)`);
-    await repeatedly(() => ['replay', recorded.id, '--data-dir', dataDir, '--speed', 'max', '--json', '--non-interactive'], env, (run) => {
+    await repeatedly(() => ['replay', recorded.id, '--data-dir', dataDir, '--speed', 'max', '--json', '--non-interactive'], await bareDisplay(), (run) => {
       const finished = jsonLines(run.stdout).find((event) => event.type === 'run-finished');
       expect(finished, run.stderr).toMatchObject({ status: 'finished' });
     });
