@@ -5,3 +5,5 @@ export * from './search-index';
 export * from './table';
 export * from './file-provider';
 export * from './redis-provider';
+export * from './extraction';
+export * from './agent-memory';

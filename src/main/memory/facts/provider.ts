@@ -36,6 +36,8 @@ export interface SaveRequest {
 export interface FactStore extends AgentMemoryProvider {
   /** Where the facts are, for messages: `file /path`, `redis redis://host:6379`. */
   readonly location: string;
+  /** As the seed's save; the subject and scope may also be given by name (`user`, `product:mnemo`). */
+  save(fact: Fact, subject: MemorySubject | string, scope: MemoryScope | string): Promise<SaveOutcome>;
   saveMany(requests: readonly SaveRequest[]): Promise<SaveOutcome[]>;
   /** Stored facts, most specific subject first, then newest. */
   list(filter?: FactFilter): Promise<StoredFact[]>;
