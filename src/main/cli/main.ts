@@ -16,6 +16,7 @@ import { registerReplayCommand } from './commands/replay';
 import { registerExportCommand } from './commands/export';
 import { registerMemoryCommand } from './commands/memory';
 import { registerCheckModelCommand } from './commands/check-model';
+import { registerFactsCommand } from './commands/facts';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -35,6 +36,7 @@ function buildProgram(): Command {
   registerExportCommand(program);
   registerMemoryCommand(program);
   registerCheckModelCommand(program);
+  registerFactsCommand(program);
   return program;
 }
 

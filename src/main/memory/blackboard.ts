@@ -316,6 +316,19 @@ const LogLineSchema = z.intersection(
 );
 const SnapshotSchema = z.object({ version: z.literal(1), seq: z.number().int().nonnegative(), savedAt: z.number(), blackboard: BlackboardDictSchema });
 
+/** The board after one logged change (used to load a log back, from a file or Redis). */
+export function applyBlackboardOp(blackboard: BlackboardDict, op: BlackboardOp): BlackboardDict {
+  if (op.op === 'replace') return op.blackboard;
+  if (op.op === 'set') return { ...blackboard, [op.section]: op.items };
+  return { ...blackboard, [op.section]: [...blackboard[op.section], op.item] };
+}
+
+/** A logged change read back from storage, or null when it is not one. */
+export function parseBlackboardOp(value: unknown): BlackboardOp | null {
+  const parsed = LogLineSchema.safeParse(value);
+  return parsed.success ? (parsed.data as unknown as BlackboardOp) : null;
+}
+
 export function blackboardDirectory(dataDir: string): string {
   return join(dataDir, 'blackboard');
 }
@@ -384,9 +397,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
       const entry = parsed.data;
       lastSeq = Math.max(lastSeq, entry.seq);
       if (entry.seq <= snapshotSeq) continue;
-      if (entry.op === 'replace') blackboard = entry.blackboard as BlackboardDict;
-      else if (entry.op === 'set') blackboard = { ...blackboard, [entry.section]: entry.items as MemoryItemData[] };
-      else blackboard = { ...blackboard, [entry.section]: [...blackboard[entry.section], entry.item as MemoryItemData] };
+      blackboard = applyBlackboardOp(blackboard, entry as BlackboardOp);
     }
     this.seq = lastSeq;
     this.sinceSnapshot = lines;
@@ -437,19 +448,24 @@ export class FileBlackboardStore implements BlackboardPersistence {
   }
 }
 
+/** Where a blackboard is persisted and loaded back from (the data directory, or Redis). */
+export interface LoadableBlackboardStore extends BlackboardPersistence {
+  load(): Promise<BlackboardLoad>;
+}
+
 export interface OpenedBlackboard {
   blackboard: Blackboard;
-  store: FileBlackboardStore;
+  store: LoadableBlackboardStore;
   warnings: string[];
 }
 
-/** The data directory's blackboard, loaded, with every further change saved there. */
+/** The data directory's blackboard (or the given store's), loaded, with every further change saved there. */
 export async function openBlackboard(
   dataDir: string,
   options: Partial<BlackboardOptions> & FileBlackboardStoreOptions = {},
-  deps: { onChange?: MemoryChangeListener | undefined } = {},
+  deps: { onChange?: MemoryChangeListener | undefined; store?: LoadableBlackboardStore | undefined } = {},
 ): Promise<OpenedBlackboard> {
-  const store = new FileBlackboardStore(dataDir, options);
+  const store = deps.store ?? new FileBlackboardStore(dataDir, options);
   const loaded = await store.load();
   const blackboard = new Blackboard(options, { onChange: deps.onChange, persistence: store, initial: loaded.blackboard });
   return { blackboard, store, warnings: loaded.warnings };

@@ -103,6 +103,8 @@ export function registerReplayCommand(program: Command): void {
     .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(MODEL_FAMILIES))
     .addOption(new Option('--model-version <version>', 'reground: UI-TARS version').choices(['1.0', '1.5']))
     .option('--api-key-env <VAR>', 'reground: read the API key from this environment variable (default OPENAI_API_KEY)')
+    .option('--redis-url <url>', 'keep the shared memory (blackboard, facts, working memory) in Redis, e.g. redis://127.0.0.1:6379 (env MNEMO_REDIS_URL)')
+    .option('--memory-key-file <file>', 'encrypt the local memory files with the key in this file (env MNEMO_MEMORY_KEY)')
     .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplayNumber)
     .option('--non-interactive', 'never ask: a question (under --policy ask, or a recorded confirmation) stops the replay')
     .option('--json', 'print one JSON event per line on stdout')

@@ -40,6 +40,8 @@ export function registerRunCommand(program: Command): void {
     .option('--data-dir <dir>', 'where sessions and settings live (default ~/.mnemo)')
     .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
     .option('--display <n>', 'the display to work on (default: the primary one)', parseDisplayNumber)
+    .option('--redis-url <url>', 'keep the shared memory (blackboard, facts, working memory) in Redis, e.g. redis://127.0.0.1:6379 (env MNEMO_REDIS_URL)')
+    .option('--memory-key-file <file>', 'encrypt the local memory files with the key in this file (env MNEMO_MEMORY_KEY)')
     .option('--conversation <id>', 'continue this conversation (its memory carries over); mnemo run prints the id of each')
     .option('--non-interactive', 'never ask: a question from the model fails the run')
     .option('--json', 'print one JSON event per line on stdout')
