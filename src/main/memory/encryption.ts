@@ -8,7 +8,7 @@
  * is read, and nothing is ever written with it.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt as scryptCallback } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from './file-lock';
 
@@ -75,6 +75,27 @@ export type CipherOpen = { ok: true; cipher: MemoryCipher; created: boolean } | 
 export async function openMemoryCipher(dir: string, key: MemoryKey): Promise<CipherOpen> {
   if (key.secret.trim() === '') return { ok: false, message: `the memory key from ${key.origin} is empty` };
   const path = join(dir, KEYCHECK_FILE);
+  const existing = await checkExisting(path, dir, key);
+  if (existing !== null) return existing;
+  const salt = randomBytes(16);
+  const cipher = new MemoryCipher(await deriveKey(key.secret, salt));
+  await mkdir(dir, { recursive: true });
+  // Two processes may start encrypting at once: the check file is made whole aside, then linked
+  // into place, which fails if another got there first; then theirs is the one to use.
+  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFileAtomically(aside, `${JSON.stringify({ version: 1, kdf: 'scrypt', salt: salt.toString('base64'), check: cipher.seal(CHECK_TEXT) })}\n`);
+  try {
+    await link(aside, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return (await checkExisting(path, dir, key)) ?? { ok: false, message: `${path} vanished while it was read` };
+  } finally {
+    await rm(aside, { force: true });
+  }
+  return { ok: true, cipher, created: true };
+}
+
+async function checkExisting(path: string, dir: string, key: MemoryKey): Promise<CipherOpen | null> {
   let text: string | null = null;
   try {
     text = await readFile(path, 'utf8');
@@ -97,11 +118,7 @@ export async function openMemoryCipher(dir: string, key: MemoryKey): Promise<Cip
     }
     return { ok: true, cipher, created: false };
   }
-  const salt = randomBytes(16);
-  const cipher = new MemoryCipher(await deriveKey(key.secret, salt));
-  await mkdir(dir, { recursive: true });
-  await writeFileAtomically(path, `${JSON.stringify({ version: 1, kdf: 'scrypt', salt: salt.toString('base64'), check: cipher.seal(CHECK_TEXT) })}\n`);
-  return { ok: true, cipher, created: true };
+  return null;
 }
 
 /** Whether memory under `dir` was ever encrypted (a key check exists). */
