@@ -4,14 +4,26 @@
  * `loadByDescription` matches substrings; this ranks, so "which editor does the user like" finds
  * `preferred-editor` first among thousands.
  *
- * Cost: a query walks the postings of its terms only and keeps the best k in a small heap, so it
- * stays a few milliseconds at 100k facts; an update touches the postings of one fact's terms.
+ * Cost: terms are taken rarest first; once the k-th best score so far beats what the remaining
+ * (common) terms could add at most (BM25 saturates at idf × (k1 + 1)), those terms only add to
+ * documents already found instead of walking their long postings — the same top k, exactly (the
+ * MaxScore idea). So "user" in a query does not mean visiting every fact about the user. An update
+ * touches the postings of one fact's terms.
  */
 
 export interface IndexedText {
   keyword: string;
   description: string;
   values: readonly string[];
+  /** Kept with the document so a filtered search needs no lookup elsewhere. */
+  subject?: string;
+  scope?: string;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  subjects?: ReadonlySet<string> | null;
+  scopes?: ReadonlySet<string> | null;
 }
 
 export interface SearchHit {
@@ -47,6 +59,8 @@ interface Doc {
   id: string;
   length: number;
   terms: Map<string, number>;
+  subject: string;
+  scope: string;
 }
 
 export class FactSearchIndex {
@@ -74,7 +88,7 @@ export class FactSearchIndex {
     let length = 0;
     for (const weight of terms.values()) length += weight;
     const number = this.free.pop() ?? this.docs.length;
-    this.docs[number] = { id, length, terms };
+    this.docs[number] = { id, length, terms, subject: text.subject ?? '', scope: text.scope ?? '' };
     this.numbers.set(id, number);
     this.totalLength += length;
     for (const [term, weight] of terms) {
@@ -107,35 +121,67 @@ export class FactSearchIndex {
     this.totalLength = 0;
   }
 
-  /** The best `limit` facts for the query, best first; `accept` filters by id (subject, scope). */
-  search(query: string, options: { limit?: number; accept?: (id: string) => boolean } = {}): SearchHit[] {
+  /** The best `limit` facts for the query, best first, within the subjects and scopes given. */
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
     const limit = options.limit ?? 20;
-    const terms = [...new Set(tokenize(query))];
     const total = this.numbers.size;
-    if (terms.length === 0 || total === 0 || limit <= 0) return [];
+    if (total === 0 || limit <= 0) return [];
+    const average = this.totalLength / total || 1;
+    const terms = [...new Set(tokenize(query))]
+      .map((term) => ({ list: this.postings.get(term) }))
+      .filter((term): term is { list: Map<number, number> } => term.list !== undefined)
+      .map(({ list }) => {
+        const idf = Math.log(1 + (total - list.size + 0.5) / (list.size + 0.5));
+        return { list, idf, bound: idf * (K1 + 1) };
+      })
+      .sort((a, b) => b.idf - a.idf);
+    if (terms.length === 0) return [];
     if (this.scores.length < this.docs.length) this.scores = new Float64Array(Math.max(this.docs.length, this.scores.length * 2, 64));
     const scores = this.scores;
+    const docs = this.docs;
+    const { subjects, scopes } = options;
+    const accepted = (doc: Doc) => (!subjects || subjects.has(doc.subject)) && (!scopes || scopes.has(doc.scope));
     const touched: number[] = [];
-    const average = this.totalLength / total || 1;
-    for (const term of terms) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      const idf = Math.log(1 + (total - list.size + 0.5) / (list.size + 0.5));
-      for (const [number, tf] of list) {
-        const doc = this.docs[number] as Doc;
-        if (scores[number] === 0) touched.push(number);
-        scores[number] = (scores[number] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * doc.length) / average));
+    let remaining = terms.reduce((sum, term) => sum + term.bound, 0);
+    let closed = false;
+    const add = (number: number, tf: number, idf: number) => {
+      const doc = docs[number] as Doc;
+      scores[number] = (scores[number] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * doc.length) / average));
+    };
+    for (const { list, idf, bound } of terms) {
+      if (!closed && touched.length >= limit && this.kthBest(touched, limit, accepted) > remaining) closed = true;
+      if (closed) {
+        // No document outside `touched` can reach the top k any more: only add to those.
+        for (const number of touched) {
+          const tf = list.get(number);
+          if (tf !== undefined) add(number, tf, idf);
+        }
+      } else {
+        list.forEach((tf, number) => {
+          if (scores[number] === 0) touched.push(number);
+          add(number, tf, idf);
+        });
       }
+      remaining -= bound;
     }
     const heap = new TopK(limit);
     for (const number of touched) {
       const score = scores[number] as number;
       scores[number] = 0;
-      const id = (this.docs[number] as Doc).id;
-      if (options.accept && !options.accept(id)) continue;
-      heap.offer(id, score);
+      const doc = docs[number] as Doc;
+      if (accepted(doc)) heap.offer(doc.id, score);
     }
     return heap.sorted();
+  }
+
+  /** The k-th best score among the accepted documents found so far (0 when fewer than k). */
+  private kthBest(touched: readonly number[], k: number, accepted: (doc: Doc) => boolean): number {
+    const heap = new TopK(k);
+    for (const number of touched) {
+      const doc = this.docs[number] as Doc;
+      if (accepted(doc)) heap.offer(doc.id, this.scores[number] as number);
+    }
+    return heap.size < k ? 0 : heap.minimum;
   }
 }
 
@@ -144,6 +190,15 @@ class TopK {
   private readonly items: SearchHit[] = [];
 
   constructor(private readonly k: number) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** The worst score kept. */
+  get minimum(): number {
+    return this.items[0]?.score ?? 0;
+  }
 
   private worse(a: SearchHit, b: SearchHit): boolean {
     return a.score < b.score || (a.score === b.score && a.id > b.id);
@@ -162,9 +217,9 @@ class TopK {
       }
       return;
     }
-    const hit = { id, score };
-    if (!this.worse(items[0] as SearchHit, hit)) return;
-    items[0] = hit;
+    const top = items[0] as SearchHit;
+    if (score < top.score || (score === top.score && id > top.id)) return;
+    items[0] = { id, score };
     let i = 0;
     for (;;) {
       const left = 2 * i + 1;

@@ -23,7 +23,17 @@ export class FactTable {
   put(fact: StoredFact): void {
     const before = this.facts.get(fact.id);
     this.facts.set(fact.id, fact);
-    if (before && before.keyword === fact.keyword && before.description === fact.description && before.values.length === fact.values.length && before.values.every((v, i) => v === fact.values[i])) return;
+    if (
+      before &&
+      before.keyword === fact.keyword &&
+      before.description === fact.description &&
+      before.subject === fact.subject &&
+      before.scope === fact.scope &&
+      before.values.length === fact.values.length &&
+      before.values.every((v, i) => v === fact.values[i])
+    ) {
+      return;
+    }
     this.index.set(fact.id, fact);
   }
 
@@ -49,8 +59,11 @@ export class FactTable {
   }
 
   search(text: string, filter: FactFilter & { limit?: number } = {}): ScoredFact[] {
-    const accept = acceptor(filter);
-    const hits = this.index.search(text, { limit: filter.limit ?? 20, accept: (id) => accept(this.facts.get(id) as StoredFact) });
+    const hits = this.index.search(text, {
+      limit: filter.limit ?? 20,
+      subjects: filter.subjects ? new Set(filter.subjects) : null,
+      scopes: filter.scopes ? new Set(filter.scopes) : null,
+    });
     return hits.map((hit) => ({ fact: this.facts.get(hit.id) as StoredFact, score: Math.round(hit.score * 1000) / 1000 }));
   }
 }
