@@ -54,3 +54,21 @@ describe('save_fact', () => {
     expect(parseOpenAiCuaResponse({ output: [{ type: 'function_call', call_id: 'c', name: 'rm_rf', arguments: '{}' }] })).toEqual({ ok: false, reason: 'unknown function "rm_rf"' });
   });
 });
+
+describe('openai-cua chaining after a memory function', () => {
+  it('answers the function call with a function_call_output (the step result) and sends the screen again', async () => {
+    const { buildOpenAiCuaRequest } = await import('../../../src/main/model/openai-cua-model');
+    const reply = JSON.stringify({ id: 'resp_7', output: [{ type: 'function_call', call_id: 'call_3', name: 'save_fact', arguments: '{"keyword":"k","value":"v"}' }] });
+    const observation = { image: Buffer.from([0xff, 0xd8, 0xff]), mime: 'image/jpeg' as const, width: 100, height: 80 };
+    const request = buildOpenAiCuaRequest(
+      { task: 't', history: [{ step: 1, thought: null, actions: [], results: 'Saved the fact k about the user (added).', reply }], observation },
+      { model: 'computer-use-preview' },
+      'linux',
+    );
+    expect(request.previous_response_id).toBe('resp_7');
+    expect(request.input).toEqual([
+      { type: 'function_call_output', call_id: 'call_3', output: 'Saved the fact k about the user (added).' },
+      { role: 'user', content: [{ type: 'input_text', text: 'Current screen:' }, { type: 'input_image', image_url: expect.stringMatching(/^data:image\/jpeg;base64,/), detail: 'auto' }] },
+    ]);
+  });
+});

@@ -104,7 +104,7 @@ const SAVE_FACT = { type: 'save_fact', keyword: 'report-folder', description: 'W
 const DONE = toolCall([{ type: 'finished', summary: 'Done.' }], 'Done.');
 
 describe('facts and working memory in a run', () => {
-  it('loads the facts that bear on the task, saves by save_fact and by auto-detection, and carries the working memory to the next task', { timeout: 60_000 }, async () => {
+  it('loads the facts that bear on the task, saves by save_fact and by auto-detection, and carries the working memory to the next task', { timeout: 240_000 }, async () => {
     const model = await startScriptedServer({ replies: [toolCall([SAVE_FACT], 'I will remember the folder.'), DONE, DONE] });
     cleanups.push(() => model.close());
     const memoryModel = await memoryModelServer({
@@ -151,7 +151,7 @@ describe('facts and working memory in a run', () => {
     expect(stored).toMatchObject({ ok: true, value: { memory: 'Second task done as well.' } });
   });
 
-  it('a detection reply that does not parse is asked once more; a second failure is a memory event and a note, never silent', { timeout: 60_000 }, async () => {
+  it('a detection reply that does not parse is asked once more; a second failure is a memory event and a note, never silent', { timeout: 240_000 }, async () => {
     const model = await startScriptedServer({ replies: [DONE, DONE] });
     cleanups.push(() => model.close());
     let round = 0;
@@ -193,7 +193,7 @@ describe('one memory for several machines', () => {
     });
   }
 
-  it('two processes with different data directories share facts, the blackboard and the working memory through Redis', { timeout: 120_000 }, async () => {
+  it('two processes with different data directories share facts, the blackboard and the working memory through Redis', { timeout: 240_000 }, async () => {
     const model = await startScriptedServer({ replies: [toolCall([SAVE_FACT], 'Remember the folder.'), DONE, DONE] });
     cleanups.push(() => model.close());
     const memoryModel = await memoryModelServer({ working: (index) => (index === 0 ? 'Machine A learned: reports go to Documents/Reports.' : 'Machine B continued.') });
@@ -216,7 +216,7 @@ describe('one memory for several machines', () => {
     expect(await readdir(join(dirB, 'memory')).catch(() => [])).not.toContain('facts');
   });
 
-  it('Redis stopped mid-run: each failed write is shown, the run ends normally; back again, the memory works', { timeout: 120_000 }, async () => {
+  it('Redis stopped mid-run: each failed write is shown, the run ends normally; back again, the memory works', { timeout: 240_000 }, async () => {
     const own = await startRedis();
     cleanups.push(() => own.stop());
     const model = await startScriptedServer({

@@ -52,9 +52,9 @@ export function registerMemoryCommand(program: Command): void {
   const memory = program.command('memory').description('Inspect the memory of recorded runs');
   memory
     .command('show')
-    .description('The memory at the end of a run: layers, pruned screenshots, blackboard, conversation')
+    .description('The memory at the end of a run: layers, pruned screenshots, blackboard, conversation, facts, working memory')
     .argument('<session-id>', 'a session id, a unique prefix of one, or "last"')
-    .option('--json', 'print {"layers":{"pending","recent","summary"},"prunedSteps":[...],"blackboard":{...},"conversation":{"context","shortTerm","longTerm"}}')
+    .option('--json', 'print {"layers":{"pending","recent","summary"},"prunedSteps":[...],"blackboard":{...},"conversation":{"context","shortTerm","longTerm"},"facts":{"loaded","saved","lastError"},"workingMemory":{"conversationId","memory","status"}}')
     .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
     .action(async (ref: string, options: MemoryShowOptions) => {
       const session = await readNamedSession(resolve(options.dataDir ?? defaultDataDir()), ref);

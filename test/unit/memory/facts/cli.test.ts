@@ -48,7 +48,7 @@ async function add(dataDir: string, args: string[], extra: string[] = []): Promi
 }
 
 describe('mnemo facts', () => {
-  it('add prints the id (or the fact with --json); list and search print the documented objects', { timeout: 60_000 }, async () => {
+  it('add prints the id (or the fact with --json); list and search print the documented objects', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const id = await add(dataDir, ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'preferred-editor', '--description', "The user's preferred text editor", '--value', 'Vim']);
     expect(id).toMatch(/^f-[0-9a-f]{12}$/);
@@ -74,7 +74,7 @@ describe('mnemo facts', () => {
     expect(text.stdout).toContain(`${id}  user  product:mnemo  preferred-editor: Vim`);
   });
 
-  it('the same fact twice is stored once; a new value supersedes; forget removes it', { timeout: 60_000 }, async () => {
+  it('the same fact twice is stored once; a new value supersedes; forget removes it', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const args = ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'home-city', '--description', 'Where the user lives'];
     const first = await add(dataDir, [...args, '--value', 'Lyon']);
@@ -90,7 +90,7 @@ describe('mnemo facts', () => {
     expect(again.stderr).toContain(`no fact ${first}`);
   });
 
-  it('exit 2 with a clear message on a bad scope, subject or argument', { timeout: 60_000 }, async () => {
+  it('exit 2 with a clear message on a bad scope, subject or argument', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const base = ['facts', 'add', '--data-dir', dataDir, '--keyword', 'k', '--description', 'd', '--value', 'v'];
     const cases: Array<[string[], RegExp]> = [
@@ -113,7 +113,7 @@ describe('mnemo facts', () => {
     }
   });
 
-  it('custom subjects come from the settings file', { timeout: 30_000 }, async () => {
+  it('custom subjects come from the settings file', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const { writeFile } = await import('node:fs/promises');
     await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { facts: { subjects: [{ name: 'project', promptDescription: 'The project at hand', priorityLevel: 0 }] } } }));
@@ -121,7 +121,19 @@ describe('mnemo facts', () => {
     expect(id).toMatch(/^f-/);
   });
 
-  it('Redis unreachable: exit 1 naming the server; two data directories share facts through Redis', { timeout: 60_000 }, async () => {
+  it('Redis unreachable at start: the local files with a warning where the settings allow it', { timeout: 240_000 }, async () => {
+    const dataDir = await tempDir();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { redisUrl: 'redis://127.0.0.1:1', redisFallback: 'local' } }));
+    const id = await add(dataDir, ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'offline', '--description', 'Saved while Redis was away', '--value', 'kept locally']);
+    const listed = await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir]);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toContain('mnemo: warning: cannot reach Redis at redis://127.0.0.1:1');
+    expect(listed.stderr).toContain(`the memory is kept in ${dataDir} instead`);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ id, values: ['kept locally'] }]);
+  });
+
+  it('Redis unreachable: exit 1 naming the server; two data directories share facts through Redis', { timeout: 240_000 }, async () => {
     const [a, b] = [await tempDir(), await tempDir()];
     const down = await runMnemo(['facts', 'list', '--data-dir', a, '--redis-url', 'redis://127.0.0.1:1']);
     expect(down.code).toBe(1);
@@ -137,7 +149,7 @@ describe('mnemo facts', () => {
 });
 
 describe('mnemo memory working', () => {
-  it('prints the working memory kept for the conversation (text and --json); none is exit 1', { timeout: 30_000 }, async () => {
+  it('prints the working memory kept for the conversation (text and --json); none is exit 1', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const { FileMemoryManager } = await import('../../../../src/main/memory/working');
     await new FileMemoryManager(dataDir).store({ conversation_id: 'conv-abc', working_memory: 'The user is planning a trip to Lyon.' });

@@ -56,7 +56,7 @@ function digest(files: Map<string, Buffer>): string[] {
 }
 
 describe('two processes writing at once', () => {
-  it('2 × 500 saves to the same data directory lose none', { timeout: 180_000 }, async () => {
+  it('2 × 500 saves to the same data directory lose none', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const [a, b] = await Promise.all([writer(dataDir, 'alpha', 500), writer(dataDir, 'bravo', 500)]);
     expect(a).toMatchObject({ code: 0, stdout: 'done\n' });
@@ -70,7 +70,7 @@ describe('two processes writing at once', () => {
     }
   });
 
-  it('the same with the files encrypted', { timeout: 180_000 }, async () => {
+  it('the same with the files encrypted', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const keyFile = join(dataDir, '..', `${dataDir.split('/').pop()}.key`);
     await writeFile(keyFile, 'a key for two writers\n');
@@ -88,7 +88,7 @@ describe('encryption at rest', () => {
   const KEY = 'correct horse battery staple';
   const secretValues = ['swordfish-7731', 'Oberwolfach Lane 12', 'cobalt-kestrel'];
 
-  it('the files hold no plaintext of any fact; each write has a fresh 12-byte nonce', { timeout: 60_000 }, async () => {
+  it('the files hold no plaintext of any fact; each write has a fresh 12-byte nonce', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     const env = { MNEMO_MEMORY_KEY: KEY };
     for (const [index, value] of secretValues.entries()) {
@@ -110,7 +110,7 @@ describe('encryption at rest', () => {
     expect((JSON.parse(listed.stdout) as Array<{ values: string[] }>).flatMap((fact) => fact.values).sort()).toEqual(['Oberwolfach Lane 12', 'changed-value', 'cobalt-kestrel']);
   });
 
-  it('a wrong key fails clearly and leaves what is stored as it was; no key is refused too', { timeout: 60_000 }, async () => {
+  it('a wrong key fails clearly and leaves what is stored as it was; no key is refused too', { timeout: 240_000 }, async () => {
     const dataDir = await tempDir();
     await runMnemo(['facts', 'add', '--data-dir', dataDir, '--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'pin', '--description', 'a pin', '--value', '4711'], { env: { MNEMO_MEMORY_KEY: KEY } });
     const before = digest(await filesUnder(dataDir));
