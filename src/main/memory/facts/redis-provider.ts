@@ -26,6 +26,9 @@ local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'id', ARGV[1
 return {1, id}`;
 
 const STREAM_CAP = 200_000;
+
+/** A stream entry as ioredis returns it: its id and its fields, flattened. */
+type StreamEntry = [string, string[]];
 const MAX_ATTEMPTS = 20;
 
 export interface RedisFactStoreOptions extends TableStoreOptions {
@@ -70,7 +73,7 @@ export class RedisFactStore extends TableFactStore {
     const result = await client.multi().xrevrange(this.changesKey, '+', '-', 'COUNT', 1).hgetall(this.recordsKey).exec();
     if (!result) throw new Error('the transaction was aborted');
     for (const [error] of result) if (error) throw error;
-    const last = result[0]?.[1] as Array<[string, string[]]>;
+    const last = result[0]?.[1] as StreamEntry[];
     const records = result[1]?.[1] as Record<string, string>;
     this.table.clear();
     this.raw.clear();
@@ -83,13 +86,10 @@ export class RedisFactStore extends TableFactStore {
     const client = this.connection.client;
     for (;;) {
       const last = this.lastId as string;
-      const [[seenError, seen], [rangeError, range]] = ((await client
-        .pipeline()
-        .xrange(this.changesKey, last, last)
-        .xrange(this.changesKey, `(${last}`, '+', 'COUNT', 5000)
-        .exec()) ?? []) as Array<[Error | null, Array<[string, string[]]>]> as [[Error | null, Array<[string, string[]]>], [Error | null, Array<[string, string[]]>]];
-      if (seenError) throw seenError;
-      if (rangeError) throw rangeError;
+      const replies = (await client.pipeline().xrange(this.changesKey, last, last).xrange(this.changesKey, `(${last}`, '+', 'COUNT', 5000).exec()) ?? [];
+      for (const [error] of replies) if (error) throw error;
+      const seen = (replies[0]?.[1] ?? []) as StreamEntry[];
+      const range = (replies[1]?.[1] ?? []) as StreamEntry[];
       // The entry we last read was trimmed away: changes may be missing, read everything again.
       if (last !== '0-0' && seen.length === 0 && range.length > 0) {
         await this.reload();
@@ -113,7 +113,7 @@ export class RedisFactStore extends TableFactStore {
           } else this.accept(id, json);
         });
       }
-      this.lastId = (range[range.length - 1] as [string, string[]])[0];
+      this.lastId = (range[range.length - 1] as StreamEntry)[0];
       if (range.length < 5000) return;
     }
   }
