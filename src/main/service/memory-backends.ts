@@ -8,9 +8,9 @@
  * given (a key file, MNEMO_MEMORY_KEY, or the app's keychain); a wrong key is refused here, before
  * anything is read or written.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openMemoryCipher, type MemoryCipher, type MemoryKey } from '../memory/encryption';
+import { KEYCHECK_FILE, openMemoryCipher, type MemoryCipher, type MemoryKey } from '../memory/encryption';
 import { openFileFactStore, openRedisFactStore, NoMemory, SubjectRegistry, describeError, type FactStore } from '../memory/facts';
 import { openRedis, type RedisConnection } from '../memory/redis';
 import { RedisBlackboardStore, RedisConversationStore, type ConversationStore } from '../memory/redis-stores';
@@ -88,10 +88,12 @@ export async function openMemoryBackends(settings: MemoryStoreSettings, deps: Me
   const key = await memoryKey(settings, deps);
   if (!key.ok) return key;
   let cipher: MemoryCipher | null = null;
+  let madeKeyCheck = false;
   if (key.key) {
     const opened = await openMemoryCipher(join(settings.dataDir, 'memory'), key.key);
     if (!opened.ok) return opened;
     cipher = opened.cipher;
+    madeKeyCheck = opened.created;
   }
   let redis: RedisConnection | null = null;
   if (settings.redisUrl !== null) {
@@ -106,6 +108,9 @@ export async function openMemoryBackends(settings: MemoryStoreSettings, deps: Me
     if (settings.facts.enabled) facts = redis ? await openRedisFactStore({ connection: redis, subjects }) : await openFileFactStore(settings.dataDir, { cipher, subjects });
   } catch (error) {
     await redis?.close();
+    // A key check made just now for memory that turned out not to open with the key (its check
+    // file was lost) must not stay: it would lock out the right key next time.
+    if (madeKeyCheck) await rm(join(settings.dataDir, 'memory', KEYCHECK_FILE), { force: true });
     return { ok: false, message: describeError(error) };
   }
   warnings.push(...facts.warnings);

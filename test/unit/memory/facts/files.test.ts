@@ -131,6 +131,14 @@ describe('encryption at rest', () => {
     expect(digest(await filesUnder(dataDir))).toEqual(before);
     const right = await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir], { env: { MNEMO_MEMORY_KEY: KEY } });
     expect(JSON.parse(right.stdout)).toMatchObject([{ keyword: 'pin', values: ['4711'] }]);
+    // Plain facts opened with a key are refused too, and leave no key check behind.
+    const plain = await tempDir();
+    await runMnemo(['facts', 'add', '--data-dir', plain, '--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'pin', '--description', 'a pin', '--value', '4711']);
+    const plainBefore = digest(await filesUnder(plain));
+    const keyed = await runMnemo(['facts', 'list', '--data-dir', plain], { env: { MNEMO_MEMORY_KEY: KEY } });
+    expect(keyed.code).toBe(1);
+    expect(keyed.stderr).toContain('are not encrypted, but a memory key was given');
+    expect(digest(await filesUnder(plain))).toEqual(plainBefore);
   });
 
   it('the cipher: AES-256-GCM, a new nonce every seal, a wrong key or a changed byte refused', () => {
