@@ -216,6 +216,22 @@ describe('one memory for several machines', () => {
     expect(await readdir(join(dirB, 'memory')).catch(() => [])).not.toContain('facts');
   });
 
+  it('Redis unreachable at start: the run is refused with a clear memory error, or runs on local files where the settings allow', { timeout: 240_000 }, async () => {
+    const model = await startScriptedServer({ replies: [DONE] });
+    cleanups.push(() => model.close());
+    const memoryModel = await memoryModelServer({});
+    const strict = await serviceFor(model, memoryModel, { redisUrl: 'redis://127.0.0.1:1' });
+    const refused = await strict.service.start({ task: 'Anything', interactive: false });
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'memory' } });
+    expect(!refused.ok && refused.error.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:1: .*set memory\.redisFallback to "local"/);
+    expect(model.requests).toHaveLength(0);
+
+    const lenient = await serviceFor(model, memoryModel, { redisUrl: 'redis://127.0.0.1:1', redisFallback: 'local' });
+    const { events } = await run(lenient.service, 'Anything');
+    expect(ofType(events, 'run-finished')[0]).toMatchObject({ status: 'finished' });
+    expect(lenient.log.join('\n')).toContain('warning: cannot reach Redis at redis://127.0.0.1:1');
+  });
+
   it('Redis stopped mid-run: each failed write is shown, the run ends normally; back again, the memory works', { timeout: 240_000 }, async () => {
     const own = await startRedis();
     cleanups.push(() => own.stop());
