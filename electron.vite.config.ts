@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
-import { contentSecurityPolicy } from './src/main/app/csp';
+import { contentSecurityPolicy } from './src/shared/csp';
 
 const root = import.meta.dirname;
 

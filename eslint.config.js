@@ -15,6 +15,8 @@ const electronPatterns = [{ group: ['electron/*'], message: ELECTRON_MESSAGE }];
  */
 const FRONT_ENDS = ['cli', 'app', 'server'];
 const LAYERS = {
+  // Careful file writes (atomic, whole appends, write failures in words): used by every layer that writes.
+  disk: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
   operator: ['model', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
   model: ['operator', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
   store: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'service', 'settings'],
@@ -66,9 +68,22 @@ export default tseslint.config(
   },
   ...Object.keys(LAYERS).map((folder) => ({ files: [`src/main/${folder}/**/*.ts`], rules: restrictedImports(folder) })),
   {
-    // The renderer runs in the browser sandbox: DOM globals, no Node.
+    // The renderer runs in the browser sandbox: DOM globals, no Node; it imports src/shared and itself only.
     files: ['src/renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: electronPaths,
+          patterns: [
+            ...electronPatterns,
+            { group: ['**/main/**', '**/preload/**', '**/test/**'], message: 'src/renderer/ imports only src/shared/ and itself (see docs/architecture.md, Layers).' },
+            { group: ['node:*'], message: 'The renderer runs in a browser: no Node modules.' },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['test/fixtures/**/*.js'],

@@ -8,7 +8,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        // Some unit tests run the real CLI in a child process: generous on a slow, busy machine.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 },
       },
       {
         extends: true,

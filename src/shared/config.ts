@@ -30,6 +30,8 @@ export const StoreSettingsSchema = z
     retentionGb: z.number().positive().nullable().default(null),
     /** Also save each capture at full resolution (PNG) next to the model-ready image. */
     keepFullResolution: z.boolean().default(false),
+    /** Warn before a run when the disk holding the data directory has less free than this (MB, 10^6 bytes); 0: never. */
+    minFreeMb: z.number().nonnegative().default(200),
   })
   .strict();
 export type StoreSettings = z.output<typeof StoreSettingsSchema>;

@@ -9,6 +9,20 @@
  * Pure TypeScript + zod: no node, DOM or electron here, so all three environments can import it.
  */
 import { z } from 'zod';
+import {
+  AnswerSchema,
+  CheckProviderSchema,
+  DoctorCheckSchema,
+  ProviderCheckResultSchema,
+  RunStateSchema,
+  SaveSettingsSchema,
+  SessionListItemSchema,
+  SettingsViewSchema,
+  StartedSchema,
+  StartReplaySchema,
+  StartRunSchema,
+} from './app-api';
+import { AgentEventSchema, type AgentEvent } from './events';
 
 // ── results ────────────────────────────────────────────────────────────────────────────────────
 
@@ -23,10 +37,23 @@ export const IpcErrorKindSchema = z.enum([
   'internal',
   /** The handler answered something its response schema rejects: a bug on the main side. */
   'invalid_response',
+  // The run service's own failures (src/main/service/run-service.ts, ServiceErrorKind):
+  /** Settings missing or invalid. */
+  'settings',
+  /** A run is going on on that display (`sessionId` names it). */
+  'busy',
+  /** The display cannot be opened. */
+  'no_display',
+  /** The session record cannot be written. */
+  'record',
+  /** No such session or run. */
+  'not_found',
+  /** The memory's storage cannot be used: Redis unreachable, a wrong memory key. */
+  'memory',
 ]);
 export type IpcErrorKind = z.infer<typeof IpcErrorKindSchema>;
 
-export const IpcErrorSchema = z.object({ kind: IpcErrorKindSchema, message: z.string() });
+export const IpcErrorSchema = z.object({ kind: IpcErrorKindSchema, message: z.string(), sessionId: z.string().nullable().optional() });
 export type IpcError = z.infer<typeof IpcErrorSchema>;
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: IpcError };
@@ -80,9 +107,36 @@ function command<Req extends z.ZodType, Res extends z.ZodType>(request: Req, res
   return { request, response };
 }
 
+const SessionRefSchema = z.object({ id: z.string().min(1) });
+const RunRefSchema = z.object({ id: z.string().min(1) });
+
 export const commands = {
   'app:version': command(NoRequestSchema, AppVersionSchema),
   'operator:displays': command(NoRequestSchema, z.array(DisplaySchema)),
+  /** Starts a task with the saved settings; `busy` while a run goes on. */
+  'run:start': command(StartRunSchema, StartedSchema),
+  /** The run going on, or null. */
+  'run:current': command(NoRequestSchema, RunStateSchema.nullable()),
+  'run:pause': command(RunRefSchema, RunStateSchema),
+  'run:resume': command(RunRefSchema, RunStateSchema),
+  /** Stops the run; a model call in flight is cancelled; the run ends `aborted`. */
+  'run:stop': command(RunRefSchema, RunStateSchema),
+  /** Answers the waiting question, a confirmation ("yes"/"no") or a safety check. */
+  'run:answer': command(RunRefSchema.extend(AnswerSchema.shape), RunStateSchema),
+  'replay:start': command(StartReplaySchema, StartedSchema),
+  'sessions:list': command(z.object({ search: z.string().optional(), status: z.string().optional() }), z.array(SessionListItemSchema)),
+  /** A session's events after `since` (all with 0); live ones then come on the event channel. */
+  'sessions:events': command(SessionRefSchema.extend({ since: z.number().int().nonnegative().default(0) }), z.array(AgentEventSchema)),
+  'sessions:delete': command(SessionRefSchema, SessionRefSchema),
+  /** Writes the HTML report where the user chooses (a save dialog); null when they cancel. */
+  'sessions:export': command(SessionRefSchema, z.object({ path: z.string().nullable() })),
+  'settings:get': command(NoRequestSchema, SettingsViewSchema),
+  /** Saves to the same config.json the CLI reads; the API key goes to the OS keychain. */
+  'settings:save': command(SaveSettingsSchema, SettingsViewSchema),
+  /** "Test connection": latency, whether an image is accepted, or the exact error. */
+  'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema),
+  /** The checks of `mnemo doctor`: display, capture, input, clipboard, data directory, provider. */
+  'doctor:run': command(NoRequestSchema, z.array(DoctorCheckSchema)),
 } satisfies Record<`${string}:${string}`, CommandSpec>;
 
 export type Commands = typeof commands;
@@ -109,12 +163,12 @@ export type ResponseOf<C extends CommandName> = z.output<Commands[C]['response']
 /** The one channel the main process pushes agent events on. */
 export const AGENT_EVENT_CHANNEL = 'agent:event';
 
-/**
- * Placeholder until `events.ts` declares the AgentEvent union: every event is an object with a
- * `type`. Replace with the union's schema when it lands; the channel name stays.
- */
-export const AgentEventSchema = z.looseObject({ type: z.string() });
-export type AgentEventPayload = z.infer<typeof AgentEventSchema>;
+/** The events of the run going on, as `mnemo run --json` prints them (src/shared/events.ts). */
+export { AgentEventSchema };
+export type AgentEventPayload = AgentEvent;
+
+/** The scheme the app serves session files under: `mnemo-file://session/<id>/<path>[?thumb=W]`. */
+export const SESSION_FILE_SCHEME = 'mnemo-file';
 
 // ── the API the preload exposes as `window.mnemo` ──────────────────────────────────────────────
 

@@ -70,6 +70,14 @@ export interface BlackboardDict {
   screenshots: MemoryItemData[];
 }
 
+/** How a list changed: `drop` items gone from its start, then `add` appended at its end. */
+export interface ListDelta<T> {
+  drop: number;
+  add: T[];
+}
+
+export type BlackboardSection = keyof BlackboardDict;
+
 export type MemoryChange =
   | {
       kind: 'trace';
@@ -104,6 +112,34 @@ export type MemoryChange =
       hardLimitApplied: boolean;
     }
   | { kind: 'blackboard'; snapshot: BlackboardDict }
+  /** What changed on the blackboard since the last change of the run (what runs emit; see MemoryChangeCompactor). */
+  | { kind: 'blackboard-delta'; sections: Partial<Record<BlackboardSection, ListDelta<MemoryItemData>>> }
+  /** The layers that changed since the last change of the run (the others are as they were). */
+  | (Partial<LayersView> & {
+      kind: 'layers-delta';
+      /** The recent layer's lines, when it only gained lines at the end or lost some at the start. */
+      recentLines?: ListDelta<string>;
+      compressing: boolean;
+      lastError: string | null;
+    })
+  /** Pruning as it changed: the steps newly pruned or dropped, not the whole growing lists again. */
+  | {
+      kind: 'pruning-delta';
+      pruned: ListDelta<number>;
+      dropped: ListDelta<number>;
+      imagesKept: number;
+      estimatedTokens: number;
+      thresholdTokens: number;
+      hardLimitApplied: boolean;
+    }
+  | {
+      kind: 'conversation-delta';
+      context?: ListDelta<ConversationMessage>;
+      shortTerm?: ListDelta<string>;
+      longTerm?: ListDelta<string>;
+      compressing: boolean;
+      lastError: string | null;
+    }
   | {
       kind: 'conversation';
       context: ConversationMessage[];
@@ -193,9 +229,142 @@ export function applyMemoryChange(snapshot: MemorySnapshot, change: MemoryChange
         ...snapshot,
         workingMemory: change.error !== null && change.memory === '' ? { ...snapshot.workingMemory, status: change.status } : { conversationId: change.conversationId, memory: change.memory, status: change.status },
       };
+    case 'blackboard-delta': {
+      const blackboard = { ...snapshot.blackboard };
+      for (const [section, delta] of Object.entries(change.sections) as Array<[BlackboardSection, ListDelta<MemoryItemData>]>) {
+        blackboard[section] = applyListDelta(blackboard[section], delta);
+      }
+      return { ...snapshot, blackboard };
+    }
+    case 'layers-delta':
+      return {
+        ...snapshot,
+        layers: {
+          pending: change.pending ?? snapshot.layers.pending,
+          recent: change.recentLines ? applyListDelta(linesOf(snapshot.layers.recent), change.recentLines).join('\n') : (change.recent ?? snapshot.layers.recent),
+          summary: change.summary ?? snapshot.layers.summary,
+        },
+      };
+    case 'pruning-delta':
+      return { ...snapshot, prunedSteps: applyListDelta(snapshot.prunedSteps, change.pruned) };
+    case 'conversation-delta':
+      return {
+        ...snapshot,
+        conversation: {
+          context: change.context ? applyListDelta(snapshot.conversation.context, change.context) : snapshot.conversation.context,
+          shortTerm: change.shortTerm ? applyListDelta(snapshot.conversation.shortTerm, change.shortTerm) : snapshot.conversation.shortTerm,
+          longTerm: change.longTerm ? applyListDelta(snapshot.conversation.longTerm, change.longTerm) : snapshot.conversation.longTerm,
+        },
+      };
     case 'trace':
       // The trace is the session record itself; the snapshot shows the memory built from it.
       return snapshot;
+  }
+}
+
+function linesOf(text: string): string[] {
+  return text === '' ? [] : text.split('\n');
+}
+
+export function applyListDelta<T>(list: readonly T[], delta: ListDelta<T>): T[] {
+  return [...list.slice(delta.drop), ...structuredClone(delta.add)];
+}
+
+/**
+ * The delta from one list to the next, for lists that grow at the end and lose items at the start
+ * (bounded sections, compressed tiers): the fewest items dropped from the start such that what is
+ * left begins the new list. Anything else (a reorder, an edit) is a drop of all and an add of all.
+ * Null when nothing changed.
+ */
+export function listDelta<T>(previous: readonly T[], next: readonly T[]): ListDelta<T> | null {
+  const key = (item: T) => JSON.stringify(item);
+  const before = previous.map(key);
+  const after = next.map(key);
+  for (let drop = 0; drop <= before.length; drop++) {
+    const kept = before.length - drop;
+    if (kept > after.length) continue;
+    let prefix = true;
+    for (let i = 0; i < kept && prefix; i++) prefix = before[drop + i] === after[i];
+    if (!prefix) continue;
+    if (drop === 0 && kept === after.length) return null;
+    return { drop, add: next.slice(kept) as T[] };
+  }
+  return { drop: before.length, add: [...next] };
+}
+
+/**
+ * Turns the full states the memory parts report into the small changes a run emits: each event
+ * then carries what changed (a new trajectory, the pending line), not the whole blackboard or
+ * conversation, so a window following a run receives a few hundred bytes per step however long
+ * it has run. The first change of each kind is a delta from empty: the whole state once.
+ */
+export class MemoryChangeCompactor {
+  private layers: LayersView = { pending: '', recent: '', summary: '' };
+  private pruning: { pruned: number[]; dropped: number[] } = { pruned: [], dropped: [] };
+  private blackboard: BlackboardDict = { questions: [], requests: [], trajectories: [], screenshots: [] };
+  private conversation: MemorySnapshot['conversation'] = { context: [], shortTerm: [], longTerm: [] };
+  private flags = { layers: '', conversation: '' };
+
+  /** The change to emit, or null when nothing a reader could see changed. */
+  compact(change: MemoryChange): MemoryChange | null {
+    switch (change.kind) {
+      case 'layers': {
+        const out: Extract<MemoryChange, { kind: 'layers-delta' }> = { kind: 'layers-delta', compressing: change.compressing, lastError: change.lastError };
+        if (change.pending !== this.layers.pending) out.pending = change.pending;
+        if (change.summary !== this.layers.summary) out.summary = change.summary;
+        if (change.recent !== this.layers.recent) {
+          // Recent grows a line per step: send the line, unless the layer was rewritten.
+          const lines = listDelta(linesOf(this.layers.recent), linesOf(change.recent));
+          if (lines && lines.drop < linesOf(this.layers.recent).length) out.recentLines = lines;
+          else out.recent = change.recent;
+        }
+        const flags = `${change.compressing}|${change.lastError}`;
+        const changed = out.pending !== undefined || out.recent !== undefined || out.recentLines !== undefined || out.summary !== undefined || flags !== this.flags.layers;
+        this.layers = { pending: change.pending, recent: change.recent, summary: change.summary };
+        this.flags.layers = flags;
+        return changed ? out : null;
+      }
+      case 'blackboard': {
+        const sections: Partial<Record<BlackboardSection, ListDelta<MemoryItemData>>> = {};
+        for (const section of ['questions', 'requests', 'trajectories', 'screenshots'] as const) {
+          const delta = listDelta(this.blackboard[section], change.snapshot[section]);
+          if (delta) sections[section] = delta;
+        }
+        this.blackboard = structuredClone(change.snapshot);
+        return Object.keys(sections).length > 0 ? { kind: 'blackboard-delta', sections } : null;
+      }
+      case 'conversation': {
+        const context = listDelta(this.conversation.context, change.context);
+        const shortTerm = listDelta(this.conversation.shortTerm, change.shortTerm);
+        const longTerm = listDelta(this.conversation.longTerm, change.longTerm);
+        const flags = `${change.compressing}|${change.lastError}`;
+        const changed = context || shortTerm || longTerm || flags !== this.flags.conversation;
+        this.conversation = { context: structuredClone(change.context), shortTerm: [...change.shortTerm], longTerm: [...change.longTerm] };
+        this.flags.conversation = flags;
+        if (!changed) return null;
+        return {
+          kind: 'conversation-delta',
+          ...(context ? { context } : {}),
+          ...(shortTerm ? { shortTerm } : {}),
+          ...(longTerm ? { longTerm } : {}),
+          compressing: change.compressing,
+          lastError: change.lastError,
+        };
+      }
+      case 'trace':
+        // The item is the step's own record (its prediction, actions and results are events of
+        // their own): say only that the trace changed.
+        return { ...change, item: null };
+      case 'pruning': {
+        const pruned = listDelta(this.pruning.pruned, change.prunedSteps) ?? { drop: 0, add: [] };
+        const dropped = listDelta(this.pruning.dropped, change.droppedSteps) ?? { drop: 0, add: [] };
+        this.pruning = { pruned: [...change.prunedSteps], dropped: [...change.droppedSteps] };
+        const { kind: _kind, prunedSteps: _pruned, droppedSteps: _dropped, ...rest } = change;
+        return { kind: 'pruning-delta', pruned, dropped, ...rest };
+      }
+      default:
+        return change;
+    }
   }
 }
 
@@ -231,6 +400,9 @@ const FactBriefSchema = z.object({
   values: z.array(z.string()),
   change: z.enum(['added', 'superseded', 'extended', 'unchanged']).optional(),
 });
+function listDeltaSchema<T extends z.ZodType>(item: T) {
+  return z.object({ drop: z.number().int().nonnegative(), add: z.array(item) });
+}
 export const BlackboardDictSchema = z.object({
   questions: z.array(ItemSchema),
   requests: z.array(ItemSchema),
@@ -265,6 +437,36 @@ export const MemoryChangeSchema = z.discriminatedUnion('kind', [
     hardLimitApplied: z.boolean(),
   }),
   z.object({ kind: z.literal('blackboard'), snapshot: BlackboardDictSchema }),
+  z.object({
+    kind: z.literal('blackboard-delta'),
+    sections: z.object({ questions: listDeltaSchema(ItemSchema), requests: listDeltaSchema(ItemSchema), trajectories: listDeltaSchema(ItemSchema), screenshots: listDeltaSchema(ItemSchema) }).partial(),
+  }),
+  z.object({
+    kind: z.literal('pruning-delta'),
+    pruned: listDeltaSchema(z.number()),
+    dropped: listDeltaSchema(z.number()),
+    imagesKept: z.number().int().nonnegative(),
+    estimatedTokens: z.number().nonnegative(),
+    thresholdTokens: z.number().nonnegative(),
+    hardLimitApplied: z.boolean(),
+  }),
+  z.object({
+    kind: z.literal('layers-delta'),
+    pending: z.string().optional(),
+    recent: z.string().optional(),
+    recentLines: listDeltaSchema(z.string()).optional(),
+    summary: z.string().optional(),
+    compressing: z.boolean(),
+    lastError: z.string().nullable(),
+  }),
+  z.object({
+    kind: z.literal('conversation-delta'),
+    context: listDeltaSchema(ConversationMessageSchema).optional(),
+    shortTerm: listDeltaSchema(z.string()).optional(),
+    longTerm: listDeltaSchema(z.string()).optional(),
+    compressing: z.boolean(),
+    lastError: z.string().nullable(),
+  }),
   z.object({
     kind: z.literal('conversation'),
     context: z.array(ConversationMessageSchema),

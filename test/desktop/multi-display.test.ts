@@ -13,7 +13,7 @@ import { DesktopOperator } from '../../src/main/operator/desktop-operator';
 import { imageFrame } from '../../src/main/operator/geometry';
 import { loadNut, type NutModule } from '../../src/main/operator/nut';
 import { normalizeDisplays } from '../../src/main/operator/displays';
-import { requireDisplay, runX, xdotool } from '../fixtures/desktop/display';
+import { adoptDisplay, runX, xdotool } from '../fixtures/desktop/display';
 
 const LEFT: DisplayInfo = { index: 0, id: 'left', name: 'left', bounds: { x: 0, y: 0, width: 640, height: 800 }, scaleFactor: 1, primary: true };
 const RIGHT: DisplayInfo = { index: 1, id: 'right', name: 'right', bounds: { x: 640, y: 0, width: 640, height: 800 }, scaleFactor: 1, primary: false };
@@ -32,8 +32,8 @@ async function colourAt(image: Buffer, left: number, top: number, size = 20): Pr
 }
 
 beforeAll(async () => {
-  display = requireDisplay();
-  process.env.DISPLAY = display;
+  // nut-js reads DISPLAY when it loads.
+  display = adoptDisplay();
   const loaded = await loadNut();
   if (!loaded.ok) throw new Error(loaded.message);
   nut = loaded.nut;

@@ -64,14 +64,15 @@ describe.skipIf(executablePath === null)('Electron app (smoke)', () => {
     expect(app?.windows()).toHaveLength(1);
   });
 
-  it('renders the Displays panel with the displays the operator found', async () => {
-    const panel = window.locator('section[aria-labelledby="displays-heading"]');
-    await panel.locator('h2', { hasText: 'Displays' }).waitFor();
-    await window.waitForSelector('section[data-state="loaded"], section[data-state="failed"]');
-    // On failure, show what the panel said rather than only "expected failed to be loaded".
-    const failure = (await panel.getAttribute('data-state')) === 'failed' ? await panel.getByRole('alert').innerText() : null;
-    expect(failure).toBeNull();
-    expect(await panel.getByRole('listitem').count()).toBeGreaterThan(0);
+  it('renders the window over IPC: the views, the task box, the settings from config.json', async () => {
+    for (const name of ['Run', 'Memory', 'Blackboard', 'History', 'Settings']) await window.getByRole('link', { name, exact: true }).waitFor();
+    // Without a provider the window opens on Settings; with one, on Run. Either way it read the settings over IPC.
+    await window.locator('.settings-view, .run-view').first().waitFor();
+    await window.getByRole('link', { name: 'Run' }).click();
+    await window.getByRole('textbox', { name: 'Task' }).waitFor();
+    expect(await window.getByRole('button', { name: 'Start' }).count()).toBe(1);
+    await window.getByRole('link', { name: 'Settings' }).click();
+    await expect.poll(() => window.locator('.settings-view code').first().innerText()).not.toBe('—');
   });
 
   it('gives the page the contract functions and nothing of Node or Electron', async () => {

@@ -1,6 +1,7 @@
 /**
  * The renderer in real headless Chromium, built with the app's own renderer config (React
- * plugin, CSP <meta>), with a fake `window.mnemo` standing in for the preload.
+ * plugin, CSP <meta>), with a fake `window.mnemo` standing in for the preload: the window's IPC
+ * transport (catch-up by seq, live events), its language, and its CSP.
  *
  * Served over HTTP rather than file://, because Chromium refuses ES module scripts from file://
  * (Electron's file protocol allows them); the CSP <meta> applies the same way.
@@ -14,17 +15,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import electronViteConfig from '../../electron.vite.config';
-import { commands, resultSchema, type Display, type Result } from '../../src/shared/contract';
+import { AgentEventSchema, type AgentEvent } from '../../src/shared/events';
 import { HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
 
 const CHROMIUM_ARGS = HEADLESS_CHROMIUM_ARGS;
 
 const rendererRoot = resolve(import.meta.dirname, '../../src/renderer');
-
-const twoDisplays: Display[] = [
-  { id: 1, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, scaleFactor: 1, primary: true },
-  { id: 'HDMI-1', bounds: { x: 1920, y: 0, width: 2560, height: 1440 }, scaleFactor: 2, primary: false },
-];
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -57,26 +53,72 @@ async function serve(dir: string): Promise<{ server: Server; url: string }> {
   return { server, url: `http://127.0.0.1:${port}/` };
 }
 
-/** Installs a fake `window.mnemo` before any page script runs; `displaysAnswer` is its reply. */
-async function openWithFakeApi(browser: Browser, url: string, displaysAnswer: Result<Display[]>): Promise<{ page: Page; problems: string[] }> {
-  // The fake answers what the real main process would: check it against the contract first.
-  resultSchema(commands['operator:displays'].response).parse(displaysAnswer);
-  const page = await browser.newPage();
+/**
+ * Installs a fake `window.mnemo` (the preload's bridge) before any page script runs: it answers
+ * the commands the window asks at start, holds a recorded run whose first `recorded` events
+ * `sessions:events` returns, and pushes the rest on the live channel once the page subscribed,
+ * from `liveFrom` on (so the live events overlap the record, as they may in the app).
+ */
+async function openWithFakeApi(browser: Browser, url: string, run: { events: AgentEvent[]; recorded: number; liveFrom: number }): Promise<{ page: Page; problems: string[] }> {
+  // The fake answers what the real main process would: its events must parse.
+  for (const event of run.events) AgentEventSchema.parse(event);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    // The fake serves no mnemo-file: images.
+    if (message.type() === 'error' && !/mnemo-file|ERR_UNKNOWN_URL_SCHEME|Failed to load resource/.test(message.text())) problems.push(`console error: ${message.text()}`);
   });
-  await page.addInitScript((answer) => {
+  // Plain shapes in the page (the event union is too deep a type for a serialised argument).
+  type PageRun = { events: Array<{ runId: string; seq: number }>; recorded: number; liveFrom: number };
+  await page.addInitScript((fixture: PageRun) => {
+    const ok = (value: unknown) => Promise.resolve({ ok: true, value });
+    const runId = fixture.events[0]!.runId;
+    const listeners: Array<(event: unknown) => void> = [];
+    const calls: string[] = [];
     const api = {
-      'app:version': async () => ({ ok: true, value: { version: '0.0.0-test', platform: 'linux' } }),
-      'operator:displays': async () => answer,
-      onEvent: () => () => undefined,
+      'run:current': () => ok({ id: runId, kind: 'run', task: 'Fake task', paused: false, conversationId: null, pendingQuestion: null }),
+      'sessions:events': ({ since }: { since: number }) => {
+        calls.push(`sessions:events ${since}`);
+        return ok(fixture.events.slice(0, fixture.recorded).filter((event) => event.seq > since));
+      },
+      'settings:get': () => ok({ config: { model: { baseUrl: 'http://127.0.0.1:1/v1', model: 'fake', family: 'tools' } }, hasApiKey: false, dataDir: '/tmp/fake', configPath: '/tmp/fake/config.json' }),
+      'run:pause': ({ id }: { id: string }) => {
+        calls.push(`run:pause ${id}`);
+        return ok({ id, kind: 'run', task: 'Fake task', paused: true, conversationId: null, pendingQuestion: null });
+      },
+      onEvent: (listener: (event: unknown) => void) => {
+        listeners.push(listener);
+        // The live channel: what the run emits from now on, starting inside the recorded part.
+        setTimeout(() => fixture.events.slice(fixture.liveFrom - 1).forEach((event) => listener(event)), 50);
+        return () => undefined;
+      },
     };
     Object.defineProperty(globalThis, 'mnemo', { value: Object.freeze(api) });
-  }, displaysAnswer);
+    Object.defineProperty(globalThis, 'fakeCalls', { value: calls });
+  }, run as unknown as PageRun);
   await page.goto(url);
   return { page, problems };
+}
+
+/** A live run of `steps` steps (the last one still going), as the loop emits it. */
+function liveRun(steps: number): AgentEvent[] {
+  const events: Array<Record<string, unknown>> = [{ type: 'run-started', task: 'Fake task', model: 'fake', family: 'tools', limits: { maxSteps: 50, maxCostUsd: null } }];
+  for (let step = 1; step <= steps; step++) {
+    const action = { type: 'click', x: 10 * step, y: 20, button: 'left' };
+    events.push(
+      { type: 'step-started', step },
+      { type: 'observation', step, screenshot: { id: `s${step}`, path: `screenshots/step-${String(step).padStart(4, '0')}.jpg`, width: 640, height: 400, mime: 'image/jpeg' }, frame: { displayId: '0', bounds: { x: 0, y: 0, width: 640, height: 400 }, scaleFactor: 1, captured: { width: 640, height: 400 }, image: { width: 640, height: 400, format: 'jpeg' } } },
+      { type: 'thought-delta', step, delta: `Thinking about step ${step}`, attempt: 1 },
+    );
+    if (step === steps) break;
+    events.push(
+      { type: 'prediction', step, thought: `Thought of step ${step}.`, actions: [action], usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.001 }, attempts: 1 },
+      { type: 'action-result', step, index: 0, action, result: { ok: true, type: 'click', points: [{ x: 10 * step, y: 20 }], durationMs: 5 } },
+      { type: 'step-finished', step, durationMs: 1200, costUsd: 0.001 * step },
+    );
+  }
+  return events.map((event, index) => ({ ...event, runId: 'fake-run', at: 1_700_000_000_000 + index * 100, seq: index + 1 }) as AgentEvent);
 }
 
 describe('renderer in Chromium', () => {
@@ -108,43 +150,44 @@ describe('renderer in Chromium', () => {
     if (outDir) await rm(outDir, { recursive: true, force: true });
   });
 
-  it('lists both displays the API reports', async () => {
-    const { page, problems } = await openWithFakeApi(browser, url, { ok: true, value: twoDisplays });
-
-    await expect.poll(() => page.title()).toBe('Mnemo');
-    await page.getByRole('heading', { name: 'Mnemo', level: 1 }).waitFor();
-    const items = page.getByRole('list', { name: 'Displays' }).getByRole('listitem');
-    await items.nth(1).waitFor();
-    expect(await items.count()).toBe(2);
-    expect(await items.nth(0).innerText()).toMatch(/Display 1\s*primary\s*1920×1080 at \(0, 0\), scale 1/);
-    expect(await items.nth(1).innerText()).toMatch(/Display HDMI-1\s*2560×1440 at \(1920, 0\), scale 2/);
+  it('over the preload (IPC transport) catches up from the record and follows live events: every step once, in order', async () => {
+    const events = liveRun(6);
+    // The record holds seq 1..12; the live channel repeats from seq 8 on: no gap, no duplicate.
+    const { page, problems } = await openWithFakeApi(browser, url, { events, recorded: 12, liveFrom: 8 });
+    const rows = page.getByRole('list', { name: 'Steps' }).getByRole('listitem');
+    await expect.poll(() => rows.count()).toBe(6);
+    expect(await rows.nth(0).innerText()).toContain('click at (10, 20)');
+    expect(await rows.nth(4).innerText()).toContain('Thought of step 5.');
+    expect(await rows.nth(5).innerText()).toContain('Thinking about step 6');
+    await expect.poll(() => page.getByTestId('step-count').innerText()).toBe('6 / 50');
+    // Screenshots load by URL from the app's protocol, never as bytes in events (the fake serves none, so the image retries).
+    expect(await page.getByRole('img', { name: 'Current screen' }).getAttribute('src')).toMatch(/^mnemo-file:\/\/session\/fake-run\/screenshots\/step-0006\.jpg(\?retry=\d+)?$/);
+    expect(await page.evaluate('globalThis.fakeCalls')).toContain('sessions:events 0');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    expect(await page.evaluate('globalThis.fakeCalls')).toContain('run:pause fake-run');
     expect(problems).toEqual([]);
     await page.close();
   });
 
-  it('shows the task box disabled, with the reason', async () => {
-    const { page } = await openWithFakeApi(browser, url, { ok: true, value: twoDisplays });
-    await page.getByRole('heading', { name: 'Task' }).waitFor();
-    expect(await page.getByRole('textbox', { name: 'Task' }).isDisabled()).toBe(true);
-    expect(await page.getByRole('button', { name: 'Run' }).isDisabled()).toBe(true);
-    expect(await page.getByText(/agent loop arrives with the next milestone/i).isVisible()).toBe(true);
-    await page.close();
-  });
-
-  it('shows a failed answer as an alert, not a crash', async () => {
-    const { page, problems } = await openWithFakeApi(browser, url, {
-      ok: false,
-      error: { kind: 'unavailable', message: 'no display server' },
-    });
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.innerText()).toBe('unavailable: no display server');
+  it('keeps the accessible names in English when the window speaks Chinese', async () => {
+    const { page, problems } = await openWithFakeApi(browser, url, { events: liveRun(2), recorded: 3, liveFrom: 4 });
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('combobox').last().selectOption('zh');
+    await expect.poll(() => page.getByRole('link', { name: 'Settings' }).innerText()).toBe('设置');
+    for (const name of ['Run', 'Memory', 'Blackboard', 'History']) expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
+    expect(await page.getByRole('textbox', { name: 'Base URL' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Test connection' }).innerText()).toBe('测试连接');
+    expect(await page.getByRole('button', { name: 'Save' }).innerText()).toBe('保存');
+    await page.getByRole('link', { name: 'Run' }).click();
+    expect(await page.getByRole('button', { name: 'Start' }).innerText()).toBe('开始');
+    expect(await page.getByRole('list', { name: 'Steps' }).count()).toBe(1);
     expect(problems).toEqual([]);
     await page.close();
   });
 
   it('runs under a CSP that refuses inline scripts', async () => {
-    const { page } = await openWithFakeApi(browser, url, { ok: true, value: twoDisplays });
+    const { page } = await openWithFakeApi(browser, url, { events: liveRun(1), recorded: 1, liveFrom: 2 });
     const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
     expect(policy).toContain("script-src 'self'");
     expect(policy).not.toContain('unsafe-inline');

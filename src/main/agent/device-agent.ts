@@ -54,6 +54,10 @@ export interface DeviceAgentDeps {
   gate?: PauseGate;
   /** Checks the provider before step 1: a failure retrying cannot fix ends the run at once. */
   preflight?: (signal: AbortSignal) => Promise<ProviderProbe>;
+  /** Notes said before the first step (a disk nearly full). */
+  notices?: readonly string[];
+  /** The settings' secrets (the API key, ...): masked in everything the run records or shows. */
+  secrets?: readonly string[];
 }
 
 function modelImageOf(observation: Observation): ModelImage {
@@ -87,8 +91,8 @@ export class DeviceAgent {
   }
 
   run(task: string, signal: AbortSignal, extra: { conversationId?: string } = {}): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}) }, signal);
+    const { recorder, operator, askUser, now, notices, secrets } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(secrets ? { secrets } : {}) }, signal);
     void new AgentRun(task, life, this.deps, this.options, extra.conversationId).execute();
     return life.events;
   }
@@ -126,6 +130,8 @@ class AgentRun {
       { ...deps.memory, onProblem: (message) => this.life.emit({ type: 'note', step: this.step, message: `memory: ${message}` }) },
       { ...options.memory, pruning: { screenshotKeepCount: options.keepScreenshots, ...options.memory?.pruning } },
       (change) => this.life.emit({ type: 'memory', step: this.step, change }),
+      // Said when it happens, not after the run: the memory the next run relies on is not kept.
+      (message) => this.life.emit({ type: 'note', step: this.step, message: `${message}; the run goes on, but this memory is not kept` }),
     );
   }
 
@@ -323,7 +329,6 @@ class AgentRun {
     const endWith = (ending: Ending | undefined): StepEnd => ({ completed: completed(), ...(ending ? { ending } : {}) });
 
     const actStarted = this.life.clock();
-    let checked = false;
     for (const [index, action] of prediction.actions.entries()) {
       const shown = shownActions[index] as Action;
       if (isMemoryAction(action) && action.type === 'save_fact') {
@@ -368,12 +373,9 @@ class AgentRun {
         this.feedback.push(verdict.message);
       }
 
-      // No action without a record of what came before it.
-      if (!checked) {
-        checked = true;
-        const unrecorded = await this.life.checkpoint();
-        if (unrecorded) return endWith(unrecorded);
-      }
+      // No action without a record of everything before it, the step's earlier actions included.
+      const unrecorded = await this.life.checkpoint();
+      if (unrecorded) return endWith(unrecorded);
       const result = await this.life.execute(this.step, index, action, observation.frame, shown);
       actionResults.push(result);
       results.push(describeResult(shown, result));

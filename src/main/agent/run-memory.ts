@@ -8,7 +8,7 @@
  * (Redis gone, a full disk) is reported too, and the run goes on.
  */
 import type { Action, ActionOf } from '../../shared/actions';
-import type { FactBrief, MemoryChange } from '../../shared/memory';
+import { MemoryChangeCompactor, type FactBrief, type MemoryChange } from '../../shared/memory';
 import type { StepRecord } from '../model/types';
 import type { CompletedStep } from './completed-step';
 import {
@@ -18,6 +18,7 @@ import {
   stepMemoryItem,
   type Blackboard,
   type LayerOptions,
+  type MemoryFiles,
   type PruningOptions,
   type TextModel,
   type TieredMemory,
@@ -39,6 +40,8 @@ export interface RunMemoryDeps {
   blackboard?: Blackboard;
   /** The conversation this task belongs to. */
   conversation?: TieredMemory;
+  /** The files the blackboard and the conversation are kept in: failed writes as they happen. */
+  files?: MemoryFiles;
   /** Facts (seed 001): the provider with the scopes profile and subjects. */
   facts?: AgentMemory;
   /** Working memory (seed 002) of the conversation. */
@@ -54,6 +57,14 @@ function brief(fact: StoredFact, change?: SaveOutcome['change']): FactBrief {
   return { id: fact.id, subject: fact.subject, scope: fact.scope, keyword: fact.keyword, values: fact.values.slice(0, 20), ...(change ? { change } : {}) };
 }
 
+/** A step's goal in one line: the first sentence of the thought, at most GOAL_CHARS characters. */
+const GOAL_CHARS = 160;
+export function goalOf(thought: string | null): string {
+  const text = (thought ?? '').trim().replace(/\s+/g, ' ');
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
+  return sentence.length > GOAL_CHARS ? `${sentence.slice(0, GOAL_CHARS - 1)}…` : sentence;
+}
+
 function describeActions(actions: readonly Action[]): string {
   return actions.map((action) => action.type).join(', ') || 'no action';
 }
@@ -64,6 +75,7 @@ export class RunMemory {
   readonly pruner: ScreenshotPruner;
   private readonly blackboard: Blackboard | undefined;
   private readonly conversation: TieredMemory | undefined;
+  private readonly files: MemoryFiles | undefined;
   private readonly unsubscribe: () => void;
   private readonly deps: RunMemoryDeps;
   private readonly onChange: (change: MemoryChange) => void;
@@ -72,7 +84,14 @@ export class RunMemory {
   private task = '';
   private readonly transcript: string[] = [];
 
-  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, onChange: (change: MemoryChange) => void) {
+  /** `onWriteFailure` hears, at once, each memory file that could not be written. */
+  constructor(deps: RunMemoryDeps, options: RunMemoryOptions, report: (change: MemoryChange) => void, onWriteFailure: (message: string) => void = () => {}) {
+    // Events carry what changed, not the whole state again (see MemoryChangeCompactor).
+    const compactor = new MemoryChangeCompactor();
+    const onChange = (change: MemoryChange) => {
+      const compacted = compactor.compact(change);
+      if (compacted) report(compacted);
+    };
     this.deps = deps;
     this.onChange = onChange;
     this.trace = new MemoryItemList({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
@@ -80,12 +99,15 @@ export class RunMemory {
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
     this.blackboard = deps.blackboard;
     this.conversation = deps.conversation;
+    this.files = deps.files;
     // Both outlive the run (the board is shared, the conversation spans tasks): listen while it runs.
     const stopBoard = this.blackboard?.subscribe(onChange);
     const stopConversation = this.conversation?.subscribe(onChange);
+    const stopFailures = this.files?.onWriteFailure(onWriteFailure);
     this.unsubscribe = () => {
       stopBoard?.();
       stopConversation?.();
+      stopFailures?.();
     };
   }
 
@@ -165,7 +187,7 @@ export class RunMemory {
   }
 
   beginStep(step: number, thought: string | null, actions: readonly Action[]): void {
-    this.layers.addPendingStep(step, thought?.trim() || describeActions(actions));
+    this.layers.addPendingStep(step, goalOf(thought) || describeActions(actions));
   }
 
   async endStep(outcome: CompletedStep, signal?: AbortSignal): Promise<void> {
@@ -184,7 +206,7 @@ export class RunMemory {
     );
     this.blackboard?.addTrajectories({
       step: outcome.step,
-      subtask: outcome.thought ?? '',
+      subtask: goalOf(outcome.thought),
       action: describeActions(outcome.actions),
       status: outcome.success ? 'success' : 'failed',
       user_confirmation: null,
@@ -209,8 +231,9 @@ export class RunMemory {
   async finishRun(summary: string, signal?: AbortSignal): Promise<void> {
     try {
       await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);
-      const flushed = await this.blackboard?.flush();
-      if (flushed && !flushed.ok) this.problem(flushed.error);
+      await this.blackboard?.flush();
+      // Still listening: a write that fails now is said before the run's end.
+      await this.files?.flush();
       // A stopped run ends now: no more model calls for its memory.
       if (signal?.aborted) return;
       const record = `Task: ${this.task}\n${this.transcript.join('\n')}\nOutcome: ${summary}`;

@@ -3,7 +3,7 @@
  */
 import { app, type BrowserWindow } from 'electron';
 import { dirname } from 'node:path';
-import { composeApp } from './compose';
+import { composeApp, registerSessionFileScheme, type ComposedApp } from './compose';
 import { denyNavigationAndPopups } from './security';
 
 export interface StartOptions {
@@ -20,6 +20,7 @@ export function startApp(options: StartOptions): void {
   // Before any window exists, so no webContents escapes the policy (enableSandbox must precede 'ready').
   app.enableSandbox();
   denyNavigationAndPopups(app);
+  registerSessionFileScheme();
 
   let mainWindow: BrowserWindow | null = null;
   const focusMainWindow = () => {
@@ -33,12 +34,23 @@ export function startApp(options: StartOptions): void {
     if (process.platform !== 'darwin') app.quit();
   });
 
+  let composed: ComposedApp | null = null;
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    // A run in progress is stopped and recorded as aborted before the process ends.
+    if (!composed || quitting) return;
+    event.preventDefault();
+    quitting = true;
+    void composed.shutdown().finally(() => app.quit());
+  });
+
   app
     .whenReady()
-    .then(() => {
-      const composed = composeApp(dirname(options.mainDir));
+    .then(async () => {
+      composed = await composeApp(dirname(options.mainDir));
+      const shell = composed;
       const open = () => {
-        mainWindow = composed.openMainWindow();
+        mainWindow = shell.openMainWindow();
         mainWindow.on('closed', () => {
           mainWindow = null;
         });

@@ -1,39 +1,108 @@
 /**
- * Composes the desktop app's object graph (the one place besides the CLI that does): security
- * policy, command handlers and their collaborators, IPC registration, and the window factory.
- * Call after `app.whenReady()`: sessions and the screen module exist only then.
+ * Composes the desktop app: security policy, the run service (over the same data directory and
+ * config.json as the CLI), the IPC handlers over the app backend, the `mnemo-file:` protocol for
+ * screenshots, the run chrome (status widget, tray, stop shortcut), and the window factory.
+ * Call after `app.whenReady()`: sessions, the screen and the keychain exist only then.
  */
-import { app, ipcMain, screen, session, type BrowserWindow } from 'electron';
+import { app, dialog, ipcMain, protocol, screen, session, type BrowserWindow } from 'electron';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { contentSecurityPolicy } from './csp';
+import { err, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
+import { contentSecurityPolicy } from '../../shared/csp';
+import { AppBackend } from '../service/app-backend';
+import { openDesktopOperator } from '../service/desktop';
+import { RunService } from '../service/run-service';
+import { SessionFiles } from '../service/session-files';
+import { configPathOf, defaultDataDir, loadConfig } from '../settings/settings';
 import { createDispatcher } from './dispatch';
 import { createDisplayLister } from './displays';
 import { createHandlers } from './handlers';
 import { registerIpc } from './ipc';
+import { keychainKeyStore } from './key-store';
+import { fileLogger } from './log-file';
 import { devServerOrigin, isRendererUrl, resolveRendererLocation } from './renderer-location';
+import { RunChrome } from './run-chrome';
 import { hardenSession } from './security';
 import { createMainWindow } from './window';
 
 export interface ComposedApp {
   openMainWindow(): BrowserWindow;
+  /** Stops a run in progress (it ends `aborted`) before the app quits. */
+  shutdown(): Promise<void>;
+}
+
+/** The `mnemo-file:` scheme behaves like https for fetch and images; register before 'ready'. */
+export function registerSessionFileScheme(): void {
+  protocol.registerSchemesAsPrivileged([{ scheme: SESSION_FILE_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 }
 
 /** `outDir` is the build output (out/): main/, preload/ and renderer/ sit in it side by side. */
-export function composeApp(outDir: string): ComposedApp {
+export async function composeApp(outDir: string): Promise<ComposedApp> {
   const renderer = resolveRendererLocation({
     outDir,
     isPackaged: app.isPackaged,
     devServerUrl: process.env.ELECTRON_RENDERER_URL,
   });
   hardenSession(session.defaultSession, contentSecurityPolicy({ devServerOrigin: devServerOrigin(renderer) }));
+  const log = fileLogger(join(app.getPath('userData'), 'mnemo.log'));
+
+  // The same data directory and settings file as the CLI, so both see the same sessions and settings.
+  const loaded = await loadConfig({});
+  const dataDir = defaultDataDir();
+  // A damaged settings file must not keep the window from opening: Settings shows and rewrites it.
+  const config = loaded.ok ? loaded.config : { dataDir, path: configPathOf(dataDir), file: {} };
+  if (!loaded.ok) log(`the settings file cannot be used: ${loaded.message}; starting with defaults`);
+  const keys = keychainKeyStore(join(app.getPath('userData'), 'api-key.enc'), log);
+  let chrome: RunChrome | null = null;
+  const service = new RunService({
+    config,
+    openOperator: async (capture) => {
+      const opened = await openDesktopOperator(capture);
+      return opened.ok && chrome ? { ...opened, operator: chrome.hiddenDuringCapture(opened.operator) } : opened;
+    },
+    storedApiKey: () => keys.get(),
+    log,
+  });
+  const backend = new AppBackend(service, keys);
+  const files = new SessionFiles(service);
+
+  protocol.handle(SESSION_FILE_SCHEME, async (request) => {
+    // mnemo-file://session/<id>/<path inside the session folder>[?thumb=W]
+    const url = new URL(request.url);
+    const [id, ...parts] = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const file = url.hostname === 'session' && id ? await files.read(id, parts, Number(url.searchParams.get('thumb') ?? '0')) : null;
+    if (!file?.ok) return new Response(file ? file.error.message : 'not found', { status: 404 });
+    return new Response(new Uint8Array(file.value.data), { headers: { 'content-type': file.value.contentType } });
+  });
 
   const handlers = createHandlers({
     appInfo: { version: app.getVersion(), platform: process.platform },
     listDisplays: createDisplayLister({ primarySize: async () => screen.getPrimaryDisplay().size }),
+    backend,
+    exportReport: async (id) => {
+      const report = await backend.report(id);
+      if (!report.ok) return err(report.error.kind, report.error.message);
+      const chosen = await dialog.showSaveDialog({ defaultPath: `mnemo-${report.value.sessionId}.html`, filters: [{ name: 'HTML report', extensions: ['html'] }] });
+      if (chosen.canceled || !chosen.filePath) return ok({ path: null });
+      await writeFile(chosen.filePath, report.value.html);
+      return ok({ path: chosen.filePath });
+    },
   });
   registerIpc(ipcMain, createDispatcher(handlers, (url) => isRendererUrl(renderer, url)));
 
   // Sandboxed preloads must be CommonJS, hence .cjs (see electron.vite.config.ts).
   const preload = join(outDir, 'preload', 'index.cjs');
-  return { openMainWindow: () => createMainWindow({ preload, renderer }) };
+  let mainWindow: BrowserWindow | null = null;
+  chrome = new RunChrome({ service, mainWindow: () => mainWindow, preload, renderer, stopShortcut: process.env.MNEMO_STOP_SHORTCUT ?? 'Ctrl+Alt+Escape', log });
+  return {
+    openMainWindow: () => {
+      mainWindow = createMainWindow({ preload, renderer });
+      mainWindow.on('closed', () => (mainWindow = null));
+      return mainWindow;
+    },
+    async shutdown() {
+      await service.close();
+      chrome?.dispose();
+    },
+  };
 }

@@ -16,6 +16,8 @@ import { registerReplayCommand } from './commands/replay';
 import { registerExportCommand } from './commands/export';
 import { registerMemoryCommand } from './commands/memory';
 import { registerCheckModelCommand } from './commands/check-model';
+import { registerServeCommand } from './commands/serve';
+import { registerDoctorCommand } from './commands/doctor';
 import { registerFactsCommand } from './commands/facts';
 
 function buildProgram(): Command {
@@ -36,6 +38,8 @@ function buildProgram(): Command {
   registerExportCommand(program);
   registerMemoryCommand(program);
   registerCheckModelCommand(program);
+  registerServeCommand(program);
+  registerDoctorCommand(program);
   registerFactsCommand(program);
   return program;
 }

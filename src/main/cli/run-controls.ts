@@ -5,8 +5,8 @@
 import { createInterface } from 'node:readline';
 import type { AgentEvent, RunStatus } from '../../shared/events';
 import type { AskRequest } from '../run/ask';
-import type { RunHandle, RunOutcome, ServiceError } from '../service/run-service';
-import { ExitCode } from './exit-codes';
+import type { RunHandle, RunOutcome, ServiceError, ServiceResult } from '../service/run-service';
+import { ExitCode, InvalidInputError } from './exit-codes';
 import { TerminalView } from './terminal-view';
 
 /** 0 finished; 4 stopped by the user (Ctrl+C, the fail-safe, a refusal); 3 failed, stuck, limit. */
@@ -66,6 +66,20 @@ export function stopOnInterrupt(stop: { abort(): void } | { stop(): void }): () 
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
   };
+}
+
+/**
+ * The handle of a started run, or undefined once the reason the service could not start it has
+ * been said: bad settings throw as invalid input (exit 2), the rest set the exit code.
+ */
+export function startedOrExplain(result: ServiceResult<RunHandle>, redact: (text: string) => string = (text) => text): RunHandle | undefined {
+  if (result.ok) return result.value;
+  // A provider's answer may hold the API key; it is said masked.
+  const failure = startFailure({ ...result.error, message: redact(result.error.message) });
+  if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
+  process.stderr.write(`mnemo: ${failure.message}\n`);
+  process.exitCode = failure.code;
+  return undefined;
 }
 
 /** The exit code and message for a run the service could not start. */

@@ -15,18 +15,18 @@
  * `BlackboardPersistence` (`FileBlackboardStore`: a JSON snapshot plus a JSONL log of changes in
  * the data directory) and every change is logged; `openBlackboard` loads it back at start.
  */
-import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import sharp from 'sharp';
+import { appendWholeToFile, makePrivateDir, writeEmptyPrivate, writeTextAtomically } from '../disk/files';
+import { describeWriteFailure } from '../disk/write-failure';
 import { z } from 'zod';
 import type { ModelImage } from '../model/types';
-import { type BlackboardDict, BlackboardDictSchema, type MemoryChange, type MemoryChangeListener } from './events';
+import { type BlackboardDict, BlackboardDictSchema, type BlackboardSection, type MemoryChange, type MemoryChangeListener } from './events';
 import { type JsonValue, MemoryItemList, MemoryItem, type MemoryItemData } from './trace';
 import { parseJsonOrUndefined } from '../../shared/json';
 
-export const BLACKBOARD_SECTIONS = ['questions', 'requests', 'trajectories', 'screenshots'] as const;
-export type BlackboardSection = (typeof BLACKBOARD_SECTIONS)[number];
+export const BLACKBOARD_SECTIONS = ['questions', 'requests', 'trajectories', 'screenshots'] as const satisfies readonly BlackboardSection[];
 
 /** The keys of a screenshot item (UFO's ImageMemoryItemNames, without the base64 copy). */
 export const ImageMemoryItemNames = { METADATA: 'metadata', IMAGE_PATH: 'image_path' } as const;
@@ -300,6 +300,9 @@ export async function readPromptImage(path: string): Promise<{ ok: true; image: 
 // Loading takes the snapshot and replays the log lines newer than it; a corrupt line (a crash
 // mid-write) is skipped with a warning. Every `compactEvery` changes the snapshot is rewritten and
 // the log emptied; a crash between the two is harmless, since replay skips lines the snapshot has.
+// A write that fails (a full disk) leaves no half file: the snapshot goes through a temporary file
+// and a rename, an append that did not fit is cut back. It is reported at once (`onWriteFailure`),
+// and the next change writes a whole snapshot, so the file catches up once the disk has room.
 
 const SNAPSHOT_FILE = 'blackboard.json';
 const LOG_FILE = 'blackboard.jsonl';
@@ -343,6 +346,10 @@ export interface FileBlackboardStoreOptions {
   /** Changes between snapshots. Default 100. */
   compactEvery?: number;
   now?: () => number;
+  /** Told when a write fails, at once (once, until a write succeeds again). */
+  onWriteFailure?: ((message: string) => void) | undefined;
+  /** Applied to what is written (the run's secrets masked); default: as it is. */
+  mask?: (<T>(value: T) => T) | undefined;
 }
 
 export class FileBlackboardStore implements BlackboardPersistence {
@@ -352,12 +359,19 @@ export class FileBlackboardStore implements BlackboardPersistence {
   private seq = 0;
   private sinceSnapshot = 0;
   private writes: Promise<void> = Promise.resolve();
+  /** Why the file misses something, until a snapshot catches up. */
   private failure: string | null = null;
+  /** The last write failed: said once, not again for every write after it. */
+  private failing = false;
+  private readonly onWriteFailure: ((message: string) => void) | undefined;
+  private readonly mask: <T>(value: T) => T;
 
   constructor(dataDir: string, options: FileBlackboardStoreOptions = {}) {
     this.directory = blackboardDirectory(dataDir);
     this.compactEvery = options.compactEvery ?? 100;
     this.now = options.now ?? Date.now;
+    this.onWriteFailure = options.onWriteFailure;
+    this.mask = options.mask ?? ((value) => value);
   }
 
   get snapshotPath(): string {
@@ -407,33 +421,36 @@ export class FileBlackboardStore implements BlackboardPersistence {
   record(op: BlackboardOp, state: BlackboardDict): void {
     this.seq += 1;
     this.sinceSnapshot += 1;
-    const line = `${JSON.stringify({ seq: this.seq, at: this.now(), ...op })}\n`;
+    const line = `${JSON.stringify(this.mask({ seq: this.seq, at: this.now(), ...op }))}\n`;
     const compact = this.sinceSnapshot >= this.compactEvery;
     const seq = this.seq;
     // The state is copied now: it is the board as of this sequence number.
-    const snapshot = compact ? structuredClone(state) : null;
+    const snapshot = compact ? this.mask(structuredClone(state)) : null;
     if (compact) this.sinceSnapshot = 0;
     this.enqueue(async () => {
-      await mkdir(this.directory, { recursive: true });
-      await appendFile(this.logPath, line);
-      if (snapshot) {
-        await writeAtomically(this.snapshotPath, `${JSON.stringify({ version: 1, seq, savedAt: this.now(), blackboard: snapshot })}\n`);
-        await writeFile(this.logPath, '');
-      }
-    });
+      await makePrivateDir(this.directory);
+      await appendWholeToFile(this.logPath, line);
+      if (snapshot) await this.writeSnapshot(seq, snapshot);
+    }, LOG_FILE);
   }
 
   /** Writes a snapshot of the given state now and empties the log. */
   compact(state: BlackboardDict): Promise<PersistOutcome> {
     const seq = this.seq;
-    const snapshot = structuredClone(state);
+    const snapshot = this.mask(structuredClone(state));
     this.sinceSnapshot = 0;
     this.enqueue(async () => {
-      await mkdir(this.directory, { recursive: true });
-      await writeAtomically(this.snapshotPath, `${JSON.stringify({ version: 1, seq, savedAt: this.now(), blackboard: snapshot })}\n`);
-      await writeFile(this.logPath, '');
-    });
+      await makePrivateDir(this.directory);
+      await this.writeSnapshot(seq, snapshot);
+    }, SNAPSHOT_FILE);
     return this.flush();
+  }
+
+  /** The whole board, synced, then the log emptied: the file holds everything again. */
+  private async writeSnapshot(seq: number, snapshot: BlackboardDict): Promise<void> {
+    await writeTextAtomically(this.snapshotPath, `${JSON.stringify({ version: 1, seq, savedAt: this.now(), blackboard: snapshot })}\n`, { sync: true });
+    await writeEmptyPrivate(this.logPath);
+    this.failure = null;
   }
 
   async flush(): Promise<PersistOutcome> {
@@ -441,10 +458,20 @@ export class FileBlackboardStore implements BlackboardPersistence {
     return this.failure === null ? { ok: true } : { ok: false, error: this.failure };
   }
 
-  private enqueue(write: () => Promise<void>): void {
-    this.writes = this.writes.then(write).catch((error: unknown) => {
-      this.failure = `the blackboard could not be saved in ${this.directory}: ${error instanceof Error ? error.message : String(error)}`;
-    });
+  private enqueue(write: () => Promise<void>, what: string): void {
+    this.writes = this.writes.then(write).then(
+      () => {
+        this.failing = false;
+      },
+      (error: unknown) => {
+        this.failure = `the blackboard could not be saved: ${describeWriteFailure(error, this.directory, what)}`;
+        // The next change writes the whole board, so the file catches up once there is room.
+        this.sinceSnapshot = this.compactEvery;
+        if (this.failing) return;
+        this.failing = true;
+        this.onWriteFailure?.(this.failure);
+      },
+    );
   }
 }
 
@@ -453,19 +480,20 @@ export interface LoadableBlackboardStore extends BlackboardPersistence {
   load(): Promise<BlackboardLoad>;
 }
 
-export interface OpenedBlackboard {
+export interface OpenedBlackboard<S extends LoadableBlackboardStore = FileBlackboardStore> {
   blackboard: Blackboard;
-  store: LoadableBlackboardStore;
+  store: S;
   warnings: string[];
 }
 
 /** The data directory's blackboard (or the given store's), loaded, with every further change saved there. */
-export async function openBlackboard(
+export async function openBlackboard<S extends LoadableBlackboardStore = FileBlackboardStore>(
   dataDir: string,
   options: Partial<BlackboardOptions> & FileBlackboardStoreOptions = {},
-  deps: { onChange?: MemoryChangeListener | undefined; store?: LoadableBlackboardStore | undefined } = {},
-): Promise<OpenedBlackboard> {
-  const store = deps.store ?? new FileBlackboardStore(dataDir, options);
+  deps: { onChange?: MemoryChangeListener | undefined; store?: S | undefined } = {},
+): Promise<OpenedBlackboard<S>> {
+  // Without a store of its own, the data directory's files (S is then FileBlackboardStore).
+  const store = deps.store ?? (new FileBlackboardStore(dataDir, options) as unknown as S);
   const loaded = await store.load();
   const blackboard = new Blackboard(options, { onChange: deps.onChange, persistence: store, initial: loaded.blackboard });
   return { blackboard, store, warnings: loaded.warnings };
@@ -483,21 +511,3 @@ async function readIfPresent(path: string, warnings: string[]): Promise<string |
   }
 }
 
-
-/** Write to a temporary file beside the target, flush it to disk, then rename over the target. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'w');
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}

@@ -8,7 +8,8 @@
  * is read, and nothing is ever written with it.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt as scryptCallback } from 'node:crypto';
-import { link, mkdir, readFile, rm } from 'node:fs/promises';
+import { link, readFile, rm } from 'node:fs/promises';
+import { makePrivateDir } from '../disk/files';
 import { join } from 'node:path';
 import { writeFileAtomically } from './file-lock';
 
@@ -79,7 +80,7 @@ export async function openMemoryCipher(dir: string, key: MemoryKey): Promise<Cip
   if (existing !== null) return existing;
   const salt = randomBytes(16);
   const cipher = new MemoryCipher(await deriveKey(key.secret, salt));
-  await mkdir(dir, { recursive: true });
+  await makePrivateDir(dir);
   // Two processes may start encrypting at once: the check file is made whole aside, then linked
   // into place, which fails if another got there first; then theirs is the one to use.
   const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;

@@ -6,8 +6,9 @@
  * waiter can win), so two waiters never both break it. Waiting polls with a short random pause.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { openPrivate, writeFileAtomically as writePrivateAtomically } from '../disk/files';
 
 export interface LockOptions {
   /** Give up after this long (a live owner that never lets go). Default 30 s. */
@@ -32,7 +33,7 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>, opti
   let wait = 1;
   for (;;) {
     try {
-      const handle = await open(path, 'wx');
+      const handle = await openPrivate(path, 'wx');
       try {
         await handle.writeFile(`${process.pid} ${token}\n`);
       } finally {
@@ -78,20 +79,7 @@ async function breakIfStale(path: string): Promise<void> {
   await rm(aside, { force: true });
 }
 
-/** Writes through a temporary file (flushed to disk) and a rename: readers see old or new, never half. */
-export async function writeFileAtomically(path: string, data: string | Buffer): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+/** Owner-only, through a temporary file flushed to disk and a rename: readers see old or new, never half. */
+export function writeFileAtomically(path: string, data: string | Buffer): Promise<void> {
+  return writePrivateAtomically(path, data, { sync: true });
 }

@@ -12,3 +12,4 @@ export * from './layers';
 export * from './pruning';
 export * from './blackboard';
 export * from './tiered';
+export * from './memory-files';

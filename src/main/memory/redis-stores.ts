@@ -27,9 +27,18 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
   private failure: string | null = null;
   private sinceCompaction = 0;
 
+  /** The last write failed: said once, not again for every write after it. */
+  private failing = false;
+
   constructor(
     private readonly connection: RedisConnection,
-    private readonly options: { compactEvery?: number } = {},
+    private readonly options: {
+      compactEvery?: number;
+      /** Told at once when a change does not reach Redis (the running agent says it). */
+      onWriteFailure?: ((message: string) => void) | undefined;
+      /** Applied to what is written (the run's secrets masked); default: as it is. */
+      mask?: (<T>(value: T) => T) | undefined;
+    } = {},
   ) {
     this.logKey = `${connection.keyPrefix}blackboard:log`;
     this.snapshotKey = `${connection.keyPrefix}blackboard:snapshot`;
@@ -75,15 +84,19 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
   }
 
   record(op: BlackboardOp): void {
-    const line = JSON.stringify({ seq: 1, at: Date.now(), ...op });
+    const mask = this.options.mask ?? (<T>(value: T) => value);
+    const line = JSON.stringify(mask({ seq: 1, at: Date.now(), ...op }));
     this.sinceCompaction += 1;
     const compact = this.sinceCompaction >= (this.options.compactEvery ?? 200);
     if (compact) this.sinceCompaction = 0;
     this.writes = this.writes.then(async () => {
       try {
         await this.connection.client.rpush(this.logKey, line);
+        this.failing = false;
       } catch (error) {
         this.failure = `a blackboard change was not saved: ${this.connection.describe(error)}`;
+        if (!this.failing) this.options.onWriteFailure?.(this.failure);
+        this.failing = true;
         return;
       }
       if (compact) await this.compact().catch(() => undefined);

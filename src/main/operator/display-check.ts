@@ -6,13 +6,14 @@
  * segfault rather than an error. And an X server with no other client (a bare Xvfb, as in most
  * containers and CI images) resets when its last client leaves, killing any client that connects
  * in that moment: after `xrandr` or a display check of our own, libnut's XOpenDisplay can get NULL.
- * So the check opens the display in plain JavaScript (x-handshake.ts), where every failure is a
+ * So the check opens the display in plain JavaScript (x11/setup.ts), where every failure is a
  * value, waits out a reset in progress, and can hold that connection open: while it is open the
  * server has a client and cannot reset under libnut.
  */
 import { connect, type Socket } from 'node:net';
-import { openXConnection, type XAddress } from './x-handshake';
 import { readCookie } from './x11/auth';
+import { addressesOf, parseDisplayName, type DisplayName, type XAddress } from './x11/display-name';
+import { openX } from './x11/setup';
 
 export type DisplayCheck = { ok: true; display: string | null } | { ok: false; message: string };
 
@@ -28,34 +29,12 @@ export interface HoldOptions {
 
 const DEFAULTS = { timeoutMs: 2000, resetWaitMs: 3000 } as const;
 
-interface ParsedDisplay {
-  host: string;
-  number: number;
-}
-
-/** `[host]:number[.screen]` as X11 spells it. */
-export function parseDisplayName(value: string): ParsedDisplay | null {
-  const match = /^([^:]*):(\d+)(?:\.\d+)?$/.exec(value.trim());
-  if (!match) return null;
-  return { host: match[1] ?? '', number: Number(match[2]) };
-}
-
-/** The addresses Xlib would try, in its order. */
-function addressesOf(display: ParsedDisplay, platform: NodeJS.Platform): XAddress[] {
-  const tcp = { host: display.host === '' || display.host === 'unix' ? '127.0.0.1' : display.host, port: 6000 + display.number };
-  if (display.host !== '' && display.host !== 'unix') return [tcp];
-  const path = `/tmp/.X11-unix/X${display.number}`;
-  // Linux X servers also listen on the abstract socket of the same name.
-  const local: XAddress[] = platform === 'linux' ? [{ path }, { path: `\0${path}` }] : [{ path }];
-  return display.host === '' ? [...local, tcp] : local;
-}
-
 function xvfbHint(display: string): string {
   return `for example \`Xvfb ${display.startsWith(':') ? display : ':99'} -screen 0 1280x800x24 &\``;
 }
 
 /** DISPLAY, or why there is none to try. `null` on systems that have no DISPLAY (macOS, Windows). */
-function displayFromEnv(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): { ok: true; value: string; parsed: ParsedDisplay } | { ok: true; value: null } | { ok: false; message: string } {
+function displayFromEnv(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): { ok: true; value: string; parsed: DisplayName } | { ok: true; value: null } | { ok: false; message: string } {
   if (platform === 'darwin' || platform === 'win32') return { ok: true, value: null };
   const value = env.DISPLAY;
   if (value === undefined || value.trim() === '') {
@@ -90,7 +69,7 @@ export async function holdDisplay(env: NodeJS.ProcessEnv = process.env, platform
   let attempts = 0;
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     attempts++;
-    const opened = await openXConnection(addresses, cookie, timeoutMs);
+    const opened = await openX(addresses, cookie, timeoutMs);
     if (opened.ok) return held(value, opened.socket);
     if (opened.kind === 'unreachable') return { ok: false, message: displayUnreachableMessage(value) };
     if (opened.kind === 'refused') {
@@ -108,6 +87,9 @@ export async function holdDisplay(env: NodeJS.ProcessEnv = process.env, platform
 }
 
 function held(display: string, socket: Socket): DisplayHold {
+  // Nothing is asked of the server after the setup; whatever it sends is of no interest.
+  socket.on('data', () => undefined);
+  socket.on('error', () => undefined);
   // Our connection alone must never keep a process alive.
   socket.unref();
   const lost = new Promise<void>((resolve) => socket.once('close', () => resolve()));

@@ -73,6 +73,10 @@ export interface ReplayerDeps {
   now?: () => number;
   /** Pause and resume between steps; one is made when none is given. */
   gate?: PauseGate;
+  /** Notes said before the first step (a disk nearly full). */
+  notices?: readonly string[];
+  /** The settings' secrets (the API key, ...): masked in everything the run records or shows. */
+  secrets?: readonly string[];
 }
 
 type Decision = 'recorded' | 'skip' | 'reground' | Ending;
@@ -98,8 +102,8 @@ export class Replayer {
   }
 
   replay(session: SessionRecord, options: ReplayOptions, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}) }, signal);
+    const { recorder, operator, askUser, now, notices, secrets } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(secrets ? { secrets } : {}) }, signal);
     void new ReplayRun(session, options, life, this.deps).execute();
     return life.events;
   }
@@ -363,9 +367,6 @@ class ReplayRun {
   }
 
   private async act(n: number, actions: Array<{ run: Action; shown: Action }>, frame: Frame): Promise<Ending | undefined> {
-    // No action without a record of what came before it.
-    const unrecorded = await this.life.checkpoint();
-    if (unrecorded) return unrecorded;
     for (const [index, { run, shown }] of actions.entries()) {
       if (this.signal.aborted) return STOPPED;
       if (run.confirm) {
@@ -373,6 +374,9 @@ class ReplayRun {
         if (this.signal.aborted) return STOPPED;
         if (!isAffirmative(answer)) return { status: 'refused', reason: `the user refused the ${describeAction(shown)} of step ${n}` };
       }
+      // No action without a record of everything before it, the step's earlier actions included.
+      const unrecorded = await this.life.checkpoint();
+      if (unrecorded) return unrecorded;
       const executed = run.type === 'wait' ? { ...run, ms: this.speed > 0 ? Math.round(run.ms / this.speed) : 0 } : run;
       // A secret the user typed in never reaches the record, not even inside an error message.
       const result = await this.life.execute(n, index, executed, frame, shown);

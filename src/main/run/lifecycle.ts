@@ -9,6 +9,10 @@
  * only when the next other event is emitted: by then the step's typed secrets are known, and a
  * password the model spelled out in its thought before its action revealed it is masked.
  *
+ * The settings' secrets (the API key, ...) are masked in every event here, the one place all of
+ * them pass, before they are recorded or streamed; a streamed thought holds back a tail that may
+ * be the start of one, so a key cut between two deltas is still masked whole.
+ *
  * The record before acting: `checkpoint()` waits until everything recorded so far is written,
  * and ends the run when something could not be: no action without a record.
  */
@@ -16,6 +20,7 @@ import type { Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { AgentEvent, AgentEventInput, AgentEventOf, UsageSummary } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
+import { SecretMask } from '../../shared/secret-mask';
 import type { Operator } from '../operator/desktop-operator';
 import type { RunRecorder } from '../store/run-recorder';
 import type { AskRequest, AskUser } from './ask';
@@ -32,6 +37,10 @@ export interface RunLifecycleDeps {
   now?: () => number;
   /** Shared with whoever pauses the run (the agent, the run service). */
   gate?: PauseGate;
+  /** Said as notes right after run-started, before the first step (a disk nearly full). */
+  notices?: readonly string[];
+  /** The settings' secrets, masked in every event (whole or by pieces of 8 characters or more). */
+  secrets?: readonly string[];
 }
 
 /** Deltas that arrive within this long go out as one event. */
@@ -41,12 +50,13 @@ interface PendingThought {
   step: number;
   attempt: number;
   text: string;
-  timer: ReturnType<typeof setTimeout>;
+  /** Null while only a held-back tail waits (it goes out with the next delta or event). */
+  timer: ReturnType<typeof setTimeout> | null;
 }
 
 export class RunLifecycle {
   readonly events = new AsyncQueue<AgentEvent>();
-  readonly secrets = new SecretSet();
+  readonly secrets: SecretSet;
   readonly runId: string;
   private readonly now: () => number;
   private readonly gate: PauseGate;
@@ -60,6 +70,7 @@ export class RunLifecycle {
     readonly signal: AbortSignal,
   ) {
     this.runId = deps.recorder.sessionId;
+    this.secrets = new SecretSet(new SecretMask(deps.secrets ?? []));
     this.now = deps.now ?? Date.now;
     this.gate = deps.gate ?? new PauseGate();
   }
@@ -83,6 +94,7 @@ export class RunLifecycle {
     const event = this.stamp(input);
     void this.deps.recorder.record(event);
     this.events.push(event);
+    if (input.type === 'run-started') for (const message of this.deps.notices ?? []) this.emit({ type: 'note', step: 0, message });
     return event;
   };
 
@@ -90,19 +102,25 @@ export class RunLifecycle {
   thought(step: number, delta: string, attempt: number): void {
     const pending = this.pendingThought;
     if (pending && (pending.step !== step || pending.attempt !== attempt)) this.flushThought();
+    const timer = () => setTimeout(() => this.flushThought(false), THOUGHT_COALESCE_MS);
     if (this.pendingThought) {
       this.pendingThought.text += delta;
+      this.pendingThought.timer ??= timer();
       return;
     }
-    this.pendingThought = { step, attempt, text: delta, timer: setTimeout(() => this.flushThought(), THOUGHT_COALESCE_MS) };
+    this.pendingThought = { step, attempt, text: delta, timer: timer() };
   }
 
-  private flushThought(): void {
+  /** `final`: everything goes out; otherwise a tail that may be the start of a secret waits. */
+  private flushThought(final = true): void {
     const pending = this.pendingThought;
     if (!pending) return;
-    this.pendingThought = null;
-    clearTimeout(pending.timer);
-    const event = this.stamp({ type: 'thought-delta', step: pending.step, delta: this.secrets.text(pending.text), attempt: pending.attempt }) as AgentEventOf<'thought-delta'>;
+    if (pending.timer) clearTimeout(pending.timer);
+    const held = final ? 0 : this.secrets.heldTail(pending.text);
+    this.pendingThought = held > 0 ? { ...pending, text: pending.text.slice(pending.text.length - held), timer: null } : null;
+    const text = pending.text.slice(0, pending.text.length - held);
+    if (text === '') return;
+    const event = this.stamp({ type: 'thought-delta', step: pending.step, delta: this.secrets.text(text), attempt: pending.attempt }) as AgentEventOf<'thought-delta'>;
     this.unrecordedThoughts.push(event);
     this.events.push(event);
   }
@@ -112,7 +130,7 @@ export class RunLifecycle {
   }
 
   private stamp(input: AgentEventInput): AgentEvent {
-    return { ...input, runId: this.runId, at: this.now(), seq: ++this.seq } as AgentEvent;
+    return this.secrets.value({ ...input, runId: this.runId, at: this.now(), seq: ++this.seq } as AgentEvent);
   }
 
   /**
@@ -163,8 +181,9 @@ export class RunLifecycle {
   }
 
   /**
-   * Before the step acts on the desktop: the record of everything before it must be written.
-   * Returns the ending when it could not be (a full disk, a removed folder).
+   * Before each action on the desktop: the record of everything before it must be written (for
+   * the step's later actions that is one short append). Returns the ending when it could not be:
+   * a full disk, a removed folder. The reason names the cause and the folder.
    */
   async checkpoint(): Promise<Ending | undefined> {
     await this.deps.recorder.written();

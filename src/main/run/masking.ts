@@ -1,11 +1,14 @@
 /**
  * Keeps secrets out of the record: text typed into a field the model calls a password (in its
  * thought, or with `"secret": true` on the action) is replaced by a mask in every event, in the
- * history sent back to the model, and in the stored raw reply.
+ * history sent back to the model, and in the stored raw reply. The secrets of the settings (the
+ * API key and the like) are masked in every event too, whole or any piece of 8 characters or more
+ * (src/shared/secret-mask.ts).
  */
 import type { Action } from '../../shared/actions';
 
 import { MASK } from '../../shared/describe-action';
+import { SecretMask } from '../../shared/secret-mask';
 
 export { MASK };
 
@@ -46,9 +49,12 @@ export function maskRawReply(raw: string, secrets: readonly string[]): string {
   return maskSecrets(raw, [...new Set(secrets.flatMap((s) => [s, escaped(s), asciiEscaped(s), escaped(asciiEscaped(s))]))]);
 }
 
-/** The secrets a run has typed so far, and masking with them. */
+/** The secrets a run has typed so far and those of its settings, and masking with them. */
 export class SecretSet {
   private readonly secrets: string[] = [];
+
+  /** `configured`: the settings' secrets, masked by pieces wherever they appear. */
+  constructor(readonly configured: SecretMask = SecretMask.none) {}
 
   add(secret: string): void {
     if (secret !== '' && !this.secrets.includes(secret)) this.secrets.push(secret);
@@ -59,11 +65,21 @@ export class SecretSet {
   }
 
   text(text: string): string {
-    return this.secrets.length === 0 ? text : maskSecrets(text, this.secrets);
+    return this.configured.text(this.secrets.length === 0 ? text : maskSecrets(text, this.secrets));
   }
 
   rawReply(raw: string): string {
-    return this.secrets.length === 0 ? raw : maskRawReply(raw, this.secrets);
+    return this.configured.text(this.secrets.length === 0 ? raw : maskRawReply(raw, this.secrets));
+  }
+
+  /** A value about to be recorded or shown (an event): the settings' secrets masked in every string. */
+  value<T>(value: T): T {
+    return this.configured.deep(value);
+  }
+
+  /** Characters at the end of a streamed text to hold until the next piece (see SecretMask.heldTail). */
+  heldTail(text: string): number {
+    return this.configured.heldTail(text);
   }
 
   /** The action as it may be recorded: typed secrets masked. */

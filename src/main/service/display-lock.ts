@@ -4,9 +4,9 @@
  * file created exclusively (`<data-dir>/locks/display-<name>.json`) naming the process and the
  * session; a lock whose process is gone (a crash, kill -9) is taken over.
  */
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeJsonAtomically } from '../store/files';
+import { makePrivateDir, openPrivate, writeJsonAtomically } from '../disk/files';
 import { currentWriter, isWriterIdentity, writerLiveness, type WriterIdentity } from '../store/writer-identity';
 
 interface LockContent {
@@ -48,11 +48,11 @@ export class DisplayLock {
 
   static async acquire(dataDir: string, display: string, liveness: (writer: WriterIdentity) => string = (writer) => writerLiveness(writer)): Promise<LockResult> {
     const path = lockPath(dataDir, display);
-    await mkdir(join(dataDir, 'locks'), { recursive: true });
+    await makePrivateDir(join(dataDir, 'locks'));
     const content: LockContent = { display, writer: currentWriter(), sessionId: null, since: Date.now() };
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const file = await open(path, 'wx');
+        const file = await openPrivate(path, 'wx');
         await file.writeFile(`${JSON.stringify(content)}\n`);
         await file.close();
         return { ok: true, lock: new DisplayLock(path, content) };

@@ -36,6 +36,8 @@ export interface RunHandle {
   readonly conversationId: string | null;
   /** Events with `seq` greater than `since` (default 0: all), then the live ones until the run ends. */
   events(since?: number): AsyncIterable<AgentEvent>;
+  /** The events after `since` that exist now, without following the run. */
+  eventsSoFar(since?: number): Promise<AgentEvent[]>;
   pause(): void;
   resume(): void;
   readonly paused: boolean;
@@ -185,6 +187,19 @@ export class LiveRun implements RunHandle {
         }
       },
     };
+  }
+
+  /** The events after `since` that exist now (recorded, then not yet written), without following. */
+  async eventsSoFar(since = 0): Promise<AgentEvent[]> {
+    this.dropWritten();
+    const held = this.unwritten.filter((event) => event.seq > since);
+    const firstHeld = held[0]?.seq ?? this.lastSeq + 1;
+    const events: AgentEvent[] = [];
+    if (since + 1 < firstHeld) {
+      const read = await readSession(this.init.dataDir, this.id);
+      if (read.ok) events.push(...read.session.events.filter((event) => event.seq > since && event.seq < firstHeld));
+    }
+    return [...events, ...held];
   }
 
   pause(): void {

@@ -8,17 +8,16 @@
  * given (a key file, MNEMO_MEMORY_KEY, or the app's keychain); a wrong key is refused here, before
  * anything is read or written.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { makePrivateDir, writeTextAtomically } from '../disk/files';
 import { join } from 'node:path';
 import { KEYCHECK_FILE, openMemoryCipher, type MemoryCipher, type MemoryKey } from '../memory/encryption';
 import { openFileFactStore, openRedisFactStore, NoMemory, SubjectRegistry, describeError, type FactStore } from '../memory/facts';
 import { openRedis, type RedisConnection } from '../memory/redis';
-import { RedisBlackboardStore, RedisConversationStore, type ConversationStore } from '../memory/redis-stores';
-import type { LoadableBlackboardStore } from '../memory/blackboard';
+import { RedisConversationStore, type ConversationStore } from '../memory/redis-stores';
 import type { TieredMemoryDict } from '../memory/tiered';
 import { FileMemoryManager, RedisMemoryManager, type WorkingMemoryManager } from '../memory/working';
 import type { MemoryStoreSettings } from '../settings/settings';
-import { writeTextAtomically } from '../store/files';
 
 export interface MemoryBackends {
   readonly settings: MemoryStoreSettings;
@@ -28,8 +27,6 @@ export interface MemoryBackends {
   readonly conversations: ConversationStore;
   readonly subjects: SubjectRegistry;
   readonly warnings: string[];
-  /** A new blackboard store for a run (undefined: the data directory's file store). */
-  blackboardStore(): LoadableBlackboardStore | undefined;
   close(): Promise<void>;
 }
 
@@ -64,7 +61,7 @@ export class FileConversationStore implements ConversationStore {
   }
 
   async save(id: string, dict: TieredMemoryDict): Promise<void> {
-    await mkdir(join(this.dataDir, 'memory', 'conversations'), { recursive: true });
+    await makePrivateDir(join(this.dataDir, 'memory', 'conversations'));
     await writeTextAtomically(conversationPath(this.dataDir, id), `${JSON.stringify(dict, null, 2)}\n`);
   }
 }
@@ -126,7 +123,6 @@ export async function openMemoryBackends(settings: MemoryStoreSettings, deps: Me
       conversations,
       subjects,
       warnings,
-      blackboardStore: () => (redis ? new RedisBlackboardStore(redis) : undefined),
       async close() {
         await facts.close();
         await redis?.close();

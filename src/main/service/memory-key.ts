@@ -5,7 +5,8 @@
  * does not import electron (src/main/app/memory-key.ts passes safeStorage).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { makePrivateDir } from '../disk/files';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../memory/file-lock';
 
@@ -41,7 +42,7 @@ export function keychainMemoryKey(dataDir: string, keychain: Keychain): () => Pr
       }
     }
     const key = randomBytes(32).toString('base64');
-    await mkdir(join(dataDir, 'memory'), { recursive: true });
+    await makePrivateDir(join(dataDir, 'memory'));
     await writeFileAtomically(path, keychain.encryptString(key));
     return key;
   };

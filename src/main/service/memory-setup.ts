@@ -2,17 +2,23 @@
  * The memory a run shares with the runs before and after it: the blackboard, the conversation the
  * task belongs to (a follow-up task names it to continue it), the facts, the conversation's working
  * memory, and the memory model that compresses and extracts. Where they are kept (the data
- * directory or Redis) comes from the memory backends. Problems with the blackboard or a damaged
- * conversation are warnings; a store that cannot be reached was refused when the backends opened.
+ * directory, or Redis) comes from the memory backends; a store that cannot be reached was refused
+ * when the backends opened. A damaged blackboard or conversation is a warning.
+ *
+ * The blackboard and the conversation are written as they change (whole files or whole lines,
+ * never halves; in Redis, each change as it comes); a failed write reaches the running agent at
+ * once, which says it as a note (memory-files.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { SecretMask } from '../../shared/secret-mask';
 import type { PriceTable } from '../../shared/settings';
-import { createTextModel, openBlackboard, TieredMemory, type TieredMemoryDict } from '../memory';
+import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type TieredMemoryDict } from '../memory';
+import { RedisBlackboardStore } from '../memory/redis-stores';
 import { AgentMemory } from '../memory/facts';
-import { WorkingMemoryAgent } from '../memory/working';
+import { WorkingMemoryAgent, type WorkingMemoryManager } from '../memory/working';
 import type { RunMemoryDeps } from '../agent/run-memory';
 import type { RunSettings } from '../settings/settings';
-import type { MemoryBackends } from './memory-backends';
+import { conversationPath, type MemoryBackends } from './memory-backends';
 
 export { conversationPath } from './memory-backends';
 
@@ -20,8 +26,11 @@ export interface OpenedMemory {
   deps: RunMemoryDeps;
   conversationId: string;
   warnings: string[];
-  /** Saves the conversation for the next task of it. */
-  save(): Promise<void>;
+  /**
+   * Waits for the memory's writes and stops following the conversation; returns the write
+   * failures the run did not hear about (it had ended).
+   */
+  save(): Promise<string[]>;
 }
 
 /** `conv-3fa9c2d1`: short enough to type after `--conversation`. */
@@ -40,9 +49,16 @@ export type MemoryOpen = { ok: true; memory: OpenedMemory } | { ok: false; messa
 
 /**
  * Opens the shared memory for a run. Continuing a conversation that exists nowhere is an error; one
- * that has only a working memory (begun on another machine, whose tiers are local) goes on from it.
+ * that has only a working memory (begun on another machine, whose tiers were kept there) goes on
+ * from it.
  */
-export async function openRunMemory(settings: RunSettings, prices: PriceTable, backends: MemoryBackends, continueConversation?: string): Promise<MemoryOpen> {
+export async function openRunMemory(
+  settings: RunSettings,
+  prices: PriceTable,
+  backends: MemoryBackends,
+  continueConversation?: string,
+  secrets: SecretMask = SecretMask.none,
+): Promise<MemoryOpen> {
   if (continueConversation !== undefined && !CONVERSATION_ID_PATTERN.test(continueConversation)) {
     return { ok: false, message: `"${continueConversation}" is not a conversation id (they look like conv-3fa9c2d1)` };
   }
@@ -69,13 +85,22 @@ export async function openRunMemory(settings: RunSettings, prices: PriceTable, b
       if (!working || working.length === 0) return { ok: false, message: `no conversation "${continueConversation}" in ${conversations.location}` };
     }
   }
+  const reports = new WriteFailureReports();
+  // What the memory keeps has the settings' secrets masked (the task, a question may hold one).
+  const mask = <T>(value: T): T => secrets.deep(value);
+  const redis = backends.redis;
   let board;
   try {
-    board = await openBlackboard(settings.dataDir, {}, { store: backends.blackboardStore() });
+    board = await openBlackboard(settings.dataDir, { onWriteFailure: reports.report, mask }, redis ? { store: new RedisBlackboardStore(redis, { onWriteFailure: reports.report, mask }) } : {});
   } catch (error) {
     return { ok: false, message: `the blackboard cannot be loaded: ${(error as Error).message}` };
   }
   warnings.push(...board.warnings);
+  // In the data directory the conversation's file follows every change; in Redis it is saved at the end.
+  const file = redis ? null : new ConversationFile(conversationPath(settings.dataDir, conversationId), conversation, { onWriteFailure: reports.report, mask });
+  const flush = async () => {
+    await Promise.all([board.store.flush(), file?.flush()]);
+  };
   const store = backends.settings;
   const facts = store.facts.enabled
     ? new AgentMemory(
@@ -87,29 +112,58 @@ export async function openRunMemory(settings: RunSettings, prices: PriceTable, b
           autoDetect: store.facts.autoDetect,
           detectSubjects: store.facts.detectSubjects,
         },
-        { model },
+        { model, mask: (text) => secrets.text(text) },
       )
     : undefined;
-  const working = backends.working
+  const manager = backends.working;
+  // The working memory is written with the settings' secrets masked, as every memory file is.
+  const maskedManager: WorkingMemoryManager | null = manager
+    ? {
+        location: manager.location,
+        store: (input) => manager.store({ ...input, working_memory: secrets.text(input.working_memory) }),
+        retrieve: (query) => manager.retrieve(query),
+        delete: (query) => manager.delete(query),
+        list: () => manager.list(),
+      }
+    : null;
+  const working = maskedManager
     ? {
         agent: new WorkingMemoryAgent({
           llmClient: model,
           systemPrompt: store.working.prompt ?? undefined,
-          memoryManager: backends.working,
+          memoryManager: maskedManager,
           // The conversation so far is the chat history the seed's agent reads.
           chatHistoryClient: { get: async () => conversation.toPrompt() },
         }),
-        manager: backends.working,
+        manager: maskedManager,
         conversationId,
       }
     : undefined;
   return {
     ok: true,
     memory: {
-      deps: { model, blackboard: board.blackboard, conversation, ...(facts ? { facts } : {}), ...(working ? { working } : {}) },
+      deps: {
+        model,
+        blackboard: board.blackboard,
+        conversation,
+        files: { onWriteFailure: (listener) => reports.subscribe(listener), flush },
+        ...(facts ? { facts } : {}),
+        ...(working ? { working } : {}),
+      },
       conversationId,
       warnings,
-      save: () => conversations.save(conversationId, conversation.toDict()),
+      async save() {
+        if (file) {
+          // A conversation nothing was said in yet (the run ended before its task) still gets its file.
+          file.save();
+          await flush();
+          file.close();
+        } else {
+          await flush();
+          await conversations.save(conversationId, mask(conversation.toDict())).catch((error: unknown) => reports.report(`the conversation ${conversationId} was not saved: ${(error as Error).message}`));
+        }
+        return reports.takeUnheard();
+      },
     },
   };
 }

@@ -6,13 +6,19 @@
  * (events with catching up, pause, resume, stop, answers). It also lists and reads sessions and
  * the memory snapshot of a session.
  *
+ * The settings' secrets (the API key, ...) are masked in everything a run records or shows: its
+ * events (the run lifecycle masks each one), the session's task, the memory files, and what the
+ * service logs or answers (`redact`). The data directory is kept owner-only (private-dir.ts): one
+ * found open to other accounts is tightened before the first run, with one line saying so.
+ *
  * One run at a time per display, across processes (display-lock.ts): a second start is a `busy`
  * error naming the running session. Failures are values (`ServiceResult`), each with a kind the
  * adapters map to their own terms (an exit code, an HTTP status, a message in the window).
  */
 import { buildMemorySnapshot, type MemorySnapshot } from '../../shared/memory';
 import type { AgentEvent } from '../../shared/events';
-import type { ModelSettings, PriceTable } from '../../shared/settings';
+import { ModelSettingsSchema, type ModelSettings, type ModelSettingsInput, type PriceTable } from '../../shared/settings';
+import { describeConfigIssues } from '../../shared/config';
 import { DeviceAgent } from '../agent/device-agent';
 import type { AgentOptions } from '../agent/settings';
 import { createVisionModel, type VisionModel } from '../model';
@@ -23,11 +29,17 @@ import { Replayer } from '../replay/replayer';
 import type { ReplayPolicy } from '../replay/policy';
 import type { DivergenceThresholds } from '../replay/divergence';
 import { PauseGate } from '../run/pause-gate';
+import { SecretMask } from '../../shared/secret-mask';
+import { configuredSecrets } from '../settings/secrets';
 import { memoryStoreSettingsOf, runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
-import { FileRunRecorder } from '../store/run-recorder';
+import { FileRunRecorder, sessionsRoot } from '../store/run-recorder';
+import { offerSampleSession } from '../store/sample-session';
 import { readSession, type SessionRecord } from '../store/session-reader';
 import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
 import { retentionOf } from '../store/store-settings';
+import { freeBytes, formatMegabytes } from '../disk/free-space';
+import { keepDataDirPrivate } from '../disk/private-dir';
+import { describeWriteFailure, displayPath } from '../disk/write-failure';
 import { DisplayLock, displayName } from './display-lock';
 import { LiveRun, type RunHandle } from './live-run';
 import { openRunMemory } from './memory-setup';
@@ -75,7 +87,11 @@ export interface RunServiceDeps {
   probe?: (settings: ModelSettings, signal: AbortSignal) => Promise<ProviderProbe>;
   /** Warnings and notices (retention, interrupted sessions, memory problems). */
   log?: (message: string) => void;
+  /** The API key kept outside config.json (the app's keychain), when neither flags nor environment give one. */
+  storedApiKey?: () => string | undefined;
   now?: () => number;
+  /** Free bytes on the disk holding a folder (default: statfs), for the warning before a run. */
+  freeBytes?: (path: string) => Promise<number | null>;
   /** The memory key from the OS keychain (the app: safeStorage), when none is set otherwise. */
   memoryKey?: () => Promise<string | null>;
 }
@@ -112,21 +128,52 @@ export class RunService {
   private readonly env: NodeJS.ProcessEnv;
   private readonly runs = new Map<string, LiveRun>();
   private readonly store: SessionStore;
+  private readonly startListeners = new Set<(run: RunHandle) => void>();
+  private config: LoadedConfig;
+  /** The data directory checked to be owner-only (once per service). */
+  private privateDataDir: Promise<void> | null = null;
   /** The memory's storage, opened once per settings and shared by every run (one Redis connection). */
   private readonly backends = new Map<string, Promise<BackendsOpen>>();
 
   constructor(private readonly deps: RunServiceDeps) {
     this.env = deps.env ?? process.env;
+    this.config = deps.config;
     this.store = new SessionStore(deps.config.dataDir, deps.now ? { now: deps.now } : {});
   }
 
   get dataDir(): string {
-    return this.deps.config.dataDir;
+    return this.config.dataDir;
+  }
+
+  /** The config as read (the settings file's content, where it lives, the data directory). */
+  get loadedConfig(): LoadedConfig {
+    return this.config;
+  }
+
+  /** Uses the config from now on (after the settings were saved); runs in progress keep theirs. */
+  useConfig(config: LoadedConfig): void {
+    this.config = config;
+  }
+
+  /** Told of every run or replay this service starts (a window following "the current run"). */
+  onRunStarted(listener: (run: RunHandle) => void): () => void {
+    this.startListeners.add(listener);
+    return () => this.startListeners.delete(listener);
+  }
+
+  /** The run going on in this process, the newest if there are several (one per display). */
+  current(): RunHandle | undefined {
+    return [...this.runs.values()].at(-1);
+  }
+
+  async deleteSession(ref: string): Promise<ServiceResult<{ id: string }>> {
+    const deleted = await this.store.delete(ref);
+    return deleted.ok ? { ok: true, value: { id: deleted.id } } : { ok: false, error: { kind: 'not_found', message: deleted.message } };
   }
 
   /** The settings a run would use now (the model resolved from flags, environment and file). */
   settings(overrides: RunFlags = {}): ServiceResult<RunSettings> {
-    const resolved = runSettingsOf(this.deps.config, { ...this.deps.flags, ...overrides }, this.env);
+    const resolved = runSettingsOf(this.config, { ...this.deps.flags, ...overrides }, this.env, this.deps.storedApiKey?.());
     return resolved.ok ? { ok: true, value: resolved.settings } : { ok: false, error: { kind: 'settings', message: resolved.message } };
   }
 
@@ -137,6 +184,7 @@ export class RunService {
     if (!settings.ok) return settings;
     const run = settings.value;
     const display = request.display ?? request.overrides?.display;
+    await this.keepPrivate();
     const opened = await this.openForRun(display);
     if (!opened.ok) return opened;
     const { lock, operator, closeOperator } = opened.value;
@@ -146,28 +194,33 @@ export class RunService {
     };
 
     await this.housekeeping();
+    const secrets = this.secretsFor(request.overrides);
+    const mask = new SecretMask(secrets);
     const backends = await this.memoryBackends(run.memoryStore);
     if (!backends.ok) {
       await release();
       return backends;
     }
-    const memory = await openRunMemory(run, run.prices, backends.value, request.conversationId);
+    const memory = await openRunMemory(run, run.prices, backends.value, request.conversationId, mask);
     if (!memory.ok) {
       await release();
       return { ok: false, error: { kind: 'settings', message: memory.message } };
     }
     for (const warning of memory.memory.warnings) this.log(`warning: ${warning}`);
     const model = (this.deps.createModel ?? ((settings, prices) => createVisionModel(settings, { prices })))(run.model, run.prices);
-    const recorder = await FileRunRecorder.create(run.dataDir, { task: request.task, model: run.model.model, family: run.model.family }).catch((error: unknown) => error as Error);
+    // The task as it is recorded and shown; the model gets it as the user wrote it.
+    const task = mask.text(request.task);
+    const recorder = await FileRunRecorder.create(run.dataDir, { task, model: run.model.model, family: run.model.family }).catch((error: unknown) => error as Error);
     if (recorder instanceof Error) {
       await release();
-      return { ok: false, error: { kind: 'record', message: `cannot record the session in ${run.dataDir}: ${recorder.message}` } };
+      return { ok: false, error: { kind: 'record', message: `cannot record the session: ${describeWriteFailure(recorder, sessionsRoot(run.dataDir), 'a new session')}` } };
     }
     await lock.name(recorder.sessionId);
+    const notices = await this.lowDiskNotices();
 
     const gate = new PauseGate();
     const stop = new AbortController();
-    const live = new LiveRun({ kind: 'run', task: request.task, recorder, dataDir: run.dataDir, conversationId: memory.memory.conversationId, gate, stop, nobodyAnswers: request.interactive === false });
+    const live = new LiveRun({ kind: 'run', task, recorder, dataDir: run.dataDir, conversationId: memory.memory.conversationId, gate, stop, nobodyAnswers: request.interactive === false });
     const probe = this.deps.probe ?? ((settings, signal) => probeProvider(settings, {}, signal));
     const agent = new DeviceAgent(
       {
@@ -177,6 +230,8 @@ export class RunService {
         askUser: live.askUser,
         memory: memory.memory.deps,
         gate,
+        notices,
+        secrets,
         ...(this.deps.now ? { now: this.deps.now } : {}),
         ...(request.skipProviderCheck ? {} : { preflight: (signal: AbortSignal) => probe(run.model, signal) }),
       },
@@ -196,7 +251,8 @@ export class RunService {
       },
     );
     this.track(live, agent.run(request.task, stop.signal, { conversationId: memory.memory.conversationId }), async () => {
-      await memory.memory.save().catch((error: unknown) => this.log(`warning: the conversation memory was not saved: ${error instanceof Error ? error.message : String(error)}`));
+      // Failures during the run were said then, as notes; these came after it.
+      for (const failure of await memory.memory.save()) this.log(`warning: ${failure}`);
       await release();
     });
     return { ok: true, value: live };
@@ -217,22 +273,26 @@ export class RunService {
     const session = read.session;
     for (const warning of session.warnings) this.log(`session ${session.meta.id}, line ${warning.line}: ${warning.message}`);
 
+    await this.keepPrivate();
     const opened = await this.openForRun(request.display);
     if (!opened.ok) return opened;
     const { lock, operator, closeOperator } = opened.value;
-    const recorder = await FileRunRecorder.create(this.dataDir, { task: session.meta.task, model: model?.model ?? 'none', family: model?.family ?? 'none', replayOf: session.meta.id }).catch(
+    const secrets = this.secretsFor(request.model);
+    const task = new SecretMask(secrets).text(session.meta.task);
+    const recorder = await FileRunRecorder.create(this.dataDir, { task, model: model?.model ?? 'none', family: model?.family ?? 'none', replayOf: session.meta.id }).catch(
       (error: unknown) => error as Error,
     );
     if (recorder instanceof Error) {
       await closeOperator();
       await lock.release();
-      return { ok: false, error: { kind: 'record', message: `cannot record the replay in ${this.dataDir}: ${recorder.message}` } };
+      return { ok: false, error: { kind: 'record', message: `cannot record the replay: ${describeWriteFailure(recorder, sessionsRoot(this.dataDir), 'a new session')}` } };
     }
     await lock.name(recorder.sessionId);
+    const notices = await this.lowDiskNotices();
     const gate = new PauseGate();
     const stop = new AbortController();
-    const live = new LiveRun({ kind: 'replay', task: session.meta.task, recorder, dataDir: this.dataDir, conversationId: null, gate, stop, nobodyAnswers: request.interactive === false });
-    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
+    const live = new LiveRun({ kind: 'replay', task, recorder, dataDir: this.dataDir, conversationId: null, gate, stop, nobodyAnswers: request.interactive === false });
+    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, notices, secrets, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
     const events = replayer.replay(
       session,
       {
@@ -272,6 +332,8 @@ export class RunService {
   }
 
   async sessions(options: { search?: string } = {}): Promise<SessionListing> {
+    // A data directory without sessions yet gets the sample to explore.
+    await offerSampleSession(this.dataDir);
     return this.store.list(options);
   }
 
@@ -296,7 +358,7 @@ export class RunService {
    * app's Memory view and other front ends. Not closed by the caller; `close()` closes it.
    */
   async memoryService(overrides: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}): Promise<ServiceResult<MemoryService>> {
-    const settings = memoryStoreSettingsOf(this.deps.config, { ...this.deps.flags, ...overrides }, this.env);
+    const settings = memoryStoreSettingsOf(this.config, { ...this.deps.flags, ...overrides }, this.env);
     if (!settings.ok) return { ok: false, error: { kind: 'settings', message: settings.message } };
     const backends = await this.memoryBackends(settings.settings);
     return backends.ok ? { ok: true, value: new MemoryService(backends.value, this.deps.now) } : backends;
@@ -322,7 +384,20 @@ export class RunService {
   async checkModel(overrides: RunFlags = {}, signal?: AbortSignal): Promise<ServiceResult<ModelCheck>> {
     const settings = this.settings(overrides);
     if (!settings.ok) return settings;
-    return { ok: true, value: await checkModel(settings.value.model, {}, signal) };
+    // A provider may echo the key in its error message.
+    return { ok: true, value: new SecretMask(this.secretsFor(overrides)).deep(await checkModel(settings.value.model, {}, signal)) };
+  }
+
+  /**
+   * "Test connection" in the settings: the model settings as the form holds them (over the saved
+   * ones), one small chat request with an image.
+   */
+  async checkProvider(model: Partial<ModelSettingsInput>, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
+    const file = this.config.file.model ?? {};
+    const candidate = { ...file, ...model, ...(apiKey !== undefined ? { apiKey } : {}) };
+    const settings = ModelSettingsSchema.safeParse({ apiKey: this.env.OPENAI_API_KEY, ...candidate });
+    if (!settings.success) return { ok: false, error: { kind: 'settings', message: `model settings: ${describeConfigIssues(settings.error.issues)}` } };
+    return { ok: true, value: await checkModel(settings.data) };
   }
 
   /** Stops every run of this process and waits until they are recorded as ended. */
@@ -338,12 +413,23 @@ export class RunService {
     }
   }
 
+  /** A text with the settings' secrets masked, for a front end to print (an error message, a path). */
+  redact(text: string): string {
+    return new SecretMask(this.secretsFor()).text(text);
+  }
+
+  /** The secrets of the settings, with a run's own flags (another key variable, another URL). */
+  private secretsFor(overrides: RunFlags = {}): string[] {
+    return configuredSecrets(this.deps.config.file, { ...this.deps.flags, ...overrides }, this.env);
+  }
+
   private log(message: string): void {
-    this.deps.log?.(message);
+    this.deps.log?.(this.redact(message));
   }
 
   private track(live: LiveRun, events: AsyncIterable<AgentEvent>, afterEnd: () => Promise<void>): void {
     this.runs.set(live.id, live);
+    for (const listener of this.startListeners) listener(live);
     void live.pump(events, async () => {
       try {
         await afterEnd();
@@ -367,9 +453,34 @@ export class RunService {
     return { ok: true, value: { lock: locked.lock, operator: opened.operator, closeOperator: async () => void (await close?.()) } };
   }
 
+  /**
+   * A disk nearly full, said as a note before the first step (in the terminal, the app, --json and
+   * the record): the run will stop at the first step it cannot record.
+   */
+  private async lowDiskNotices(): Promise<string[]> {
+    const minFreeMb = storeSettingsOf(this.deps.config).minFreeMb;
+    if (minFreeMb <= 0) return [];
+    const free = await (this.deps.freeBytes ?? freeBytes)(this.dataDir).catch(() => null);
+    if (free === null || free >= minFreeMb * 1e6) return [];
+    return [
+      `warning: only ${formatMegabytes(free)} free on the disk holding ${displayPath(this.dataDir)} (less than store.minFreeMb, ${minFreeMb} MB); the run stops at the first step it cannot record`,
+    ];
+  }
+
+  /** The data directory owner-only before the first run writes to it; a wide one is tightened, and said. */
+  private keepPrivate(): Promise<void> {
+    this.privateDataDir ??= keepDataDirPrivate(this.dataDir).then(
+      (line) => {
+        if (line) this.log(line);
+      },
+      () => undefined,
+    );
+    return this.privateDataDir;
+  }
+
   /** Before a run's session exists: mark sessions whose process died, apply retention. */
   private async housekeeping(): Promise<void> {
-    const pruned = await this.store.prune(retentionOf(storeSettingsOf(this.deps.config)));
+    const pruned = await this.store.prune(retentionOf(storeSettingsOf(this.config)));
     for (const warning of pruned.warnings) this.log(`warning: ${warning.message}`);
     for (const id of pruned.interrupted) this.log(`session ${id} was interrupted (its process is gone): marked so`);
     if (pruned.deleted.length > 0) this.log(`retention: deleted ${pruned.deleted.length} old session(s)`);

@@ -5,11 +5,12 @@
  * defaults. The file is read once (`loadConfig`); everything else is derived from what was read.
  * Every problem is a message naming its source.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
 import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
+import { makePrivateDir, writeJsonAtomically } from '../disk/files';
 import { DEFAULT_STORE_SETTINGS } from '../store/store-settings';
 
 export interface RunFlags {
@@ -162,15 +163,18 @@ export function memoryStoreSettingsOf(config: LoadedConfig, flags: Pick<RunFlags
   };
 }
 
-/** The settings of a run: the model from flags, environment or file, and the rest from the file. */
-export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS.ProcessEnv = process.env): SettingsResult {
+/**
+ * The settings of a run: the model from flags, environment or file, and the rest from the file.
+ * `storedApiKey` is the key kept outside the file (the app's keychain), used when no other is set.
+ */
+export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS.ProcessEnv = process.env, storedApiKey?: string): SettingsResult {
   const { file, dataDir } = config;
   if (flags.apiKeyEnv !== undefined && env[flags.apiKeyEnv] === undefined) {
     return { ok: false, message: `--api-key-env ${flags.apiKeyEnv}: that environment variable is not set` };
   }
   // A variable set to nothing (`OPENAI_BASE_URL=`) counts as not set.
   const fromEnv = (name: string) => (env[name]?.trim() ? env[name] : undefined);
-  const apiKey = flags.apiKeyEnv !== undefined ? env[flags.apiKeyEnv] : (env.OPENAI_API_KEY ?? file.model?.apiKey);
+  const apiKey = flags.apiKeyEnv !== undefined ? env[flags.apiKeyEnv] : (env.OPENAI_API_KEY ?? file.model?.apiKey ?? storedApiKey);
   const candidate = {
     ...file.model,
     baseUrl: flags.baseUrl ?? fromEnv('OPENAI_BASE_URL') ?? file.model?.baseUrl,
@@ -222,4 +226,22 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
 export async function resolveRunSettings(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): Promise<SettingsResult> {
   const config = await loadConfig(flags, env);
   return config.ok ? runSettingsOf(config.config, flags, env) : config;
+}
+
+/**
+ * Writes the settings file (the app's Settings view saves here, and the CLI reads the same file):
+ * checked against the schema first, written atomically, and read back as the new config.
+ */
+export async function saveConfig(config: LoadedConfig, file: unknown): Promise<ConfigResult> {
+  const parsed = ConfigFileSchema.safeParse(file);
+  if (!parsed.success) return { ok: false, message: `the settings are not valid: ${describeConfigIssues(parsed.error.issues)}` };
+  try {
+    // The data directory is owner-only; a settings file the user keeps elsewhere is theirs to arrange.
+    if (dirname(config.path) === config.dataDir) await makePrivateDir(config.dataDir, { recursive: true });
+    else await mkdir(dirname(config.path), { recursive: true });
+    await writeJsonAtomically(config.path, parsed.data);
+  } catch (error) {
+    return { ok: false, message: `cannot write the settings to ${config.path}: ${(error as Error).message}` };
+  }
+  return { ok: true, config: { ...config, file: parsed.data } };
 }

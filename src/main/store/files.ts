@@ -1,26 +1,10 @@
-/** Small file helpers for the session store: atomic JSON writes, folder sizes, safe removal. */
-import { lstat, readdir, rename, rm, writeFile } from 'node:fs/promises';
+/** Small file helpers for the session store: folder sizes, safe removal (and the atomic writes of disk/). */
+import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 
-/**
- * Writes JSON through a temporary file and a rename, so a reader sees the old or the new content,
- * never half of it. The temporary name is unique: two processes may write the same file at once.
- */
-export async function writeTextAtomically(path: string, text: string): Promise<void> {
-  const partial = `${path}.${process.pid}-${randomBytes(3).toString('hex')}.partial`;
-  try {
-    await writeFile(partial, text);
-    await rename(partial, path);
-  } catch (error) {
-    await rm(partial, { force: true });
-    throw error;
-  }
-}
-
-export function writeJsonAtomically(path: string, value: unknown): Promise<void> {
-  return writeTextAtomically(path, `${JSON.stringify(value, null, 2)}\n`);
-}
+// Whole-file writes live with the other careful writers in src/main/disk/.
+export { errorMessage, writeJsonAtomically, writeTextAtomically } from '../disk/files';
 
 /** Bytes of the regular files under a folder (0 when it does not exist); links are not followed. */
 export async function folderBytes(path: string): Promise<number> {
@@ -56,8 +40,4 @@ export async function removeFolder(path: string): Promise<void> {
   const trash = join(dirname(path), `${TRASH_PREFIX}${randomBytes(4).toString('hex')}`);
   await rename(path, trash);
   await rm(trash, { recursive: true, force: true });
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,6 +7,8 @@
  *   <dataDir>/sessions/<id>/screenshots/step-0003.jpg   the model-ready image
  *   <dataDir>/sessions/<id>/screenshots/step-0003.full.png  the full-resolution capture (optional)
  *   <dataDir>/sessions/<id>/replies/step-0003.txt    the model's raw reply, secrets masked
+ *   <dataDir>/sessions/<id>/ending.json              space reserved at the start for the ending (session-ending.ts)
+ *   <dataDir>/sessions/<id>/write-failed             empty; present when a write failed
  */
 import { join } from 'node:path';
 

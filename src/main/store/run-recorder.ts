@@ -1,5 +1,5 @@
 /**
- * Records a run as it happens: `session.json` (metadata, rewritten atomically), `events.jsonl`
+ * Records a run as it happens, owner-only (folders 0700, files 0600: disk/files.ts): `session.json` (metadata, rewritten atomically), `events.jsonl`
  * (append-only), `screenshots/` (the model-ready images, optionally the full-resolution capture)
  * and `replies/` (the model's raw replies, masked by the loop). Everything written during a step is
  * fsynced at its end (`flush`), so a crash loses at most the step in progress. The session index
@@ -10,13 +10,19 @@
  * be written (`written`), so a crash loses at most the step in progress.
  *
  * Recording never throws into the loop and never rejects: a failed write (a full disk) is kept as
- * `failure`, which the loop checks before it acts.
+ * `failure`, in words that name the cause and the folder, and the loop checks it before it acts.
+ * A failed write leaves no half file behind: a screenshot or reply that did not fit is removed, an
+ * append that did not fit is cut back. The session's ending is written into space reserved at the
+ * start (session-ending.ts), so a session on a disk that filled up still reads back as `failed`
+ * with its reason, not as `interrupted`.
  */
-import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentEvent, ScreenshotRef } from '../../shared/events';
-import { errorMessage, writeJsonAtomically } from './files';
+import type { AgentEvent, AgentEventOf, ScreenshotRef } from '../../shared/events';
+import { appendWhole, makePrivateDir, openPrivate, writeJsonAtomically } from '../disk/files';
+import { describeWriteFailure } from '../disk/write-failure';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, sessionsRoot, stepStem } from './paths';
+import { ENDING_FILE, markWriteFailed, reserveEnding, writeEnding, type SessionEnding } from './session-ending';
 import { appendToIndex, summaryOf } from './session-index';
 import { newSessionId, type SessionMeta } from './session-meta';
 import { currentWriter, type WriterIdentity } from './writer-identity';
@@ -49,7 +55,7 @@ export interface RunRecorder {
   written(): Promise<void>;
   /** Makes everything recorded so far durable (fsync); the loop starts it at the end of a step and goes on. */
   flush(): Promise<void>;
-  /** The first write that failed, in words; null while everything was recorded. */
+  /** The first write that failed, in words (the cause and the folder); null while everything was recorded. */
   readonly failure: string | null;
   /** The highest `seq` appended to the events file so far (0 before the first). */
   readonly writtenSeq: number;
@@ -83,6 +89,10 @@ export class FileRunRecorder implements RunRecorder {
   private closed = false;
   private firstFailure: string | null = null;
   private lastWrittenSeq = 0;
+  /** Length of events.jsonl: where a failed append is cut back to. */
+  private eventsSize = 0;
+  /** The run-finished event, once recorded (even when its append failed). */
+  private finished: AgentEventOf<'run-finished'> | null = null;
   /** Screenshots queued but not yet on disk, by path. */
   private readonly unwritten = new Map<string, Buffer>();
 
@@ -91,6 +101,8 @@ export class FileRunRecorder implements RunRecorder {
     readonly sessionId: string,
     readonly directory: string,
     private readonly events: FileHandle,
+    /** The reserved ending (session-ending.ts), open for in-place writes. */
+    private readonly ending: FileHandle,
     meta: SessionMeta,
   ) {
     this.meta = meta;
@@ -100,7 +112,17 @@ export class FileRunRecorder implements RunRecorder {
   static async create(dataDir: string, start: RecorderStart, now = Date.now()): Promise<FileRunRecorder> {
     const sessionId = newSessionId(new Date(now));
     const directory = join(sessionsRoot(dataDir), sessionId);
-    await mkdir(join(directory, SCREENSHOTS_DIR), { recursive: true });
+    await makePrivateDir(join(directory, SCREENSHOTS_DIR));
+    try {
+      return await FileRunRecorder.open(dataDir, sessionId, directory, start, now);
+    } catch (error) {
+      // No half-made session left behind (on a full disk it would only take more space).
+      await rm(directory, { recursive: true, force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private static async open(dataDir: string, sessionId: string, directory: string, start: RecorderStart, now: number): Promise<FileRunRecorder> {
     const meta: SessionMeta = {
       id: sessionId,
       task: start.task,
@@ -117,8 +139,12 @@ export class FileRunRecorder implements RunRecorder {
       writer: start.writer ?? currentWriter(),
     };
     await writeJsonAtomically(join(directory, SESSION_FILE), meta);
-    const events = await open(join(directory, EVENTS_FILE), 'a');
-    const recorder = new FileRunRecorder(dataDir, sessionId, directory, events, meta);
+    const events = await openPrivate(join(directory, EVENTS_FILE), 'a');
+    const ending = await reserveEnding(directory).catch(async (error: unknown) => {
+      await events.close();
+      throw error;
+    });
+    const recorder = new FileRunRecorder(dataDir, sessionId, directory, events, ending, meta);
     await recorder.guard(() => appendToIndex(dataDir, [summaryOf(meta)]), 'the session index');
     return recorder;
   }
@@ -166,7 +192,7 @@ export class FileRunRecorder implements RunRecorder {
     return this.enqueue(async () => {
       if (!this.repliesReady) {
         // Not recursive: a session folder deleted under a live recorder is not brought back.
-        await mkdir(join(this.directory, REPLIES_DIR)).catch((error: NodeJS.ErrnoException) => {
+        await makePrivateDir(join(this.directory, REPLIES_DIR), { recursive: false }).catch((error: NodeJS.ErrnoException) => {
           if (error.code !== 'EEXIST') throw error;
         });
         this.repliesReady = true;
@@ -176,13 +202,18 @@ export class FileRunRecorder implements RunRecorder {
   }
 
   record(event: AgentEvent): Promise<void> {
+    if (event.type === 'run-finished') {
+      this.finished = event;
+      // The ending goes first into the reserved space: on a full disk it is what still fits.
+      void this.enqueue(() => this.writeEndingInPlace(endingOf(event)), ENDING_FILE);
+    }
     // Events recorded while earlier writes are under way go out together, in one append, still
     // after everything queued before them and before anything queued after them.
     if (!this.batch) {
       const batch: EventBatch = { text: '', events: [], written: Promise.resolve() };
       batch.written = this.enqueue(async () => {
         if (this.batch === batch) this.batch = null;
-        await this.events.appendFile(batch.text);
+        this.eventsSize = await appendWhole(this.events, this.eventsSize, batch.text);
         this.bytes += Buffer.byteLength(batch.text);
         this.lastWrittenSeq = Math.max(this.lastWrittenSeq, ...batch.events.map((event) => event.seq));
         for (const queued of batch.events) await this.updateMeta(queued);
@@ -208,20 +239,42 @@ export class FileRunRecorder implements RunRecorder {
     this.closed = true;
     await this.flush();
     this.meta = { ...this.meta, bytes: this.bytes };
-    if (this.meta.status === 'running') {
+    const finished = this.finished;
+    if (this.meta.status === 'running' && finished) {
+      // The run finished, but its event or the rewrite after it did not reach the disk.
+      this.meta = metaWithEnding(this.meta, finished);
+    } else if (this.meta.status === 'running') {
       // Closed without a run-finished event: nobody will finish it, so say so now.
       this.meta = { ...this.meta, status: 'interrupted', endedAt: Date.now(), reason: 'the recording was closed before the run finished' };
     }
     await this.guard(() => writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta), SESSION_FILE);
     await this.guard(() => appendToIndex(this.dataDir, [summaryOf(this.meta)]), 'the session index');
     await this.events.close().catch(() => undefined);
+    await this.ending.close().catch(() => undefined);
   }
 
   private async writeFile(relative: string, data: Buffer | string): Promise<void> {
-    const file = await open(join(this.directory, relative), 'w');
+    const path = join(this.directory, relative);
+    const file = await openPrivate(path, 'w');
+    try {
+      await file.writeFile(data);
+    } catch (error) {
+      // Half a screenshot is no record: removed, which also gives its space back.
+      await file.close().catch(() => undefined);
+      await rm(path, { force: true }).catch(() => undefined);
+      throw error;
+    }
     this.unsynced.push(file);
-    await file.writeFile(data);
     this.bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+  }
+
+  /** The ending into the reserved space; when even that fails, the empty marker. Never throws. */
+  private async writeEndingInPlace(ending: SessionEnding): Promise<void> {
+    try {
+      await writeEnding(this.ending, ending);
+    } catch {
+      await markWriteFailed(this.directory).catch(() => undefined);
+    }
   }
 
   /** Runs writes one after the other; a failure is remembered, never passed on. */
@@ -236,8 +289,27 @@ export class FileRunRecorder implements RunRecorder {
     try {
       await task();
     } catch (error) {
-      this.firstFailure ??= `could not write ${what} in ${this.directory}: ${errorMessage(error)}`;
+      await this.failed(error, what);
     }
+  }
+
+  /**
+   * The first failed write: kept in words, and said on disk at once, where a full disk still lets
+   * it through (the marker is a name without data, the ending goes into reserved space), in case
+   * the process does not live to write the run's own ending.
+   */
+  private async failed(error: unknown, what: string): Promise<void> {
+    if (this.firstFailure !== null) return;
+    const removed = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+    this.firstFailure = describeWriteFailure(error, removed ? this.directory : sessionsRoot(this.dataDir), what);
+    await markWriteFailed(this.directory).catch(() => undefined);
+    await this.writeEndingInPlace({
+      status: 'failed',
+      reason: `the session could not be recorded, so the run stopped: ${this.firstFailure}`,
+      endedAt: Date.now(),
+      steps: this.meta.steps,
+      usage: this.meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: this.meta.costUsd },
+    });
   }
 
   private async updateMeta(event: AgentEvent): Promise<void> {
@@ -252,16 +324,16 @@ export class FileRunRecorder implements RunRecorder {
       this.meta = { ...this.meta, steps: event.step, costUsd: event.costUsd, usage: { ...usage, costUsd: event.costUsd } };
       await writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta);
     } else if (event.type === 'run-finished') {
-      this.meta = {
-        ...this.meta,
-        status: event.status,
-        endedAt: event.at,
-        steps: event.steps,
-        costUsd: event.usage.costUsd,
-        usage: event.usage,
-        reason: event.reason,
-      };
+      this.meta = metaWithEnding(this.meta, event);
       await writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta);
     }
   }
+}
+
+function endingOf(event: AgentEventOf<'run-finished'>): SessionEnding {
+  return { status: event.status, reason: event.reason, endedAt: event.at, steps: event.steps, usage: event.usage };
+}
+
+function metaWithEnding(meta: SessionMeta, event: AgentEventOf<'run-finished'>): SessionMeta {
+  return { ...meta, status: event.status, endedAt: event.at, steps: event.steps, costUsd: event.usage.costUsd, usage: event.usage, reason: event.reason };
 }

@@ -7,7 +7,8 @@
  * is rebuilt from those files, a folder the index does not know is added, and an entry still
  * `running` is checked against its session.json (see SessionStore).
  */
-import { appendFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { appendPrivate } from '../disk/files';
 import { join } from 'node:path';
 import { writeTextAtomically } from './files';
 import { sessionsRoot } from './paths';
@@ -31,6 +32,7 @@ export interface SessionSummary {
   /** Bytes on disk, when known (written at the end of a run or when it was marked interrupted). */
   bytes: number | null;
   replayOf?: string;
+  sample?: boolean;
 }
 
 type IndexLine = ({ v: number } & SessionSummary) | { v: number; id: string; deleted: true };
@@ -52,13 +54,14 @@ export function summaryOf(meta: SessionMeta): SessionSummary {
     family: meta.family,
     bytes: meta.bytes ?? null,
     ...(meta.replayOf ? { replayOf: meta.replayOf } : {}),
+    ...(meta.sample ? { sample: true } : {}),
   };
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function parseSummary(value: Record<string, unknown>): SessionSummary | null {
-  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf } = value;
+  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample } = value;
   if (typeof id !== 'string' || typeof task !== 'string' || typeof status !== 'string' || !isNumber(startedAt)) return null;
   if (!isNumber(steps) || !isNumber(costUsd) || (endedAt !== null && !isNumber(endedAt))) return null;
   return {
@@ -73,6 +76,7 @@ function parseSummary(value: Record<string, unknown>): SessionSummary | null {
     family: typeof family === 'string' ? family : '',
     bytes: isNumber(bytes) ? bytes : null,
     ...(typeof replayOf === 'string' ? { replayOf } : {}),
+    ...(sample === true ? { sample: true } : {}),
   };
 }
 
@@ -136,7 +140,7 @@ function lineOf(entry: SessionSummary | { id: string; deleted: true }): string {
 /** Appends entries (one write, so concurrent appenders do not interleave within a line). */
 export async function appendToIndex(dataDir: string, entries: ReadonlyArray<SessionSummary | { id: string; deleted: true }>): Promise<void> {
   if (entries.length === 0) return;
-  await appendFile(indexPath(dataDir), entries.map(lineOf).join(''));
+  await appendPrivate(indexPath(dataDir), entries.map(lineOf).join(''));
 }
 
 /** Replaces the index with exactly these entries (a rebuild or a compaction). */

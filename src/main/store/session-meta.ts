@@ -24,6 +24,8 @@ export interface SessionMeta {
   reason: string | null;
   /** The session this one replays, if any. */
   replayOf?: string;
+  /** The sample session Mnemo ships (sample-session.ts). */
+  sample?: boolean;
   /** Tokens and cost so far. */
   usage?: UsageSummary;
   /** The process recording it, to tell a live run from an interrupted one. */

@@ -6,12 +6,17 @@
  * session.json is rebuilt from the events (with a warning), a missing or empty events.jsonl gives
  * a session without steps (with a warning). Only a session folder that does not exist, or an id
  * that could not be one, is `ok: false`.
+ *
+ * A run whose disk filled up ends with session.json still at `running` and no run-finished event;
+ * its ending is then read from the space the recorder reserved for it (session-ending.ts), or,
+ * where even that could not be written, the run is said to have ended on a write failure.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAgentEvent, type AgentEvent } from '../../shared/events';
 import { progressOf, stepsOf, type StepView as SharedStepView } from '../../shared/steps';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
+import { ENDING_FILE, readRecordedEnding, withRecordedEnding, WRITE_FAILED_FILE } from './session-ending';
 import type { SessionMeta } from './session-meta';
 import { isWriterIdentity } from './writer-identity';
 
@@ -147,13 +152,23 @@ function cleanMeta(value: Fields): SessionMeta {
   if (meta.usage !== undefined && !(isObject(meta.usage) && isNumber(meta.usage.inputTokens) && isNumber(meta.usage.outputTokens) && isNumber(meta.usage.costUsd))) delete meta.usage;
   if (meta.bytes !== undefined && !isNumber(meta.bytes)) delete meta.bytes;
   if (meta.replayOf !== undefined && typeof meta.replayOf !== 'string') delete meta.replayOf;
+  if (meta.sample !== undefined && meta.sample !== true) delete meta.sample;
   return meta;
 }
 
 export type MetaRead = { ok: true; meta: SessionMeta } | { ok: false; missing: boolean; message: string; partial: Fields | null };
 
-/** Reads and checks a session.json. */
+/**
+ * Reads and checks a session.json; one still at `running` or `interrupted` takes the ending the
+ * recorder left in its reserved space, if any.
+ */
 export async function readSessionMeta(directory: string): Promise<MetaRead> {
+  const read = await readSessionJson(directory);
+  if (!read.ok || (read.meta.status !== 'running' && read.meta.status !== 'interrupted')) return read;
+  return { ok: true, meta: withRecordedEnding(read.meta, await readRecordedEnding(directory)) };
+}
+
+async function readSessionJson(directory: string): Promise<MetaRead> {
   let text: string;
   try {
     text = await readFile(join(directory, SESSION_FILE), 'utf8');
@@ -224,8 +239,9 @@ export async function readSession(dataDir: string, id: string): Promise<SessionR
   }
 
   const warnings: ReadWarning[] = [];
-  const [metaRead, eventsText, files] = await Promise.all([
-    readSessionMeta(directory),
+  const [metaRead, recorded, eventsText, files] = await Promise.all([
+    readSessionJson(directory),
+    readRecordedEnding(directory),
     readFile(join(directory, EVENTS_FILE), 'utf8').then(
       (text) => ({ ok: true as const, text }),
       (error: NodeJS.ErrnoException) => ({ ok: false as const, message: error.code === 'ENOENT' ? `${EVENTS_FILE} is missing: no events were recorded` : `${EVENTS_FILE} cannot be read: ${error.message}` }),
@@ -247,6 +263,13 @@ export async function readSession(dataDir: string, id: string): Promise<SessionR
   else {
     meta = repairMeta(id, metaRead.partial, events, folderTime);
     warnings.unshift({ line: 0, message: `${metaRead.message}; rebuilt from the events`, file: SESSION_FILE });
+  }
+  const unfinished = meta.status === 'running' || meta.status === 'interrupted';
+  meta = withRecordedEnding(meta, recorded, progressOf(events).lastEventAt);
+  if (unfinished && meta.status !== 'running' && meta.status !== 'interrupted' && !events.some((event) => event.type === 'run-finished')) {
+    // Ended, but neither session.json nor the events say so: writing failed (a full disk, most likely).
+    const file = recorded?.kind === 'ending' ? ENDING_FILE : WRITE_FAILED_FILE;
+    warnings.push({ line: 0, message: `the record stops before the run's end (writing failed, most likely); the end was read from ${file}`, file });
   }
   if (meta.id !== id) {
     warnings.push({ line: 0, message: `${SESSION_FILE} names the session "${meta.id}"; the folder's name "${id}" is used`, file: SESSION_FILE });

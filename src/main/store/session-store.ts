@@ -141,6 +141,22 @@ export class SessionStore {
     return { ok: false, kind: 'unknown', message: `no session "${ref}" in ${sessionsRoot(this.dataDir)} (mnemo sessions lists them)` };
   }
 
+  /** Deletes one session (by id, prefix or `last`); a session still being recorded is refused. */
+  async delete(ref: string): Promise<{ ok: true; id: string } | { ok: false; message: string }> {
+    const lookup = await this.resolve(ref);
+    if (!lookup.ok) return lookup;
+    const warnings: StoreWarning[] = [];
+    const checked = await this.checkRunning(lookup.id, warnings);
+    if (checked.meta?.status === 'running') return { ok: false, message: `session ${lookup.id} is still running: stop it first` };
+    try {
+      await removeFolder(sessionDirectory(this.dataDir, lookup.id));
+    } catch (error) {
+      return { ok: false, message: `could not delete session ${lookup.id}: ${errorMessage(error)}` };
+    }
+    await this.appendIndex([{ id: lookup.id, deleted: true }], warnings);
+    return { ok: true, id: lookup.id };
+  }
+
   /** Reads one session (by id, prefix or `last`), marking it interrupted first if its writer died. */
   async read(ref: string): Promise<SessionRead & { interrupted?: boolean; warnings?: StoreWarning[] }> {
     const lookup = await this.resolve(ref);

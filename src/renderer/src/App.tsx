@@ -1,17 +1,86 @@
-import type { StoreApi } from 'zustand';
-import { DisplaysPanel } from './DisplaysPanel';
-import type { DisplaysStore } from './displays-store';
-import { TaskPanel } from './TaskPanel';
+/**
+ * The window: navigation between the views (hash routes, so a reload keeps the view) and the
+ * first-run rule: with no provider configured the app opens on Settings and says why.
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useServices, useSettings } from './app-context';
+import { NAMES } from './i18n/names';
+import { providerConfigured } from './store/settings-store';
+import { BlackboardView } from './views/BlackboardView';
+import { HistoryView } from './views/HistoryView';
+import { MemoryView } from './views/MemoryView';
+import { RunView } from './views/run/RunView';
+import { SettingsView } from './views/SettingsView';
 
-export function App({ displays }: { displays: StoreApi<DisplaysStore> }) {
+const VIEWS = ['run', 'memory', 'blackboard', 'history', 'settings'] as const;
+type ViewName = (typeof VIEWS)[number];
+
+function viewOfHash(hash: string): ViewName | null {
+  const name = hash.replace(/^#\/?/, '');
+  return (VIEWS as readonly string[]).includes(name) ? (name as ViewName) : null;
+}
+
+export function App() {
+  const { t } = useTranslation();
+  const { session, settings } = useServices();
+  const [view, setView] = useState<ViewName>(() => viewOfHash(location.hash) ?? 'run');
+  const [providerMissing, setProviderMissing] = useState(false);
+  const saved = useSettings((s) => s.saved);
+
+  useEffect(() => {
+    const onHash = () => setView(viewOfHash(location.hash) ?? 'run');
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  useEffect(() => {
+    void settings
+      .getState()
+      .load()
+      .then((loaded) => {
+        if (loaded && !providerConfigured(loaded)) {
+          setProviderMissing(true);
+          go('settings');
+        }
+      });
+  }, [settings]);
+
+  useEffect(() => {
+    if (providerMissing && providerConfigured(saved)) setProviderMissing(false);
+  }, [providerMissing, saved]);
+
+  const go = (next: ViewName) => {
+    if (location.hash !== `#/${next}`) location.hash = `/${next}`;
+    setView(next);
+  };
+  const openSession = (id: string) => {
+    void session.getState().open(id);
+    go('run');
+  };
+  const openStep = (step: number) => {
+    session.getState().inspect(step);
+    go('run');
+  };
+
   return (
     <div className="app">
       <header className="app-header">
-        <h1>Mnemo</h1>
+        <h1>{t('appTitle')}</h1>
+        <nav aria-label={t('views')} className="tabs">
+          {VIEWS.map((name) => (
+            <a key={name} href={`#/${name}`} aria-label={NAMES[name]} aria-current={view === name ? 'page' : undefined} className={view === name ? 'active' : ''}>
+              {t(name)}
+            </a>
+          ))}
+        </nav>
       </header>
       <main className="app-main">
-        <TaskPanel />
-        <DisplaysPanel store={displays} />
+        {view === 'run' && <RunView />}
+        {view === 'memory' && <MemoryView />}
+        {view === 'blackboard' && <BlackboardView onOpenStep={openStep} />}
+        {view === 'history' && <HistoryView onOpen={openSession} />}
+        {view === 'settings' && <SettingsView explainMissingProvider={providerMissing} />}
       </main>
     </div>
   );

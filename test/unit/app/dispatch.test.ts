@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
+import { RunService } from '../../../src/main/service/run-service';
 import { createDispatcher, type Handlers, type Sender } from '../../../src/main/app/dispatch';
 import { createHandlers } from '../../../src/main/app/handlers';
 import { createDisplayLister } from '../../../src/main/app/displays';
@@ -9,10 +14,19 @@ const isTrustedUrl = (url: string) => url === trusted.url;
 
 const display = { id: 0, bounds: { x: 0, y: 0, width: 800, height: 600 }, scaleFactor: 1, primary: true };
 
+const scratch = mkdtempSync(join(tmpdir(), 'mnemo-dispatch-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The real handlers over a run service on an empty data directory (no display needed). */
+function backend(): AppBackend {
+  const dataDir = mkdtempSync(join(scratch, 'data-'));
+  const service = new RunService({ config: { dataDir, path: join(dataDir, 'config.json'), file: {} }, openOperator: async () => ({ ok: false, message: 'no display in this test' }) });
+  return new AppBackend(service, configFileKeyStore(service));
+}
+
 function handlers(overrides: Partial<Handlers> = {}): Handlers {
   return {
-    'app:version': async () => ok({ version: '1.2.3', platform: 'linux' }),
-    'operator:displays': async () => ok([display]),
+    ...createHandlers({ appInfo: { version: '1.2.3', platform: 'linux' }, listDisplays: async () => ok([display]), backend: backend(), exportReport: async () => ok({ path: null }) }),
     ...overrides,
   };
 }
@@ -96,7 +110,7 @@ describe('operator:displays through the display lister', () => {
       }),
     });
     const dispatch = createDispatcher(
-      createHandlers({ appInfo: { version: '1', platform: 'linux' }, listDisplays: lister }),
+      createHandlers({ appInfo: { version: '1', platform: 'linux' }, listDisplays: lister, backend: backend(), exportReport: async () => ok({ path: null }) }),
       isTrustedUrl,
     );
     expect(await dispatch('operator:displays', trusted, undefined)).toEqual(
@@ -112,5 +126,19 @@ describe('operator:displays through the display lister', () => {
       },
     });
     expect(await lister()).toMatchObject({ ok: false, error: { kind: 'unavailable' } });
+  });
+});
+
+describe('the run service through IPC', () => {
+  it('answers with the service values and its failures as typed errors', async () => {
+    const dispatch = createDispatcher(handlers(), isTrustedUrl);
+    expect(await dispatch('run:current', trusted, undefined)).toEqual(ok(null));
+    // A new data directory offers the sample session to explore.
+    expect(await dispatch('sessions:list', trusted, {})).toMatchObject(ok([{ sample: true }]));
+    expect(await dispatch('run:pause', trusted, { id: 'nope' })).toEqual(err('not_found', 'no run nope is going on'));
+    expect(await dispatch('run:start', trusted, { task: '' })).toMatchObject({ ok: false, error: { kind: 'invalid_request', message: expect.stringMatching(/the task is empty/) } });
+    // No model configured: a settings error that names what is missing, before any display is touched.
+    expect(await dispatch('run:start', trusted, { task: 'open the editor' })).toMatchObject({ ok: false, error: { kind: 'settings', message: expect.stringMatching(/missing --base-url/) } });
+    expect(await dispatch('settings:get', trusted, undefined)).toMatchObject({ ok: true, value: { config: {}, hasApiKey: false } });
   });
 });

@@ -24,6 +24,7 @@ describe('layers of src/main', () => {
     ['src/main/agent/probe.ts', '../app/compose', /agent\/ must not import src\/main\/app\//],
     ['src/main/service/probe.ts', '../server/http', /service\/ must not import src\/main\/server\//],
     ['src/main/run/probe.ts', '../agent/device-agent', /run\/ must not import src\/main\/agent\//],
+    ['src/main/disk/probe.ts', '../store/paths', /disk\/ must not import src\/main\/store\//],
   ];
   for (const [file, from, message] of refused) {
     it(`refuses ${from} in ${file}`, async () => {
@@ -38,6 +39,8 @@ describe('layers of src/main', () => {
     ['src/main/replay/probe.ts', '../run/lifecycle'],
     ['src/main/model/probe.ts', '../../shared/settings'],
     ['src/main/operator/keyboard/probe.ts', '../x11/connection'],
+    ['src/main/store/probe.ts', '../disk/files'],
+    ['src/main/memory/probe.ts', '../disk/files'],
   ];
   for (const [file, from] of allowed) {
     it(`allows ${from} in ${file}`, async () => {

@@ -44,7 +44,8 @@ describe('mnemo export', { timeout: 60_000, concurrent: true }, () => {
     const html = join(dir, 'report.html');
     const json = join(dir, 'record.json');
     const run = await mnemo(['export', fixture.sessionId, '--html', html, '--json', json, '--data-dir', dataDir]);
-    expect(run.stderr).toBe('');
+    // Written where the user chose, outside the data directory: a reminder of what a report holds.
+    expect(run.stderr).toBe('mnemo export: note: the report holds the screenshots of the session (what was on the screen); share it with care\n');
     expect(run.code).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);

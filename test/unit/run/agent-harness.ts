@@ -7,7 +7,7 @@ import type { AgentEvent } from '../../../src/shared/events';
 import { DeviceAgent, type DeviceAgentDeps, type PendingQuestion } from '../../../src/main/agent/device-agent';
 import { DEFAULT_AGENT_OPTIONS, type AgentLimits, type AgentOptions } from '../../../src/main/agent/settings';
 import type { SettleOptions } from '../../../src/main/run/settle';
-import { collect, FakeOperator, MemoryRecorder, runFinished, ScriptedModel, type ModelTurn } from './fakes';
+import { collect, FakeOperator, MemoryRecorder, recordingAsker, runFinished, ScriptedModel, type ModelTurn } from './fakes';
 
 /** The screen counts as settled at the second look: no real waiting. */
 export const FAST_SETTLE: SettleOptions = { intervalMs: 1, timeoutMs: 200, threshold: 0.003 };
@@ -69,10 +69,7 @@ export function startAgent(setup: AgentSetup = {}): AgentRun {
       model,
       operator,
       recorder,
-      askUser: async (question, signal) => {
-        questions.push(question);
-        return typeof answers === 'function' ? answers(question, signal) : (answers.shift() ?? null);
-      },
+      askUser: recordingAsker(questions, answers),
       ...(setup.preflight ? { preflight: setup.preflight } : {}),
       ...(setup.memory ? { memory: setup.memory } : {}),
     },

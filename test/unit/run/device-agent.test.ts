@@ -138,6 +138,14 @@ describe('failed', () => {
     expect(run.operator.executed).toEqual([]);
   });
 
+  it('between two actions of a step when the first one’s record could not be written: the second is not executed', async () => {
+    const recorder = new MemoryRecorder({ failFrom: (write) => write.kind === 'event' && write.event.type === 'action-result' });
+    const run = await runAgent({ recorder, turns: [reply([click(5), { type: 'type', text: 'abc' }])] });
+    expect(run.end).toMatchObject({ status: 'failed', steps: 1 });
+    expect(run.end.reason).toMatch(/^the session could not be recorded, so the run stopped before acting: could not write events\.jsonl \(action-result\)/);
+    expect(run.operator.executedTypes).toEqual(['click']);
+  });
+
   it('before the next step’s model call when that step’s screenshot could not be written', async () => {
     const recorder = new MemoryRecorder({ failFrom: (write) => write.kind === 'screenshot' && write.step === 2 });
     const run = await runAgent({ recorder, then: reply([click(5)]) });

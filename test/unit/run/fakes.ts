@@ -25,6 +25,7 @@ import type { SafetyCheck } from '../../../src/main/model/families/openai-cua';
 import type { ModelErrorKind, PredictInput, Prediction, PredictionFailure, PredictionSuccess, ThoughtListener, VisionModel } from '../../../src/main/model/types';
 import type { RunRecorder } from '../../../src/main/store/run-recorder';
 import { stepStem } from '../../../src/main/store/paths';
+import type { AskUser, PendingQuestion } from '../../../src/main/run/ask';
 import { makeScreenshot } from '../replay/session-fixture';
 
 // ---------------------------------------------------------------------------------------------
@@ -417,4 +418,18 @@ export function oneToN(n: number): number[] {
 /** Everything a value holds, as text, without image bytes (to search it for a secret). */
 export function textOf(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => (Buffer.isBuffer(inner) || (inner as { type?: unknown })?.type === 'Buffer' ? '[bytes]' : inner));
+}
+
+/**
+ * An AskUser that keeps every question it was asked in `questions` and answers from `answers`
+ * (in order, then null), or with `answers` when it is a function.
+ */
+export function recordingAsker(
+  questions: PendingQuestion[],
+  answers: Array<string | null> | ((question: PendingQuestion, signal: AbortSignal) => Promise<string | null> | string | null),
+): AskUser {
+  return async (question, signal) => {
+    questions.push(question);
+    return typeof answers === 'function' ? answers(question, signal) : (answers.shift() ?? null);
+  };
 }

@@ -16,7 +16,7 @@ import { Replayer, type ReplayOptions } from '../../../src/main/replay/replayer'
 import { readSession, type SessionRecord } from '../../../src/main/store/session-reader';
 import { recordFixtureSession, type FixtureStep } from '../replay/session-fixture';
 import { FAST_SETTLE, type Answers } from './agent-harness';
-import { collect, FakeOperator, MemoryRecorder, ofType, oneToN, reply, runFinished, ScriptedModel, textOf, type Screen } from './fakes';
+import { collect, FakeOperator, MemoryRecorder, ofType, oneToN, recordingAsker, reply, runFinished, ScriptedModel, textOf, type Screen } from './fakes';
 
 const usage = { inputTokens: 1000, outputTokens: 20, costUsd: 0.001 };
 const ok = (type: Action['type']): ActionResult => ({ ok: true, type, durationMs: 5 });
@@ -83,10 +83,7 @@ async function replay(steps: FixtureStep[], options: Omit<ReplayOptions, 'speed'
   const replayer = new Replayer({
     operator,
     recorder,
-    askUser: async (question, signal) => {
-      questions.push(question);
-      return typeof answers === 'function' ? answers(question, signal) : (answers.shift() ?? null);
-    },
+    askUser: recordingAsker(questions, answers),
     ...(setup.model ? { model: setup.model } : {}),
   });
   const events = await collect(replayer.replay(session, { speed: 0, settle: FAST_SETTLE, ...options }, controller.signal), (event) => setup.onEvent?.(event, () => controller.abort()));

@@ -251,3 +251,25 @@ describe('replay', () => {
     expect(result).toMatchObject({ ok: false, error: { kind: 'not_found' } });
   });
 });
+
+describe('a disk nearly full', () => {
+  const lowDisk = async (free: number, config: Record<string, unknown> = {}) => {
+    setup = await startService([toolCall(...FINISHED)], memoryModel.url, { deps: { freeBytes: async () => free }, config });
+    const handle = await started(setup);
+    const events = await collect(handle.events());
+    await handle.done;
+    return ofType(events, 'note').filter((note) => /free on the disk holding/.test(note.message));
+  };
+
+  it('is said before the first step, below store.minFreeMb (default 200 MB)', async () => {
+    const [warning] = await lowDisk(150e6);
+    expect(warning).toMatchObject({ step: 0, message: expect.stringMatching(/^warning: only 150 MB free on the disk holding .*mnemo-service-.* \(less than store\.minFreeMb, 200 MB\)/) });
+    expect(warning!.seq).toBe(2);
+  });
+
+  it('is not said above the threshold, nor when the setting is 0', async () => {
+    expect(await lowDisk(250e6)).toEqual([]);
+    await setup?.close();
+    expect(await lowDisk(1e6, { store: { minFreeMb: 0 } })).toEqual([]);
+  });
+});

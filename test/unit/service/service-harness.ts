@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../../src/shared/events';
 import { loadConfig } from '../../../src/main/settings/settings';
-import { RunService } from '../../../src/main/service/run-service';
+import { RunService, type RunServiceDeps } from '../../../src/main/service/run-service';
 import { startScriptedServer, type RecordedRequest, type ReplyScript, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
 import { FakeOperator } from '../run/fakes';
 
@@ -21,9 +21,9 @@ export interface ServiceSetup {
   close(): Promise<void>;
 }
 
-export async function startService(replies: ReplyScript, memoryModelUrl: string): Promise<ServiceSetup> {
+export async function startService(replies: ReplyScript, memoryModelUrl: string, extra: { deps?: Partial<RunServiceDeps>; config?: Record<string, unknown> } = {}): Promise<ServiceSetup> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mnemo-service-'));
-  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModelUrl } } }));
+  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModelUrl } }, ...extra.config }));
   const config = await loadConfig({ dataDir }, {});
   if (!config.ok) throw new Error(config.message);
   const server = await startScriptedServer({ replies });
@@ -33,6 +33,7 @@ export async function startService(replies: ReplyScript, memoryModelUrl: string)
     env: {},
     flags: { baseUrl: server.url, model: 'gpt-4.1', family: 'tools' },
     openOperator: async () => ({ ok: true, operator }),
+    ...extra.deps,
   });
   return {
     service,

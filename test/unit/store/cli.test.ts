@@ -64,13 +64,16 @@ describe('mnemo sessions', { timeout: 60_000, concurrent: true }, () => {
     expect(lines[2]).toMatch(new RegExp(`^${form.id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+failed\\s+3\\s+\\$0\\.0075\\s+Fill in the Form with "Ada"$`));
   });
 
-  it('an empty data directory: [] or a message, exit 0', async () => {
+  it('a new data directory lists the sample session to explore; once it is deleted: [] or a message, exit 0', async () => {
     const empty = join(scratch, 'empty');
-    expect(json(await mnemo(['sessions', '--json', '--data-dir', empty]))).toEqual([]);
+    const listed = json(await mnemo(['sessions', '--json', '--data-dir', empty])) as Array<{ id: string; sample?: boolean }>;
+    expect(listed).toEqual([expect.objectContaining({ sample: true, status: 'finished' })]);
+    const deleted = await mnemo(['sessions', '--delete', (listed[0] as { id: string }).id, '--json', '--data-dir', empty]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(json(deleted)).toEqual([]);
     const text = await mnemo(['sessions', '--data-dir', empty]);
     expect(text.code).toBe(0);
     expect(text.stdout).toBe(`no sessions in ${empty}\n`);
-    expect(existsSync(empty)).toBe(false);
   });
 
   it('--prune deletes past the retention (flags or config.json), then lists the rest', async () => {

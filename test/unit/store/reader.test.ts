@@ -164,12 +164,21 @@ describe('damaged session.json', () => {
   });
 
   it('both files gone: still a record (empty), with both warnings', async () => {
-    const { dataDir, id, metaPath, eventsPath } = await recorded({ steps: 1 });
+    const { dataDir, id, metaPath, eventsPath } = await recorded({ steps: 1, finish: null });
     unlinkSync(metaPath);
     unlinkSync(eventsPath);
     const session = await read(dataDir, id);
     expect(session.warnings.map((w) => w.file)).toEqual(['session.json', 'events.jsonl']);
     expect(session.meta).toMatchObject({ id, task: '(unknown task)', status: 'interrupted', steps: 0 });
+  });
+
+  it('both files gone after the run ended: the end is still read from the space reserved for it', async () => {
+    const { dataDir, id, metaPath, eventsPath } = await recorded({ steps: 1 });
+    unlinkSync(metaPath);
+    unlinkSync(eventsPath);
+    const session = await read(dataDir, id);
+    expect(session.warnings.map((w) => w.file)).toEqual(['session.json', 'events.jsonl', 'ending.json']);
+    expect(session.meta).toMatchObject({ id, status: 'finished', steps: 1 });
   });
 });
 

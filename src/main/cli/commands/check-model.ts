@@ -4,8 +4,8 @@
  * Exit codes: 0 the model answered, 3 it could not be used (the reason on stderr, for a base URL
  * without /v1 with the fix), 2 bad arguments.
  */
-import { Option, type Command } from 'commander';
-import { MODEL_FAMILIES } from '../../../shared/settings';
+import type { Command } from 'commander';
+import { addSettingsOptions } from '../options';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
@@ -14,16 +14,7 @@ interface CheckOptions extends RunFlags {
 }
 
 export function registerCheckModelCommand(program: Command): void {
-  program
-    .command('check-model')
-    .description('Check the configured model provider: one small request with an image, its latency, and whether the image was accepted')
-    .option('--base-url <url>', 'OpenAI-compatible API root, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)')
-    .option('--model <name>', 'model name (env MNEMO_MODEL)')
-    .addOption(new Option('--family <family>', 'reply format of the model').choices(MODEL_FAMILIES))
-    .addOption(new Option('--model-version <version>', 'UI-TARS version').choices(['1.0', '1.5']))
-    .option('--api-key-env <VAR>', 'read the API key from this environment variable (default OPENAI_API_KEY)')
-    .option('--data-dir <dir>', 'where settings live (default ~/.mnemo)')
-    .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
+  addSettingsOptions(program.command('check-model').description('Check the configured model provider: one small request with an image, its latency, and whether the image was accepted'))
     .option('--json', 'print {"ok", "latencyMs", "imageAccepted", "reply", "note"} or {"ok": false, "message", "status"}')
     .action(async (options: CheckOptions) => {
       const config = await loadConfig(options);
@@ -31,11 +22,12 @@ export function registerCheckModelCommand(program: Command): void {
       const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
       const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator });
       const settings = service.settings();
-      if (!settings.ok) throw new InvalidInputError(settings.error.message);
+      if (!settings.ok) throw new InvalidInputError(service.redact(settings.error.message));
       const checked = await service.checkModel();
-      if (!checked.ok) throw new InvalidInputError(checked.error.message);
+      if (!checked.ok) throw new InvalidInputError(service.redact(checked.error.message));
       const result = checked.value;
-      const { model, baseUrl } = settings.value.model;
+      const { model } = settings.value.model;
+      const baseUrl = service.redact(settings.value.model.baseUrl);
       if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else if (result.ok) {
         const image = result.imageAccepted ? 'accepted the image' : 'did NOT accept the image (Mnemo needs a vision model)';

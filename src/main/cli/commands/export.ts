@@ -2,10 +2,18 @@
  * `mnemo export <session-id>`: a recorded session as one self-contained HTML report (--html)
  * and/or its raw record as JSON (--json). Files are written beside their target and renamed into
  * place, so a reader never sees half a file.
+ *
+ * The settings' secrets (the API key, ...) are masked in what is exported, also for sessions
+ * recorded before they were masked at the source. A file written where the user chose keeps the
+ * user's umask (it is theirs to share), and the command reminds that a report holds screenshots;
+ * one written inside the data directory is owner-only like everything there.
  */
 import { rename, unlink, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
+import { SecretMask } from '../../../shared/secret-mask';
+import { writeFileAtomically } from '../../disk/files';
+import { secretsOfDataDir } from '../../settings/secrets';
 import { readSession, type SessionRecord } from '../../store/session-reader';
 import { screenshotReader } from '../../replay/inspect';
 import { renderHtmlReport } from '../../replay/report';
@@ -35,11 +43,21 @@ export function rawRecord(session: SessionRecord): { meta: SessionRecord['meta']
   return { meta: session.meta, events: session.events, warnings: session.warnings };
 }
 
-async function writeAtomically(path: string, content: string): Promise<{ ok: true; bytes: number } | { ok: false; message: string }> {
+/** Inside the data directory: written owner-only, as everything Mnemo keeps there. */
+function insideFolder(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+async function writeAtomically(path: string, content: string, dataDir: string): Promise<{ ok: true; bytes: number } | { ok: false; message: string }> {
   const partial = `${path}.${process.pid}.partial`;
   try {
-    await writeFile(partial, content);
-    await rename(partial, path);
+    if (insideFolder(dataDir, path)) await writeFileAtomically(path, content);
+    else {
+      // The user's own file, with the user's umask.
+      await writeFile(partial, content);
+      await rename(partial, path);
+    }
     return { ok: true, bytes: Buffer.byteLength(content) };
   } catch (error) {
     await unlink(partial).catch(() => undefined);
@@ -85,7 +103,7 @@ export function registerExportCommand(program: Command): void {
         fail(ExitCode.errorResult, read.message);
         return;
       }
-      const { session } = read;
+      const session = new SecretMask(await secretsOfDataDir(dataDir)).deep(read.session);
       // A damaged record still exports; say what was left out.
       for (const warning of session.warnings.slice(0, 5)) {
         const file = (warning as { file?: string }).file ?? 'events.jsonl';
@@ -93,12 +111,15 @@ export function registerExportCommand(program: Command): void {
       }
       if (session.warnings.length > 5) process.stderr.write(`mnemo export: note: ... and ${session.warnings.length - 5} more\n`);
       if (html !== undefined) {
-        const written = await writeAtomically(html, await renderHtmlReport(session, screenshotReader(session.directory)));
+        const written = await writeAtomically(html, await renderHtmlReport(session, screenshotReader(session.directory)), dataDir);
         if (!written.ok) return fail(ExitCode.errorResult, written.message);
         process.stdout.write(`wrote ${html}: HTML report of session ${session.meta.id}, ${session.steps.length} step(s), ${formatBytes(written.bytes)}\n`);
+        if (!insideFolder(dataDir, html)) {
+          process.stderr.write('mnemo export: note: the report holds the screenshots of the session (what was on the screen); share it with care\n');
+        }
       }
       if (json !== undefined) {
-        const written = await writeAtomically(json, `${JSON.stringify(rawRecord(session), null, 2)}\n`);
+        const written = await writeAtomically(json, `${JSON.stringify(rawRecord(session), null, 2)}\n`, dataDir);
         if (!written.ok) return fail(ExitCode.errorResult, written.message);
         process.stdout.write(`wrote ${json}: raw record of session ${session.meta.id}, ${session.events.length} event(s), ${formatBytes(written.bytes)}\n`);
       }

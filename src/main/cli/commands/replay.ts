@@ -14,12 +14,11 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { z } from 'zod';
-import { MODEL_FAMILIES } from '../../../shared/settings';
 import { REPLAY_POLICIES as POLICIES, type ReplayPolicy as Policy } from '../../replay/policy';
-import { ExitCode, InvalidInputError } from '../exit-codes';
+import { InvalidInputError } from '../exit-codes';
 import { loadConfig, type RunFlags } from '../../settings/settings';
-import { exitCodeFor, followOnTerminal, startFailure, stopOnInterrupt, terminalAsk } from '../run-controls';
-import { parseDisplayNumber } from '../options';
+import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
+import { addSettingsOptions, parseDisplayNumber } from '../options';
 
 interface ReplayCommandOptions extends RunFlags {
   policy: Policy;
@@ -89,23 +88,15 @@ function replayAnswerHint(request: { kind: string; question: string }): string {
 }
 
 export function registerReplayCommand(program: Command): void {
-  program
-    .command('replay')
+  addSettingsOptions(program.command('replay'), 'reground: ')
     .description('Run a recorded session again on the desktop, without the model, stopping where the screen no longer matches')
     .argument('<id>', 'the session to replay (a folder name under <data-dir>/sessions)')
     .addOption(new Option('--policy <policy>', 'on divergence: stop, ask the user, or reground with the model').choices(POLICIES).default('stop'))
     .option('--speed <x>', 'recorded pauses between steps divided by this; 0 or "max": no pauses', parseSpeed, 1)
     .option('--thresholds <json>', 'divergence thresholds as JSON, e.g. \'{"patchMean":0.05}\'', parseThresholds)
-    .option('--data-dir <dir>', 'where sessions and settings live (default ~/.mnemo)')
-    .option('--config <file>', 'a settings file (default <data-dir>/config.json), for the reground model')
-    .option('--base-url <url>', 'reground: OpenAI-compatible API root (env OPENAI_BASE_URL)')
-    .option('--model <name>', 'reground: model name (env MNEMO_MODEL)')
-    .addOption(new Option('--family <family>', 'reground: reply format of the model').choices(MODEL_FAMILIES))
-    .addOption(new Option('--model-version <version>', 'reground: UI-TARS version').choices(['1.0', '1.5']))
-    .option('--api-key-env <VAR>', 'reground: read the API key from this environment variable (default OPENAI_API_KEY)')
+    .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplayNumber)
     .option('--redis-url <url>', 'as for mnemo run (scripts may pass the same flags to both); a replay reads and changes no memory')
     .option('--memory-key-file <file>', 'as for mnemo run; a replay reads and changes no memory')
-    .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplayNumber)
     .option('--non-interactive', 'never ask: a question (under --policy ask, or a recorded confirmation) stops the replay')
     .option('--json', 'print one JSON event per line on stdout')
     .addHelpText('after', REPLAY_HELP)
@@ -125,14 +116,8 @@ export function registerReplayCommand(program: Command): void {
         ...(options.display !== undefined ? { display: options.display } : {}),
         ...(wantsModel ? { model: {} } : {}),
       });
-      if (!started.ok) {
-        const failure = startFailure(started.error);
-        if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
-        process.stderr.write(`mnemo: ${failure.message}\n`);
-        process.exitCode = failure.code;
-        return;
-      }
-      const handle = started.value;
+      const handle = startedOrExplain(started, (text) => service.redact(text));
+      if (!handle) return;
       const restoreSignals = stopOnInterrupt(handle);
       let outcome;
       try {

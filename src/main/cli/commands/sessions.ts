@@ -7,11 +7,15 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { SessionSummary } from '../../store/session-index';
+import { listItemOf } from '../../service/session-views';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
 import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/store-settings';
-import { InvalidInputError } from '../exit-codes';
+import { ExitCode, InvalidInputError } from '../exit-codes';
+import { offerSampleSession } from '../../store/sample-session';
 import { defaultDataDir, loadConfig, storeSettingsOf } from '../../settings/settings';
+import { secretsOfDataDir } from '../../settings/secrets';
 import { formatUsd } from '../../../shared/format';
+import { SecretMask } from '../../../shared/secret-mask';
 
 interface SessionsOptions {
   json?: boolean;
@@ -19,20 +23,9 @@ interface SessionsOptions {
   prune?: boolean;
   retentionDays?: number;
   retentionGb?: number;
+  delete?: string;
   dataDir?: string;
   config?: string;
-}
-
-/** One element of `mnemo sessions --json`. */
-export interface SessionListItem {
-  id: string;
-  task: string;
-  status: string;
-  /** ISO 8601. */
-  startedAt: string;
-  steps: number;
-  /** US dollars. */
-  cost: number;
 }
 
 function positiveNumber(name: string) {
@@ -43,9 +36,6 @@ function positiveNumber(name: string) {
   };
 }
 
-export function listItemOf(summary: SessionSummary): SessionListItem {
-  return { id: summary.id, task: summary.task, status: summary.status, startedAt: new Date(summary.startedAt).toISOString(), steps: summary.steps, cost: summary.costUsd };
-}
 
 /** `2026-11-29 12:45`, local time. */
 export function localTime(ms: number, seconds = false): string {
@@ -66,7 +56,7 @@ export function printWarnings(warnings: readonly StoreWarning[]): void {
 }
 
 function table(sessions: readonly SessionSummary[], width: number): string {
-  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatUsd(s.costUsd), s.task.replace(/\s+/g, ' ')]);
+  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatUsd(s.costUsd), `${s.sample ? '(sample) ' : ''}${s.task.replace(/\s+/g, ' ')}`]);
   const header = ['ID', 'STARTED', 'STATUS', 'STEPS', 'COST', 'TASK'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const rightAligned = new Set([3, 4]);
@@ -96,6 +86,7 @@ export function registerSessionsCommand(program: Command): void {
     .description('List the recorded sessions, newest first')
     .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost} (startedAt ISO 8601, cost in USD)')
     .option('--search <text>', 'only sessions whose task, status, id or start date (YYYY-MM-DD) contain every word of TEXT, ignoring case')
+    .option('--delete <id>', 'first delete this session (an id, a unique prefix, or last); a running one is refused')
     .option('--prune', 'first delete sessions past the retention settings (store.retentionDays, store.retentionGb in config.json); running sessions are kept')
     .option('--retention-days <n>', 'with --prune: delete sessions started more than N days ago', positiveNumber('--retention-days'))
     .option('--retention-gb <gb>', 'with --prune: delete the oldest sessions while all together take more than GB (10^9 bytes)', positiveNumber('--retention-gb'))
@@ -103,7 +94,7 @@ export function registerSessionsCommand(program: Command): void {
     .option('--config <file>', 'the settings file for --prune (default <data-dir>/config.json)')
     .addHelpText(
       'after',
-      '\nSessions whose recording process is gone (a crash, kill -9) are marked "interrupted".\nExit codes: 0 listed (also when there are none), 2 bad arguments or a bad "store" section in the config file.',
+      '\nSessions whose recording process is gone (a crash, kill -9) are marked "interrupted".\nExit codes: 0 listed (also when there are none), 1 --delete failed, 2 bad arguments or a bad "store" section in the config file.\nA data directory without sessions gets the sample session Mnemo ships, to explore; delete it like any other.',
     )
     .action(async (options: SessionsOptions) => {
       if (!options.prune && (options.retentionDays !== undefined || options.retentionGb !== undefined)) {
@@ -111,6 +102,17 @@ export function registerSessionsCommand(program: Command): void {
       }
       const dataDir = resolve(options.dataDir ?? defaultDataDir());
       const store = new SessionStore(dataDir);
+      if (options.delete !== undefined) {
+        const deleted = await store.delete(options.delete);
+        if (!deleted.ok) {
+          process.stderr.write(`mnemo: ${deleted.message}\n`);
+          process.exitCode = ExitCode.errorResult;
+          return;
+        }
+        process.stderr.write(`deleted session ${deleted.id}\n`);
+      }
+      // A data directory without sessions yet gets the sample to explore.
+      await offerSampleSession(dataDir);
 
       if (options.prune) {
         const policy = await retentionFor(options, dataDir);
@@ -126,7 +128,9 @@ export function registerSessionsCommand(program: Command): void {
         }
       }
 
-      const listing = await store.list(options.search !== undefined ? { search: options.search } : {});
+      const found = await store.list(options.search !== undefined ? { search: options.search } : {});
+      // A task may hold a secret of the settings (a session recorded before they were masked).
+      const listing = new SecretMask(await secretsOfDataDir(dataDir, options.config)).deep(found);
       printWarnings(listing.warnings);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(listing.sessions.map(listItemOf))}\n`);

@@ -13,7 +13,7 @@
  */
 import type { TextModel } from '../text-model';
 import { detectFacts, type Detection } from './extraction';
-import { FactType, formatScope, MemoryScope, profileScopes, resolveFacts, SubjectRegistry, type MemoryScopesProfile, type MemorySubject, type SaveOutcome, type StoredFact } from './model';
+import { FactType, formatScope, MemoryScope, type Fact, profileScopes, resolveFacts, SubjectRegistry, type MemoryScopesProfile, type MemorySubject, type SaveOutcome, type StoredFact } from './model';
 import type { FactStore } from './provider';
 import { NoMemory } from './table';
 
@@ -61,7 +61,12 @@ const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 export class AgentMemory {
   constructor(
     readonly config: AgentMemoryConfig,
-    private readonly deps: { model?: TextModel | null; now?: () => number } = {},
+    private readonly deps: {
+      model?: TextModel | null;
+      now?: () => number;
+      /** Applied to every text saved (the settings' secrets masked); default: as it is. */
+      mask?: (text: string) => string;
+    } = {},
   ) {}
 
   get provider(): FactStore {
@@ -105,10 +110,12 @@ export class AgentMemory {
 
   /** Saves one fact (the `save_fact` action, the CLI, the app). Throws `MemoryStoreError`. */
   async save(input: FactInput, scope?: MemoryScope | string): Promise<SaveOutcome> {
+    const mask = this.deps.mask ?? ((text: string) => text);
     const multiple = input.multiple ?? input.values.length > 1;
-    const concept = { keyword: input.keyword, description: input.description, factType: multiple ? FactType.MULTIPLE : FactType.SINGLE };
+    const concept = { keyword: mask(input.keyword), description: mask(input.description), factType: multiple ? FactType.MULTIPLE : FactType.SINGLE };
     const timestamp = this.now();
-    const fact = multiple ? { concept, values: input.values, timestamp } : { concept, value: input.values[0] ?? '', timestamp };
+    const values = input.values.map(mask);
+    const fact = multiple ? { concept, values, timestamp } : { concept, value: values[0] ?? '', timestamp };
     return this.provider.save(fact, input.subject, scope ?? this.scopeFor(input.subject));
   }
 
@@ -119,7 +126,12 @@ export class AgentMemory {
     const subjects = this.config.detectSubjects.map((name) => this.config.subjects.get(name)).filter((subject): subject is MemorySubject => subject !== undefined);
     const detection = await detectFacts(model, transcript, subjects, { now: () => this.now(), signal });
     if (!detection.ok || detection.facts.length === 0) return { detection, outcomes: [] };
-    const outcomes = await this.provider.saveMany(detection.facts.map(({ subject, fact }) => ({ fact, subject, scope: this.scopeFor(subject) })));
+    const mask = this.deps.mask ?? ((text: string) => text);
+    const masked = (fact: Fact): Fact => {
+      const concept = { ...fact.concept, keyword: mask(fact.concept.keyword), description: mask(fact.concept.description) };
+      return 'value' in fact ? { ...fact, concept, value: mask(fact.value) } : { ...fact, concept, values: fact.values.map(mask) };
+    };
+    const outcomes = await this.provider.saveMany(detection.facts.map(({ subject, fact }) => ({ fact: masked(fact), subject, scope: this.scopeFor(subject) })));
     return { detection, outcomes };
   }
 }

@@ -13,7 +13,8 @@
  * forgotten (so that no file keeps it), the snapshot is rewritten and the log started anew with
  * the next generation; a reader that finds the log replaced reads the snapshot again.
  */
-import { mkdir, open, readFile, rm, stat, truncate } from 'node:fs/promises';
+import { open, readFile, rm, stat, truncate } from 'node:fs/promises';
+import { makePrivateDir, openPrivate } from '../../disk/files';
 import { join } from 'node:path';
 import { type MemoryCipher, MemoryKeyError } from '../encryption';
 import { withFileLock, writeFileAtomically } from '../file-lock';
@@ -85,7 +86,7 @@ export class FileFactStore extends TableFactStore {
 
   protected exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.guard(async () => {
-      await mkdir(this.directory, { recursive: true });
+      await makePrivateDir(this.directory);
       return withFileLock(join(this.directory, LOCK), work);
     });
   }
@@ -254,7 +255,7 @@ export class FileFactStore extends TableFactStore {
       // Bytes after the last full line while we hold the lock: a writer died mid-line. Drop them.
       await truncate(this.logPath, this.offset);
     }
-    const handle = await open(this.logPath, 'a');
+    const handle = await openPrivate(this.logPath, 'a');
     try {
       await handle.write(text);
       await handle.datasync();

@@ -5,7 +5,8 @@
  * in Redis (`RedisMemoryManager`), so every machine on that server sees the same memory.
  * Failures throw, as in the seed; the agent turns them into its status strings.
  */
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
+import { makePrivateDir } from '../../disk/files';
 import { join } from 'node:path';
 import type { MemoryCipher } from '../encryption';
 import { writeFileAtomically } from '../file-lock';
@@ -97,7 +98,7 @@ export class FileMemoryManager implements WorkingMemoryManager {
 
   async store(input: StoreInput): Promise<void> {
     const json = JSON.stringify(record(input, this.now()));
-    await mkdir(this.directory, { recursive: true });
+    await makePrivateDir(this.directory);
     await writeFileAtomically(this.path(input.conversation_id), `${this.cipher ? JSON.stringify({ sealed: this.cipher.seal(json) }) : json}\n`);
   }
 

@@ -1,17 +1,18 @@
 /**
- * A minimal X11 protocol client: the handshake, requests with and without replies, and a round
- * trip that collects the errors of the requests without one. Just enough for reading the keyboard
- * mapping and injecting key events through XTEST (x11-keyboard.ts), which libnut cannot do: it
- * presses keys by keysym, so it cannot reach a given key and level (AltGr) on a non-US layout.
+ * A minimal X11 protocol client: requests with and without replies on a connection opened by the
+ * shared connection setup (setup.ts), and a round trip that collects the errors of the requests
+ * without one. Just enough for reading the keyboard mapping and injecting key events through XTEST
+ * (x11-keyboard.ts), which libnut cannot do: it presses keys by keysym, so it cannot reach a given
+ * key and level (AltGr) on a non-US layout.
  *
- * Little-endian byte order is asked for in the handshake, so every number is LE here.
+ * Little-endian byte order is asked for in the setup, so every number is LE here.
  */
-import { connect, type Socket } from 'node:net';
-import { readCookie, type XAuthCookie } from './auth';
+import type { Socket } from 'node:net';
+import { readCookie } from './auth';
+import { addressesOf, parseDisplayName } from './display-name';
+import { keycodeRange, openX, type X11Setup } from './setup';
 
 export type Opened<T> = { ok: true; value: T } | { ok: false; message: string };
-
-export type DisplayAddress = { kind: 'unix'; number: string; paths: string[] } | { kind: 'tcp'; number: string; host: string; port: number };
 
 export interface X11Error {
   code: number;
@@ -21,30 +22,8 @@ export interface X11Error {
   badValue: number;
 }
 
-export interface X11Setup {
-  minKeycode: number;
-  maxKeycode: number;
-}
-
-const X_TCP_PORT = 6000;
 const DEFAULT_TIMEOUT_MS = 5000;
 const GET_INPUT_FOCUS = 43;
-
-/** Where to reach a display named as in DISPLAY: `:1`, `unix:1.0`, `host:1`. */
-export function parseDisplayName(display: string): DisplayAddress | undefined {
-  const match = /^(.*):(\d+)(?:\.\d+)?$/.exec(display.trim());
-  if (!match) return undefined;
-  const host = match[1] as string;
-  const number = match[2] as string;
-  if (host === '' || host === 'unix') {
-    // The file socket first; Linux servers also listen on the abstract one (in another mount
-    // namespace, such as a sandbox, only that one may be reachable).
-    return { kind: 'unix', number, paths: [`/tmp/.X11-unix/X${number}`, `\0/tmp/.X11-unix/X${number}`] };
-  }
-  // XQuartz names a launchd socket path.
-  if (host.startsWith('/')) return { kind: 'unix', number, paths: [`${host}:${number}`] };
-  return { kind: 'tcp', number, host, port: X_TCP_PORT + Number(number) };
-}
 
 /** A request: major opcode, one header byte (minor opcode or data), the body padded to 4 bytes. */
 export function packRequest(major: number, headerByte: number, body: Buffer = Buffer.alloc(0)): Buffer {
@@ -55,28 +34,6 @@ export function packRequest(major: number, headerByte: number, body: Buffer = Bu
   request.writeUInt16LE(1 + padded / 4, 2);
   body.copy(request, 4);
   return request;
-}
-
-function pad4(length: number): number {
-  return (4 - (length % 4)) % 4;
-}
-
-function setupRequest(cookie: XAuthCookie | undefined): Buffer {
-  const name = Buffer.from(cookie?.name ?? '', 'latin1');
-  const data = cookie?.data ?? Buffer.alloc(0);
-  const request = Buffer.alloc(12 + name.length + pad4(name.length) + data.length + pad4(data.length));
-  request.write('l', 0, 'latin1');
-  request.writeUInt16LE(11, 2);
-  request.writeUInt16LE(0, 4);
-  request.writeUInt16LE(name.length, 6);
-  request.writeUInt16LE(data.length, 8);
-  name.copy(request, 12);
-  data.copy(request, 12 + name.length + pad4(name.length));
-  return request;
-}
-
-function connectSocket(address: DisplayAddress, path: string | undefined): Socket {
-  return address.kind === 'unix' ? connect({ path: path as string }) : connect({ host: address.host, port: address.port });
 }
 
 interface Pending {
@@ -107,17 +64,19 @@ export class X11Connection {
   }
 
   static async open(display: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Opened<X11Connection>> {
-    const address = parseDisplayName(display);
-    if (!address) return { ok: false, message: `DISPLAY "${display}" is not a display name such as ":0"` };
-    const cookie = await readCookie(address.number, env);
-    const paths = address.kind === 'unix' ? address.paths : [undefined];
-    let lastProblem = '';
-    for (const path of paths) {
-      const attempt = await handshake(connectSocket(address, path), cookie, timeoutMs);
-      if (attempt.ok) return { ok: true, value: new X11Connection(attempt.value.socket, attempt.value.setup, attempt.value.leftover) };
-      lastProblem = attempt.message;
+    const name = parseDisplayName(display);
+    if (!name) return { ok: false, message: `DISPLAY "${display}" is not a display name such as ":0"` };
+    const opened = await openX(addressesOf(name), await readCookie(String(name.number), env), timeoutMs);
+    if (!opened.ok) {
+      const problem = opened.kind === 'refused' ? `the X server refused the connection: ${opened.reason}` : opened.reason;
+      return { ok: false, message: `cannot open display ${display}: ${problem}` };
     }
-    return { ok: false, message: `cannot open display ${display}: ${lastProblem}` };
+    const setup = keycodeRange(opened.reply);
+    if (!setup) {
+      opened.socket.destroy();
+      return { ok: false, message: `cannot open display ${display}: its setup reply (${opened.reply.length} bytes) is too short to hold the keycode range` };
+    }
+    return { ok: true, value: new X11Connection(opened.socket, setup, opened.leftover) };
   }
 
   get closed(): boolean {
@@ -214,38 +173,4 @@ export class X11Connection {
 
 export function describeError(error: X11Error): string {
   return `X error ${error.code} on request ${error.majorOpcode}.${error.minorOpcode} (value ${error.badValue})`;
-}
-
-type Handshake = Opened<{ socket: Socket; setup: X11Setup; leftover: Buffer }>;
-
-function handshake(socket: Socket, cookie: XAuthCookie | undefined, timeoutMs: number): Promise<Handshake> {
-  return new Promise((resolve) => {
-    let received = Buffer.alloc(0);
-    const finish = (result: Handshake) => {
-      clearTimeout(timer);
-      socket.removeAllListeners('data');
-      socket.removeAllListeners('error');
-      socket.removeAllListeners('connect');
-      if (!result.ok) socket.destroy();
-      resolve(result);
-    };
-    const timer = setTimeout(() => finish({ ok: false, message: `no answer within ${timeoutMs} ms` }), timeoutMs);
-    socket.on('error', (error) => finish({ ok: false, message: error.message }));
-    socket.on('connect', () => socket.write(setupRequest(cookie)));
-    socket.on('data', (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      if (received.length < 8) return;
-      const size = 8 + 4 * received.readUInt16LE(6);
-      if (received.length < size) return;
-      const status = received.readUInt8(0);
-      if (status !== 1) {
-        // Failed (0) carries its reason's length in byte 1; Authenticate (2) a padded reason.
-        const reasonLength = status === 0 ? received.readUInt8(1) : size - 8;
-        const reason = received.subarray(8, 8 + reasonLength).toString('latin1').replace(/\0+$/, '').trim();
-        finish({ ok: false, message: `the X server refused the connection${reason ? `: ${reason}` : ''}` });
-        return;
-      }
-      finish({ ok: true, value: { socket, setup: { minKeycode: received.readUInt8(34), maxKeycode: received.readUInt8(35) }, leftover: received.subarray(size) } });
-    });
-  });
 }

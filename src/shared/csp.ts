@@ -18,9 +18,10 @@ export function contentSecurityPolicy(options: CspOptions = {}): string {
     'default-src': ["'none'"],
     'script-src': dev ? ["'self'", "'unsafe-inline'"] : ["'self'"],
     'style-src': dev ? ["'self'", "'unsafe-inline'"] : ["'self'"],
-    'img-src': ["'self'", 'data:'],
+    // mnemo-file: serves the screenshots in the app (src/main/app/compose.ts).
+    'img-src': ["'self'", 'data:', 'mnemo-file:'],
     'font-src': ["'self'"],
-    'connect-src': hmrSocket ? ["'self'", hmrSocket] : ["'self'"],
+    'connect-src': hmrSocket ? ["'self'", 'mnemo-file:', hmrSocket] : ["'self'", 'mnemo-file:'],
     'base-uri': ["'none'"],
     'form-action': ["'none'"],
     'object-src': ["'none'"],

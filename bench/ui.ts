@@ -1,0 +1,206 @@
+/**
+ * npm run bench:ui — the window in Chromium against the real `mnemo serve`:
+ *
+ *   bytes  what the page receives per step of a live 100-step run (every response but images:
+ *          the event stream, API answers), from Chromium's own network events; per half of the
+ *          run, to show it stays flat as the run grows; the thought text is counted apart;
+ *   open   from clicking a 2,000-step session in History (recorded with the real recorder) to
+ *          its timeline rows and its step slider being there, in a freshly loaded page; the
+ *          median of 5, and the time to move the slider to the middle step and see it.
+ *
+ * The run acts on a private Xvfb (:182) with the scripted OpenAI-compatible server as the model.
+ * The last two lines are the figures: `ui bytes per step: N` and `open 2000-step session: X ms`.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { chromium, type CDPSession, type Page } from 'playwright-core';
+import type { Frame } from '../src/shared/frame';
+import { CHROMIUM_EXECUTABLE, HEADLESS_CHROMIUM_ARGS } from '../test/fixtures/chromium-flags';
+import { startMemoryModelServer, startScriptedServer, type ScriptedReply } from '../test/fixtures/openai-server';
+import { SessionBuilder } from '../test/fixtures/session-builder';
+import { serveApp, startUiDisplay } from '../test/fixtures/ui/app-harness';
+import { median } from './lib/stats';
+
+const RECORDED_STEPS = 2000;
+const LIVE_STEPS = 100;
+const OPEN_ROUNDS = 5;
+const THOUGHT = (step: number) => `Step ${step}: I move the pointer a little to the right.`;
+
+const root = await mkdtemp(join(tmpdir(), 'mnemo-bench-ui-'));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** A 2,000-step session as a run records it: screenshots, thoughts, actions, memory, timings. */
+async function recordLongSession(dataDir: string): Promise<string> {
+  const size = { width: 960, height: 600 };
+  const image = await sharp({ create: { ...size, channels: 3, background: { r: 59, g: 110, b: 143 } } }).jpeg({ quality: 80 }).toBuffer();
+  const frame: Frame = { displayId: '0', bounds: { x: 0, y: 0, width: 1280, height: 800 }, scaleFactor: 1, captured: { width: 1280, height: 800 }, image: { ...size, format: 'jpeg' } };
+  const session = await SessionBuilder.create(dataDir, { task: 'A very long task', model: 'gpt-4.1', family: 'tools' });
+  const record = (event: Record<string, unknown>) => session.record(event);
+  await record({ type: 'run-started', task: 'A very long task', model: 'gpt-4.1', family: 'tools', limits: { maxSteps: 5000, maxCostUsd: null } });
+  let cost = 0;
+  for (let step = 1; step <= RECORDED_STEPS; step++) {
+    const thought = `Step ${step}: the dialog is open; I click Save to keep the changes, then check the title bar.`;
+    const action = { type: 'click', x: 100 + (step % 700), y: 200, button: 'left' };
+    await record({ type: 'step-started', step });
+    const screenshot = session.recorder.saveScreenshot(step, image, 'image/jpeg', size);
+    await record({ type: 'observation', step, screenshot, frame });
+    await record({ type: 'thought-delta', step, delta: thought.slice(0, 40), attempt: 1 });
+    await record({ type: 'thought-delta', step, delta: thought.slice(40), attempt: 1 });
+    await record({ type: 'prediction', step, thought, actions: [action], usage: { inputTokens: 1800, outputTokens: 60, costUsd: 0.0041 }, attempts: 1 });
+    await record({ type: 'action', step, index: 0, action });
+    await record({ type: 'action-result', step, index: 0, action, result: { ok: true, type: 'click', points: [{ x: action.x, y: 200 }], durationMs: 14 } });
+    await record({ type: 'memory', step, change: { kind: 'trace', op: 'add', step, item: { step, action: 'click' }, length: Math.min(step, 100), dropped: step > 100 ? 1 : 0 } });
+    await record({ type: 'memory', step, change: { kind: 'layers-delta', recent: `Step ${step} | Eval: success | Goal: click Save`, compressing: false, lastError: null } });
+    await record({ type: 'memory', step, change: { kind: 'blackboard-delta', sections: { trajectories: { drop: step > 20 ? 1 : 0, add: [{ step, subtask: 'click Save', action: 'click', status: 'success' }] } } } });
+    cost += 0.0041;
+    await record({ type: 'step-finished', step, durationMs: 2100, costUsd: cost, timings: { observe: 120, model: 1800, act: 30, settle: 150 } });
+    if (step % 200 === 0) await session.recorder.flush();
+  }
+  await record({ type: 'run-finished', status: 'finished', reason: 'the model reported the task done', summary: null, steps: RECORDED_STEPS, usage: { inputTokens: 1800 * RECORDED_STEPS, outputTokens: 60 * RECORDED_STEPS, costUsd: cost } });
+  await session.recorder.close();
+  return session.id;
+}
+
+/** Bytes of every response but images, as Chromium receives them; and the event stream's messages by step. */
+function countBytes(cdp: CDPSession) {
+  const types = new Map<string, string>();
+  let total = 0;
+  const byStep = new Map<number, number>();
+  const byType = new Map<string, number>();
+  let thoughtBytes = 0;
+  cdp.on('Network.responseReceived', (event) => types.set(event.requestId, event.type));
+  cdp.on('Network.dataReceived', (event) => {
+    if (types.get(event.requestId) !== 'Image') total += event.encodedDataLength || event.dataLength;
+  });
+  cdp.on('Network.eventSourceMessageReceived', (event) => {
+    const parsed = JSON.parse(event.data) as { step?: number; type: string; delta?: string; thought?: string | null };
+    const bytes = Buffer.byteLength(`id: ${event.eventId}\ndata: ${event.data}\n\n`);
+    byStep.set(parsed.step ?? 0, (byStep.get(parsed.step ?? 0) ?? 0) + bytes);
+    const kind = parsed.type === 'memory' ? `memory:${(parsed as { change?: { kind?: string } }).change?.kind}` : parsed.type;
+    byType.set(kind, (byType.get(kind) ?? 0) + bytes);
+    if (parsed.type === 'thought-delta') thoughtBytes += Buffer.byteLength(parsed.delta ?? '');
+    if (parsed.type === 'prediction') thoughtBytes += Buffer.byteLength(parsed.thought ?? '');
+  });
+  return {
+    reset() {
+      total = 0;
+      thoughtBytes = 0;
+      byStep.clear();
+      byType.clear();
+    },
+    get total() {
+      return total;
+    },
+    get thoughtBytes() {
+      return thoughtBytes;
+    },
+    byStep,
+    byType,
+  };
+}
+
+async function liveRunBytes(page: Page, cdp: CDPSession): Promise<{ perStep: number; firstHalf: number; secondHalf: number; thought: number; stream: number }> {
+  const counter = countBytes(cdp);
+  await cdp.send('Network.enable');
+  counter.reset();
+  await page.getByRole('link', { name: 'Run' }).click();
+  await page.getByRole('textbox', { name: 'Task' }).fill('Move the pointer to the right, one step at a time');
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.locator('.run-header .status-badge').filter({ hasText: /^(finished|failed|stuck|limit|stopped|refused)$/ }).waitFor({ timeout: 600_000 });
+  const status = await page.locator('.run-header .status-badge').innerText();
+  if (status !== 'finished') throw new Error(`the live run ended ${status}: ${await page.locator('.run-reason').innerText().catch(() => '')}`);
+  const stepBytes = [...counter.byStep.entries()].filter(([step]) => step > 0);
+  const average = (entries: Array<[number, number]>) => entries.reduce((sum, [, bytes]) => sum + bytes, 0) / Math.max(1, entries.length);
+  const half = LIVE_STEPS / 2;
+  const kinds = [...counter.byType.entries()].sort((a, b) => b[1] - a[1]);
+  log(`  event stream per step by kind: ${kinds.map(([kind, bytes]) => `${kind} ${Math.round(bytes / LIVE_STEPS)}`).join(', ')}`);
+  return {
+    perStep: counter.total / LIVE_STEPS,
+    firstHalf: average(stepBytes.filter(([step]) => step <= half)),
+    secondHalf: average(stepBytes.filter(([step]) => step > half)),
+    thought: counter.thoughtBytes / LIVE_STEPS,
+    stream: average(stepBytes),
+  };
+}
+
+/** Click to usable: rows in the timeline and the slider spanning the whole session. */
+async function openLongSession(page: Page, url: string, task: string): Promise<{ openMs: number; scrubMs: number }> {
+  // A fresh document each round (a hash change alone would keep the page and its store).
+  await page.goto('about:blank');
+  await page.goto(`${url}#/history`);
+  const open = page.getByRole('button', { name: `Open ${task}` });
+  await open.waitFor();
+  await open.evaluate((button) => {
+    (globalThis as unknown as { openStarted: number }).openStarted = performance.now();
+    (button as unknown as { click(): void }).click();
+  });
+  const openMs = (await page.waitForFunction(
+    (steps) => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { max?: string } | null; querySelectorAll(s: string): { length: number } } }).document;
+      const slider = doc.querySelector('input[type="range"][aria-label="Step"]');
+      const rows = doc.querySelectorAll('ul[aria-label="Steps"] > li').length;
+      return slider?.max === String(steps) && rows > 0 ? performance.now() - (globalThis as unknown as { openStarted: number }).openStarted : 0;
+    },
+    RECORDED_STEPS,
+    { polling: 'raf', timeout: 60_000 },
+  ).then((handle) => handle.jsonValue())) as number;
+  const middle = RECORDED_STEPS / 2;
+  const started = Date.now();
+  await page.getByRole('slider', { name: 'Step' }).fill(String(middle));
+  await page.locator('.screen figcaption', { hasText: `Step ${middle}` }).waitFor();
+  return { openMs, scrubMs: Date.now() - started };
+}
+
+const display = await startUiDisplay(':182');
+const memoryModel = await startMemoryModelServer();
+let replies = 0;
+const model = await startScriptedServer({
+  keepRequests: false,
+  replies: (): ScriptedReply => {
+    replies += 1;
+    const thought = THOUGHT(replies);
+    const actions = replies >= LIVE_STEPS ? [{ type: 'finished', summary: 'Done.' }] : [{ type: 'mouse_move', x: 200 + (replies % 600), y: 500 }];
+    return { text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] };
+  },
+});
+const dataDir = join(root, 'data');
+const { mkdir } = await import('node:fs/promises');
+await mkdir(dataDir, { recursive: true });
+await writeFile(
+  join(dataDir, 'config.json'),
+  JSON.stringify({ model: { baseUrl: model.url, model: 'gpt-4.1', family: 'tools' }, image: { maxWidth: 960 }, memory: { model: { baseUrl: memoryModel.url } }, agent: { maxSteps: LIVE_STEPS + 10 } }),
+);
+log(`recording a ${RECORDED_STEPS}-step session...`);
+await recordLongSession(dataDir);
+const app = await serveApp(dataDir, display.display);
+const browser = await chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args: HEADLESS_CHROMIUM_ARGS });
+try {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(app.url);
+  const cdp = await context.newCDPSession(page);
+  log(`live run of ${LIVE_STEPS} steps...`);
+  const bytes = await liveRunBytes(page, cdp);
+  log(`  event stream per step: steps 1-${LIVE_STEPS / 2} ${Math.round(bytes.firstHalf)} B, steps ${LIVE_STEPS / 2 + 1}-${LIVE_STEPS} ${Math.round(bytes.secondHalf)} B (flat: ratio ${(bytes.secondHalf / bytes.firstHalf).toFixed(2)})`);
+  log(`  thought text per step: ${Math.round(bytes.thought)} B (streamed deltas plus the prediction)`);
+  log(`  everything but images per step: ${Math.round(bytes.perStep)} B, ${Math.round(bytes.perStep - bytes.thought)} B beyond the thought text (goal ≤ 2048)`);
+
+  const opens: number[] = [];
+  const scrubs: number[] = [];
+  for (let round = 0; round < OPEN_ROUNDS; round++) {
+    const { openMs, scrubMs } = await openLongSession(page, app.origin + '/', 'A very long task');
+    opens.push(openMs);
+    scrubs.push(scrubMs);
+  }
+  log(`open ${RECORDED_STEPS}-step session, ${OPEN_ROUNDS} fresh pages: ${opens.map((ms) => Math.round(ms)).join(', ')} ms; slider to step ${RECORDED_STEPS / 2} shown in ${Math.round(median(scrubs))} ms (median)`);
+  log(`ui bytes per step: ${Math.round(bytes.perStep)}`);
+  log(`open 2000-step session: ${Math.round(median(opens))} ms`);
+} finally {
+  await browser.close();
+  await app.close();
+  await Promise.all([model.close(), memoryModel.close()]);
+  await display.close();
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,65 @@
+/**
+ * Who may use `mnemo serve`: whoever holds the token printed at start. Opening
+ * `/?token=<token>` trades it for an HttpOnly cookie and sends the browser on to `/`, so the token
+ * leaves the address bar; scripts send `Authorization: Bearer <token>`. A request from another
+ * origin (a page on the web calling 127.0.0.1) or with another Host (DNS rebinding) is refused.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+export const TOKEN_COOKIE = 'mnemo_token';
+
+export function newToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+function sameSecret(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return rest.join('=');
+  }
+  return undefined;
+}
+
+/** The token a request carries, by header or cookie. */
+export function presentedToken(request: IncomingMessage): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  return bearer ?? cookieValue(request.headers.cookie, TOKEN_COOKIE);
+}
+
+export function hasToken(request: IncomingMessage, token: string): boolean {
+  const given = presentedToken(request);
+  return given !== undefined && sameSecret(given, token);
+}
+
+/** The Set-Cookie header that keeps the token in the browser (not readable by scripts). */
+export function tokenCookie(token: string): string {
+  return `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+/**
+ * Why the request's Host or Origin is not this server's, or null. `hosts` are the names the
+ * server answers to (`127.0.0.1:8765`, `localhost:8765`, and the --host address with its port).
+ */
+export function foreignRequest(request: IncomingMessage, hosts: readonly string[]): string | null {
+  const host = request.headers.host;
+  if (!host || !hosts.includes(host.toLowerCase())) return `the Host "${host ?? ''}" is not this server's`;
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== 'null') {
+    let originHost: string;
+    try {
+      originHost = new URL(origin).host.toLowerCase();
+    } catch {
+      return `the Origin "${origin}" is not a URL`;
+    }
+    if (!hosts.includes(originHost)) return `the Origin "${origin}" is not this server's`;
+  }
+  if (origin === 'null') return 'an opaque Origin (a sandboxed or file page) is not this server';
+  return null;
+}

@@ -1,0 +1,154 @@
+/**
+ * What the app's window asks of the core, in one place for both shells: the Electron main process
+ * (IPC handlers, src/main/app/handlers.ts) and `mnemo serve` (HTTP, src/main/server/api.ts) call
+ * the same methods, so a button behaves the same in both. Everything is a ServiceResult value.
+ *
+ * The API key never reaches the window: the settings view says only whether one is stored. Where
+ * it is stored is the shell's choice (`KeyStore`): the OS keychain in the app, config.json in
+ * browser mode (as the CLI reads it).
+ */
+import type { RunState, SaveSettings, SettingsView, SessionListItem, StartRun } from '../../shared/app-api';
+import type { ConfigFile } from '../../shared/config';
+import type { AgentEvent } from '../../shared/events';
+import type { ModelSettingsInput } from '../../shared/settings';
+import type { ModelCheck } from '../model/provider-check';
+import type { ReplayPolicy } from '../replay/policy';
+import { screenshotReader } from '../replay/inspect';
+import { renderHtmlReport } from '../replay/report';
+import { saveConfig } from '../settings/settings';
+import type { RunHandle, RunService, ServiceResult } from './run-service';
+import { runDoctor, type DoctorCheck } from './doctor';
+import { PACKAGE_ROOT } from '../package-root';
+import { listItemOf } from './session-views';
+
+/** Where the API key is kept; `undefined` means none. */
+export interface KeyStore {
+  get(): string | undefined;
+  set(key: string | undefined): Promise<void>;
+  /** Whether the key lives in config.json's `model.apiKey` (browser mode), so saving keeps it there. */
+  readonly inConfigFile: boolean;
+}
+
+/** The key kept in config.json, as the CLI reads it. */
+export function configFileKeyStore(service: RunService): KeyStore {
+  return {
+    inConfigFile: true,
+    get: () => service.loadedConfig.file.model?.apiKey || undefined,
+    // Written by saveSettings together with the rest of the file.
+    set: async () => undefined,
+  };
+}
+
+export function runState(run: RunHandle): RunState {
+  const question = run.pendingQuestion;
+  return {
+    id: run.id,
+    kind: run.kind,
+    task: run.task,
+    paused: run.paused,
+    conversationId: run.conversationId,
+    pendingQuestion: question ? { id: question.id, kind: question.kind, question: question.question } : null,
+  };
+}
+
+const notRunning = (id: string): ServiceResult<never> => ({ ok: false, error: { kind: 'not_found', message: `no run ${id} is going on` } });
+
+export class AppBackend {
+  constructor(
+    readonly service: RunService,
+    private readonly keys: KeyStore,
+    /** Where the package is installed, for the doctor's Electron check. */
+    private readonly packageRoot: string = PACKAGE_ROOT,
+  ) {}
+
+  /** The checks of `mnemo doctor`, for the Settings view and the first start. */
+  async doctor(): Promise<DoctorCheck[]> {
+    const settings = this.service.settings();
+    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    return runDoctor({
+      env: process.env,
+      platform: process.platform,
+      dataDir: this.service.dataDir,
+      model: settings.ok ? { ok: true, settings: settings.value.model } : { ok: false, message: settings.error.message },
+      openOperator: () => createIsolatedOperator(),
+      packageRoot: this.packageRoot,
+    });
+  }
+
+  async startRun(request: StartRun): Promise<ServiceResult<{ id: string; conversationId: string | null }>> {
+    const started = await this.service.start({ task: request.task, ...(request.conversationId ? { conversationId: request.conversationId } : {}) });
+    return started.ok ? { ok: true, value: { id: started.value.id, conversationId: started.value.conversationId } } : started;
+  }
+
+  currentRun(): RunState | null {
+    const run = this.service.current();
+    return run ? runState(run) : null;
+  }
+
+  control(id: string, what: 'pause' | 'resume' | 'stop'): ServiceResult<RunState> {
+    const run = this.service.run(id);
+    if (!run) return notRunning(id);
+    run[what]();
+    return { ok: true, value: runState(run) };
+  }
+
+  answer(id: string, text: string, questionId?: number): ServiceResult<RunState> {
+    const run = this.service.run(id);
+    if (!run) return notRunning(id);
+    if (!run.answer(questionId, text)) {
+      return { ok: false, error: { kind: 'not_found', message: questionId ? `question ${questionId} is not waiting for an answer` : 'no question is waiting for an answer' } };
+    }
+    return { ok: true, value: runState(run) };
+  }
+
+  async startReplay(request: { session: string; policy: ReplayPolicy; speed: number }): Promise<ServiceResult<{ id: string }>> {
+    const started = await this.service.replay({ ...request, ...(request.policy === 'reground' ? { model: {} } : {}) });
+    return started.ok ? { ok: true, value: { id: started.value.id } } : started;
+  }
+
+  async sessions(filter: { search?: string | undefined; status?: string | undefined } = {}): Promise<SessionListItem[]> {
+    const listing = await this.service.sessions(filter.search ? { search: filter.search } : {});
+    return listing.sessions.filter((session) => !filter.status || session.status === filter.status).map(listItemOf);
+  }
+
+  /** A session's events after `since`: a live run adds the ones not yet written. */
+  async events(id: string, since = 0): Promise<ServiceResult<AgentEvent[]>> {
+    const live = this.service.run(id);
+    if (live) return { ok: true, value: await live.eventsSoFar(since) };
+    const read = await this.service.session(id);
+    return read.ok ? { ok: true, value: read.value.events.filter((event) => event.seq > since) } : read;
+  }
+
+  /** The self-contained HTML report of a session. */
+  async report(id: string): Promise<ServiceResult<{ html: string; sessionId: string }>> {
+    const read = await this.service.session(id);
+    if (!read.ok) return read;
+    return { ok: true, value: { html: await renderHtmlReport(read.value, screenshotReader(read.value.directory)), sessionId: read.value.meta.id } };
+  }
+
+  settings(): SettingsView {
+    const loaded = this.service.loadedConfig;
+    const { apiKey: _key, ...model } = loaded.file.model ?? {};
+    const config: ConfigFile = { ...loaded.file, ...(loaded.file.model ? { model } : {}) };
+    return { config, hasApiKey: this.keys.get() !== undefined, dataDir: loaded.dataDir, configPath: loaded.path };
+  }
+
+  /** Saves to config.json (the file the CLI reads); a new API key goes to the key store. */
+  async saveSettings(request: SaveSettings): Promise<ServiceResult<SettingsView>> {
+    const loaded = this.service.loadedConfig;
+    const key = request.apiKey === undefined ? this.keys.get() : request.apiKey === '' ? undefined : request.apiKey;
+    const { apiKey: _given, ...model } = request.config.model ?? {};
+    const withKey = this.keys.inConfigFile && key !== undefined ? { ...model, apiKey: key } : model;
+    const file: ConfigFile = { ...request.config, ...(Object.keys(withKey).length > 0 ? { model: withKey } : {}) };
+    const saved = await saveConfig(loaded, file);
+    if (!saved.ok) return { ok: false, error: { kind: 'settings', message: saved.message } };
+    if (request.apiKey !== undefined) await this.keys.set(key);
+    this.service.useConfig(saved.config);
+    return { ok: true, value: this.settings() };
+  }
+
+  /** "Test connection" with the model settings as the form holds them. */
+  checkProvider(model: Partial<ModelSettingsInput> = {}, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
+    return this.service.checkProvider(model, apiKey ?? this.keys.get());
+  }
+}

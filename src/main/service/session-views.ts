@@ -1,0 +1,125 @@
+/**
+ * Sessions as the front ends print and serve them: `mnemo sessions --json` and
+ * `GET /api/sessions` give `SessionListItem`s, `mnemo show --json` and `GET /api/sessions/<id>`
+ * a `ShownSession` (the server turns each file path into a URL on itself).
+ */
+import { join } from 'node:path';
+import type { Action } from '../../shared/actions';
+import type { ActionResult } from '../../shared/action-result';
+import type { UsageSummary } from '../../shared/events';
+import type { SessionSummary } from '../store/session-index';
+import type { SessionRecord, StepView } from '../store/session-reader';
+
+/** One element of `mnemo sessions --json`. */
+export interface SessionListItem {
+  id: string;
+  task: string;
+  status: string;
+  /** ISO 8601. */
+  startedAt: string;
+  steps: number;
+  /** US dollars. */
+  cost: number;
+  /** The sample session Mnemo ships (present only then). */
+  sample?: true;
+}
+
+export function listItemOf(summary: SessionSummary): SessionListItem {
+  return {
+    id: summary.id,
+    task: summary.task,
+    status: summary.status,
+    startedAt: new Date(summary.startedAt).toISOString(),
+    steps: summary.steps,
+    cost: summary.costUsd,
+    ...(summary.sample ? { sample: true as const } : {}),
+  };
+}
+
+/** One step of `mnemo show --json`. */
+export interface ShownStep {
+  step: number;
+  /** The step ran to its end (false for the step a crash interrupted). */
+  complete: boolean;
+  /** The step's first action, or null. */
+  action: Action | null;
+  /** The first action's result, or null (not executed). */
+  result: ActionResult | null;
+  thought: string | null;
+  /** Absolute path of the model-ready screenshot, or null. */
+  screenshot: string | null;
+  actions: Action[];
+  results: ActionResult[];
+  errors: Array<{ kind: string; message: string }>;
+  notes: string[];
+  questions: Array<{ kind: string; question: string; answer: string | null }>;
+  durationMs: number | null;
+  /** Cost of the run up to the end of this step (USD), or null. */
+  cost: number | null;
+  usage: UsageSummary | null;
+  /** Absolute path of the model's raw reply (secrets masked), or null. */
+  reply: string | null;
+  /** Absolute path of the full-resolution capture (PNG), or null. */
+  fullResolution: string | null;
+}
+
+/** `mnemo show --json`. */
+export interface ShownSession {
+  id: string;
+  task: string;
+  status: string;
+  startedAt: string;
+  endedAt: string | null;
+  model: string;
+  family: string;
+  cost: number;
+  usage: UsageSummary | null;
+  reason: string | null;
+  replayOf: string | null;
+  directory: string;
+  warnings: Array<{ file: string; line: number; message: string }>;
+  steps: ShownStep[];
+}
+
+function shownStep(view: StepView, directory: string): ShownStep {
+  const file = (relative: string | undefined) => (relative ? join(directory, relative) : null);
+  return {
+    step: view.step,
+    complete: view.durationMs !== null,
+    action: view.actions[0] ?? null,
+    result: view.results[0] ?? null,
+    thought: view.thought,
+    screenshot: view.screenshotMissing ? null : file(view.screenshot?.path),
+    actions: view.actions,
+    results: view.results,
+    errors: view.errors,
+    notes: view.notes,
+    questions: view.questions.map(({ kind, question, answer }) => ({ kind, question, answer })),
+    durationMs: view.durationMs,
+    cost: view.costUsd,
+    usage: view.usage,
+    reply: file(view.replyFile),
+    fullResolution: file(view.fullResolutionFile),
+  };
+}
+
+export function shownSession(session: SessionRecord): ShownSession {
+  const { meta, directory } = session;
+  return {
+    id: meta.id,
+    task: meta.task,
+    status: meta.status,
+    startedAt: new Date(meta.startedAt).toISOString(),
+    endedAt: meta.endedAt === null ? null : new Date(meta.endedAt).toISOString(),
+    model: meta.model,
+    family: meta.family,
+    cost: meta.costUsd,
+    usage: meta.usage ?? null,
+    reason: meta.reason,
+    replayOf: meta.replayOf ?? null,
+    directory,
+    warnings: session.warnings.map((w) => ({ file: w.file ?? 'events.jsonl', line: w.line, message: w.message })),
+    steps: session.steps.map((view) => shownStep(view, directory)),
+  };
+}
+

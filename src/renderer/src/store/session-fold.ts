@@ -1,0 +1,252 @@
+/**
+ * One session as the window shows it, folded from its events: the run's header and state, one
+ * StepView per step (the shared fold of src/shared/steps.ts, so the timeline says what `mnemo
+ * show` and the report say), and the memory (src/shared/memory.ts, deltas included).
+ *
+ * `withEvents` copies only what a batch touches: the steps array (pointers) and the steps the
+ * events belong to. A live run's events arrive a few at a time and a 2,000-step session opens
+ * in one batch, through the same code.
+ */
+import type { Action } from '../../../shared/actions';
+import type { AgentEvent, AskKind, RunStatus } from '../../../shared/events';
+import { applyMemoryChange, emptyMemorySnapshot, type BlackboardSection, type MemoryChangeOf, type MemorySnapshot } from '../../../shared/memory';
+import { emptyStep, foldStepEvent, type StepView } from '../../../shared/steps';
+
+export interface PendingQuestion {
+  /** The ask-user event's `seq`: the question's id. */
+  id: number;
+  kind: AskKind;
+  question: string;
+  action: Action | null;
+}
+
+export interface RunSummary {
+  task: string;
+  model: string;
+  family: string;
+  maxSteps: number | null;
+  maxCostUsd: number | null;
+  conversationId: string | null;
+  replayOf: string | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  /** 'running' until the run-finished event. */
+  status: RunStatus | 'running';
+  reason: string | null;
+  summary: string | null;
+  paused: boolean;
+  pendingQuestion: PendingQuestion | null;
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  lastEventAt: number | null;
+}
+
+export interface MemoryView {
+  snapshot: MemorySnapshot;
+  /** The last pruning report: which screenshots the model's input carries. */
+  pruning: MemoryChangeOf<'pruning'> | null;
+  layersCompressing: boolean;
+  layersError: string | null;
+  conversationCompressing: boolean;
+  conversationError: string | null;
+  traceLength: number;
+  /**
+   * For each blackboard item, the step of this session that added it; null for what the board
+   * held before (it is shared and outlives runs: the first change of a run carries it whole).
+   */
+  boardSteps: Record<BlackboardSection, Array<number | null>>;
+  /** A blackboard change of this session was seen (the next ones are its own additions). */
+  boardSeen: boolean;
+}
+
+export interface SessionData {
+  id: string;
+  run: RunSummary;
+  /** Ascending by step number. */
+  steps: StepView[];
+  memory: MemoryView;
+  lastSeq: number;
+  /** Which attempt's thought each step streams (a retry restarts the stream). */
+  streamAttempts: Map<number, number>;
+}
+
+export function emptySession(id: string): SessionData {
+  return {
+    id,
+    run: {
+      task: '',
+      model: '',
+      family: '',
+      maxSteps: null,
+      maxCostUsd: null,
+      conversationId: null,
+      replayOf: null,
+      startedAt: null,
+      endedAt: null,
+      status: 'running',
+      reason: null,
+      summary: null,
+      paused: false,
+      pendingQuestion: null,
+      costUsd: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      lastEventAt: null,
+    },
+    steps: [],
+    memory: {
+      snapshot: emptyMemorySnapshot(),
+      pruning: null,
+      layersCompressing: false,
+      layersError: null,
+      conversationCompressing: false,
+      conversationError: null,
+      traceLength: 0,
+      boardSteps: { questions: [], requests: [], trajectories: [], screenshots: [] },
+      boardSeen: false,
+    },
+    lastSeq: 0,
+    streamAttempts: new Map(),
+  };
+}
+
+/** A copy of a step the fold may change without touching the original. */
+function copyStep(step: StepView): StepView {
+  return {
+    ...step,
+    results: [...step.results],
+    errors: [...step.errors],
+    notes: [...step.notes],
+    questions: step.questions.map((question) => ({ ...question })),
+    memory: [...step.memory],
+  };
+}
+
+/** Where step `n` is in an ascending array, or where it would go (negative: -(insertion index) - 1). */
+function findStep(steps: readonly StepView[], n: number): number {
+  if (steps[n - 1]?.step === n) return n - 1;
+  const last = steps.length - 1;
+  if (last < 0 || (steps[last] as StepView).step < n) return -(last + 1) - 1;
+  let low = 0;
+  let high = last;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = (steps[middle] as StepView).step;
+    if (at === n) return middle;
+    if (at < n) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -low - 1;
+}
+
+function applyRunEvent(run: RunSummary, memory: MemoryView, event: AgentEvent): void {
+  run.lastEventAt = event.at;
+  switch (event.type) {
+    case 'run-started':
+      run.task = event.task;
+      run.model = event.model;
+      run.family = event.family;
+      run.maxSteps = event.limits.maxSteps;
+      run.maxCostUsd = event.limits.maxCostUsd;
+      run.conversationId = event.conversationId ?? null;
+      run.replayOf = event.replayOf ?? null;
+      run.startedAt = event.at;
+      break;
+    case 'run-finished':
+      run.status = event.status;
+      run.reason = event.reason;
+      run.summary = event.summary;
+      run.endedAt = event.at;
+      run.paused = false;
+      run.pendingQuestion = null;
+      run.costUsd = event.usage.costUsd;
+      break;
+    case 'paused':
+      run.paused = true;
+      break;
+    case 'resumed':
+      run.paused = false;
+      break;
+    case 'ask-user':
+      run.pendingQuestion = { id: event.seq, kind: event.kind, question: event.question, action: event.action ?? null };
+      break;
+    case 'user-answer':
+      run.pendingQuestion = null;
+      break;
+    case 'prediction':
+      run.inputTokens += event.usage.inputTokens;
+      run.outputTokens += event.usage.outputTokens;
+      break;
+    case 'step-finished':
+      run.costUsd = event.costUsd;
+      break;
+    case 'memory': {
+      const change = event.change;
+      memory.snapshot = applyMemoryChange(memory.snapshot, change);
+      if (change.kind === 'pruning') memory.pruning = change;
+      else if (change.kind === 'layers' || change.kind === 'layers-delta') {
+        memory.layersCompressing = change.compressing;
+        memory.layersError = change.lastError;
+      } else if (change.kind === 'conversation' || change.kind === 'conversation-delta') {
+        memory.conversationCompressing = change.compressing;
+        memory.conversationError = change.lastError;
+      } else if (change.kind === 'trace') memory.traceLength = change.length;
+      else if (change.kind === 'blackboard' || change.kind === 'blackboard-delta') linkBoardItems(memory, change, event.step);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function linkBoardItems(memory: MemoryView, change: MemoryChangeOf<'blackboard' | 'blackboard-delta'>, step: number): void {
+  const own = memory.boardSeen;
+  memory.boardSeen = true;
+  const links = { ...memory.boardSteps };
+  if (change.kind === 'blackboard') {
+    for (const section of Object.keys(links) as BlackboardSection[]) links[section] = change.snapshot[section].map(() => null);
+  } else {
+    for (const [section, delta] of Object.entries(change.sections) as Array<[BlackboardSection, { drop: number; add: unknown[] }]>) {
+      links[section] = [...links[section].slice(delta.drop), ...delta.add.map(() => (own && step > 0 ? step : null))];
+    }
+  }
+  memory.boardSteps = links;
+}
+
+/** The session after a batch of its events; events at or before `lastSeq` are skipped. */
+export function withEvents(data: SessionData, events: readonly AgentEvent[]): SessionData {
+  const fresh = events.filter((event) => event.runId === data.id && event.seq > data.lastSeq);
+  if (fresh.length === 0) return data;
+  const steps = data.steps.slice();
+  const copied = new Set<number>();
+  const run = { ...data.run };
+  const memory = { ...data.memory };
+  const at = (n: number): StepView => {
+    const index = findStep(steps, n);
+    if (index < 0) {
+      const created = emptyStep(n);
+      steps.splice(-index - 1, 0, created);
+      copied.add(n);
+      return created;
+    }
+    if (!copied.has(n)) {
+      steps[index] = copyStep(steps[index] as StepView);
+      copied.add(n);
+    }
+    return steps[index] as StepView;
+  };
+  let lastSeq = data.lastSeq;
+  for (const event of fresh) {
+    foldStepEvent(event, at, data.streamAttempts);
+    applyRunEvent(run, memory, event);
+    lastSeq = Math.max(lastSeq, event.seq);
+  }
+  return { ...data, steps, run, memory, lastSeq };
+}
+
+/** The step with number `n`, or undefined. */
+export function stepAt(data: Pick<SessionData, 'steps'>, n: number): StepView | undefined {
+  const index = findStep(data.steps, n);
+  return index >= 0 ? data.steps[index] : undefined;
+}

@@ -1,0 +1,69 @@
+/** Recorded sessions: search, status filter, delete; one opens in the Run view. */
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { RUN_STATUSES } from '../../../shared/events';
+import { formatUsd } from '../../../shared/format';
+import { useServices, useHistory } from '../app-context';
+import { formatWhen } from '../format';
+import { NAMES } from '../i18n/names';
+
+const STATUSES = [...RUN_STATUSES, 'running', 'interrupted'];
+
+export function HistoryView({ onOpen }: { onOpen: (sessionId: string) => void }) {
+  const { t } = useTranslation();
+  const { history } = useServices();
+  const sessions = useHistory((s) => s.sessions);
+  const search = useHistory((s) => s.search);
+  const status = useHistory((s) => s.status);
+  const error = useHistory((s) => s.error);
+  const loading = useHistory((s) => s.loading);
+
+  useEffect(() => {
+    void history.getState().refresh();
+  }, [history]);
+
+  const remove = (id: string) => {
+    if (window.confirm(t('historyView.confirmDelete', { id }))) void history.getState().remove(id);
+  };
+
+  return (
+    <div className="history-view">
+      <div className="history-filters">
+        <input type="search" aria-label={NAMES.searchSessions} placeholder={t('searchSessions')} value={search} onChange={(event) => history.getState().setSearch(event.target.value)} />
+        <label className="inline-field">
+          {t('historyView.status')}
+          <select value={status} onChange={(event) => history.getState().setStatus(event.target.value)}>
+            <option value="">{t('historyView.all')}</option>
+            {STATUSES.map((value) => (
+              <option key={value} value={value}>
+                {t(`status.${value === 'running' ? 'running' : value}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!loading && sessions.length === 0 && <p className="note empty">{t('historyView.none')}</p>}
+      <ul className="session-list" aria-label={t('historyView.sessions')}>
+        {sessions.map((session) => (
+          <li key={session.id} className="session-item">
+            <button type="button" className="session-open" onClick={() => onOpen(session.id)} aria-label={`${t('historyView.open')} ${session.task}`}>
+              <span className={`status-badge status-${session.status}`}>{t(`status.${session.status}`, { defaultValue: session.status })}</span>
+              <span className="session-task">{session.task}</span>
+              <span className="session-meta">
+                {formatWhen(session.startedAt)} · {t('historyView.steps', { count: session.steps })} · {formatUsd(session.cost)} · <code>{session.id}</code>
+              </span>
+            </button>
+            <button type="button" className="danger small" onClick={() => remove(session.id)} aria-label={`${t('historyView.delete')} ${session.id}`}>
+              {t('historyView.delete')}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,308 @@
+/**
+ * Settings, saved to the same config.json the CLI reads: the provider (presets fill the base
+ * URL), model, family and version, "Test connection", limits, memory budgets, confirmation
+ * rules, data directory and retention, and the window's language.
+ */
+import { useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { SettingsView as Saved } from '../../../shared/app-api';
+import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule } from '../../../shared/config';
+import { MODEL_FAMILIES } from '../../../shared/settings';
+import { useServices, useSettings } from '../app-context';
+import { LANGUAGES } from '../i18n';
+import { NAMES } from '../i18n/names';
+import { PROVIDER_PRESETS, presetOf } from './provider-presets';
+import { ConfirmationRules, type RuleDraft } from './ConfirmationRules';
+
+interface Draft {
+  baseUrl: string;
+  model: string;
+  family: string;
+  modelVersion: string;
+  apiKey: string;
+  maxSteps: string;
+  maxCostUsd: string;
+  recentBudget: string;
+  summaryBudget: string;
+  retentionDays: string;
+  retentionGb: string;
+  rules: RuleDraft[];
+}
+
+const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+
+function draftOf(saved: Saved | null): Draft {
+  const config = saved?.config ?? {};
+  return {
+    baseUrl: text(config.model?.baseUrl),
+    model: text(config.model?.model),
+    family: text(config.model?.family ?? 'tools'),
+    modelVersion: text(config.model?.modelVersion),
+    apiKey: '',
+    maxSteps: text(config.agent?.maxSteps),
+    maxCostUsd: text(config.agent?.maxCostUsd),
+    recentBudget: text(config.memory?.recentBudget),
+    summaryBudget: text(config.memory?.summaryBudget),
+    retentionDays: text(config.store?.retentionDays),
+    retentionGb: text(config.store?.retentionGb),
+    rules: (config.agent?.confirmationRules ?? []).map((rule) => ({
+      reason: rule.reason ?? '',
+      keys: (rule.keys ?? []).join(', '),
+      types: (rule.types ?? []).join(', '),
+      windowTitleContains: rule.windowTitleContains ?? '',
+      textMatches: rule.textMatches ?? '',
+    })),
+  };
+}
+
+/** A number field: absent when empty, NaN (refused by the schema) when not a number. */
+function numberOrUndefined(value: string): number | undefined {
+  return value.trim() === '' ? undefined : Number(value);
+}
+
+function ruleOf(draft: RuleDraft): ConfirmationRule {
+  const rule: ConfirmationRule = {};
+  if (draft.reason.trim()) rule.reason = draft.reason.trim();
+  if (list(draft.keys).length) rule.keys = list(draft.keys);
+  if (list(draft.types).length) rule.types = list(draft.types);
+  if (draft.windowTitleContains.trim()) rule.windowTitleContains = draft.windowTitleContains.trim();
+  if (draft.textMatches.trim()) rule.textMatches = draft.textMatches.trim();
+  return rule;
+}
+
+/** The model part of the form, as the provider check and the config take it. */
+function modelOf(draft: Draft, saved: Saved | null): NonNullable<ConfigFile['model']> {
+  const { baseUrl: _b, model: _m, family: _f, modelVersion: _v, ...kept } = saved?.config.model ?? {};
+  return {
+    ...kept,
+    ...(draft.baseUrl.trim() ? { baseUrl: draft.baseUrl.trim() } : {}),
+    ...(draft.model.trim() ? { model: draft.model.trim() } : {}),
+    ...(draft.family ? { family: draft.family as (typeof MODEL_FAMILIES)[number] } : {}),
+    ...(draft.family === 'ui-tars' && draft.modelVersion ? { modelVersion: draft.modelVersion as '1.0' | '1.5' } : {}),
+  };
+}
+
+function configOf(draft: Draft, saved: Saved | null): ConfigFile {
+  const config = saved?.config ?? {};
+  const defined = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  return {
+    ...config,
+    model: modelOf(draft, saved),
+    agent: defined({
+      ...config.agent,
+      maxSteps: numberOrUndefined(draft.maxSteps),
+      maxCostUsd: numberOrUndefined(draft.maxCostUsd),
+      confirmationRules: draft.rules.map(ruleOf),
+    }),
+    memory: defined({ ...config.memory, recentBudget: numberOrUndefined(draft.recentBudget), summaryBudget: numberOrUndefined(draft.summaryBudget) }),
+    store: defined({
+      ...config.store,
+      keepFullResolution: config.store?.keepFullResolution ?? false,
+      retentionDays: numberOrUndefined(draft.retentionDays) ?? null,
+      retentionGb: numberOrUndefined(draft.retentionGb) ?? null,
+    }),
+  };
+}
+
+export function SettingsView({ explainMissingProvider }: { explainMissingProvider: boolean }) {
+  const { t, i18n } = useTranslation();
+  const { settings } = useServices();
+  const saved = useSettings((s) => s.saved);
+  const loadError = useSettings((s) => s.loadError);
+  const saving = useSettings((s) => s.saving);
+  const saveMessage = useSettings((s) => s.saveMessage);
+  const check = useSettings((s) => s.check);
+  const [draft, setDraft] = useState<Draft>(() => draftOf(saved));
+  const [invalid, setInvalid] = useState<string | null>(null);
+
+  useEffect(() => setDraft(draftOf(saved)), [saved]);
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    const config = configOf(draft, saved);
+    const parsed = ConfigFileSchema.safeParse(config);
+    if (!parsed.success) {
+      setInvalid(describeConfigIssues(parsed.error.issues));
+      return;
+    }
+    setInvalid(null);
+    await settings.getState().save({ config, ...(draft.apiKey ? { apiKey: draft.apiKey } : {}) });
+  };
+
+  const testConnection = () => {
+    void settings.getState().testConnection({ model: modelOf(draft, saved), ...(draft.apiKey ? { apiKey: draft.apiKey } : {}) });
+  };
+
+  return (
+    <form className="settings-view" onSubmit={(event) => void save(event)}>
+      {explainMissingProvider && (
+        <p className="notice" role="status">
+          {t('settingsView.noProvider')}
+        </p>
+      )}
+      {loadError && (
+        <p className="error" role="alert">
+          {loadError}
+        </p>
+      )}
+      <fieldset className="panel">
+        <legend>{t('settingsView.provider')}</legend>
+        <label className="field">
+          {t('settingsView.provider')}
+          <select
+            value={presetOf(draft.baseUrl)}
+            onChange={(event) => {
+              const preset = PROVIDER_PRESETS.find((p) => p.id === event.target.value);
+              if (!preset || preset.id === 'custom') return;
+              setDraft((current) => ({ ...current, baseUrl: preset.baseUrl, ...(preset.family ? { family: preset.family } : {}) }));
+            }}
+          >
+            {PROVIDER_PRESETS.map((preset) => (
+              <option key={preset.id} value={preset.id}>
+                {t(`settingsView.presets.${preset.id}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          {t('baseUrl')}
+          <input type="text" aria-label={NAMES.baseUrl} value={draft.baseUrl} placeholder="http://localhost:11434/v1" onChange={(event) => set('baseUrl', event.target.value)} />
+        </label>
+        <label className="field">
+          {t('model')}
+          <input type="text" aria-label={NAMES.model} value={draft.model} placeholder="gpt-4.1, ui-tars-1.5-7b…" onChange={(event) => set('model', event.target.value)} />
+        </label>
+        <label className="field">
+          {t('settingsView.family')}
+          <select value={draft.family} onChange={(event) => set('family', event.target.value)}>
+            {MODEL_FAMILIES.map((family) => (
+              <option key={family} value={family}>
+                {family}
+              </option>
+            ))}
+          </select>
+        </label>
+        {draft.family === 'ui-tars' && (
+          <label className="field">
+            {t('settingsView.version')}
+            <select value={draft.modelVersion} onChange={(event) => set('modelVersion', event.target.value)}>
+              <option value="">1.5</option>
+              <option value="1.0">1.0</option>
+              <option value="1.5">1.5</option>
+            </select>
+          </label>
+        )}
+        <label className="field">
+          {t('settingsView.apiKey')}
+          <input type="password" autoComplete="off" value={draft.apiKey} placeholder={saved?.hasApiKey ? t('settingsView.apiKeyStored') : 'sk-…'} onChange={(event) => set('apiKey', event.target.value)} />
+        </label>
+        <div className="field-row">
+          <button type="button" aria-label={NAMES.testConnection} onClick={testConnection} disabled={check.status === 'checking'}>
+            {t('testConnection')}
+          </button>
+          <CheckOutcome />
+        </div>
+      </fieldset>
+
+      <fieldset className="panel">
+        <legend>{t('settingsView.limits')}</legend>
+        <NumberField label={t('settingsView.maxSteps')} value={draft.maxSteps} onChange={(value) => set('maxSteps', value)} />
+        <NumberField label={t('settingsView.maxCost')} value={draft.maxCostUsd} step="0.01" onChange={(value) => set('maxCostUsd', value)} />
+      </fieldset>
+
+      <fieldset className="panel">
+        <legend>{t('settingsView.memoryBudgets')}</legend>
+        <NumberField label={t('settingsView.recentBudget')} value={draft.recentBudget} placeholder="500" onChange={(value) => set('recentBudget', value)} />
+        <NumberField label={t('settingsView.summaryBudget')} value={draft.summaryBudget} placeholder="2000" onChange={(value) => set('summaryBudget', value)} />
+      </fieldset>
+
+      <fieldset className="panel">
+        <legend>{t('settingsView.rules')}</legend>
+        <ConfirmationRules rules={draft.rules} onChange={(rules) => set('rules', rules)} />
+      </fieldset>
+
+      <fieldset className="panel">
+        <legend>{t('settingsView.storage')}</legend>
+        <p className="field">
+          {t('settingsView.dataDir')}: <code>{saved?.dataDir ?? '—'}</code>
+        </p>
+        <p className="field">
+          {t('settingsView.configPath')}: <code>{saved?.configPath ?? '—'}</code>
+        </p>
+        <NumberField label={t('settingsView.retentionDays')} value={draft.retentionDays} onChange={(value) => set('retentionDays', value)} />
+        <NumberField label={t('settingsView.retentionGb')} value={draft.retentionGb} step="0.1" onChange={(value) => set('retentionGb', value)} />
+      </fieldset>
+
+      <fieldset className="panel">
+        <legend>{t('settingsView.language')}</legend>
+        <label className="field">
+          {t('settingsView.language')}
+          <select value={i18n.language} onChange={(event) => void i18n.changeLanguage(event.target.value)}>
+            {LANGUAGES.map((language) => (
+              <option key={language.code} value={language.code}>
+                {language.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </fieldset>
+
+      <div className="field-row save-row">
+        <button type="submit" className="primary" aria-label={NAMES.save} disabled={saving}>
+          {t('save')}
+        </button>
+        {invalid && (
+          <span className="error" role="alert">
+            {t('settingsView.invalid', { message: invalid })}
+          </span>
+        )}
+        {saveMessage && (
+          <span className={saveMessage.ok ? 'ok' : 'error'} role={saveMessage.ok ? 'status' : 'alert'}>
+            {saveMessage.ok ? t('settingsView.saved', { path: saveMessage.text }) : t('settingsView.invalid', { message: saveMessage.text })}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function CheckOutcome() {
+  const { t } = useTranslation();
+  const check = useSettings((s) => s.check);
+  if (check.status === 'idle') return null;
+  if (check.status === 'checking') return <span className="note">{t('settingsView.checking')}</span>;
+  if (check.status === 'failed') {
+    return (
+      <span className="error check-outcome" role="alert">
+        {check.message}
+      </span>
+    );
+  }
+  const { result } = check;
+  return result.ok ? (
+    <span className="ok check-outcome" role="status">
+      {t('settingsView.checkOk', { ms: Math.round(result.latencyMs), images: result.imageAccepted ? t('settingsView.imagesAccepted') : t('settingsView.imagesRefused') })}
+      {result.note ? ` ${result.note}` : ''}
+    </span>
+  ) : (
+    <span className="error check-outcome" role="alert">
+      {result.status ? `${result.status}: ` : ''}
+      {result.message}
+    </span>
+  );
+}
+
+function NumberField({ label, value, onChange, step = '1', placeholder }: { label: string; value: string; onChange: (value: string) => void; step?: string; placeholder?: string }) {
+  return (
+    <label className="field">
+      {label}
+      <input type="number" min="0" step={step} value={value} placeholder={placeholder} onChange={(event) => onChange(event.target.value)} />
+    </label>
+  );
+}

@@ -1,0 +1,85 @@
+/** The run at a glance: task, status, steps, elapsed time, cost, tokens, model; Pause, Resume, Stop while it runs. */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatUsd } from '../../../../shared/format';
+import { useServices, useSession } from '../../app-context';
+import { formatDuration, formatTokens } from '../../format';
+import { NAMES } from '../../i18n/names';
+import { useShownStatus } from './status';
+
+/** Re-renders every second while `active`, for the elapsed time. */
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+export function RunHeader() {
+  const { t } = useTranslation();
+  const run = useSession((s) => s.session?.run);
+  const stepCount = useSession((s) => s.session?.steps.length ?? 0);
+  const status = useShownStatus();
+  const live = status === 'running' || status === 'paused';
+  const now = useNow(live);
+  if (!run) return null;
+  const elapsed = run.startedAt === null ? null : (live ? now : (run.endedAt ?? run.lastEventAt ?? run.startedAt)) - run.startedAt;
+  return (
+    <section className="run-header" aria-label={t('header.steps')}>
+      <div className="run-title">
+        <span className={`status-badge status-${status}`}>{t(`status.${status}`)}</span>
+        <span className="run-task" title={run.task}>
+          {run.task}
+        </span>
+      </div>
+      <dl className="run-figures">
+        <div>
+          <dt>{t('header.steps')}</dt>
+          <dd data-testid="step-count">{run.maxSteps ? `${stepCount} / ${run.maxSteps}` : stepCount}</dd>
+        </div>
+        <div>
+          <dt>{t('header.elapsed')}</dt>
+          <dd>{formatDuration(elapsed)}</dd>
+        </div>
+        <div>
+          <dt>{t('header.cost')}</dt>
+          <dd>{formatUsd(run.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>{t('header.tokens')}</dt>
+          <dd>{formatTokens(run.inputTokens + run.outputTokens)}</dd>
+        </div>
+        <div>
+          <dt>{t('header.model')}</dt>
+          <dd>{run.model || '—'}</dd>
+        </div>
+      </dl>
+      {live && <RunControls paused={run.paused} />}
+      {run.reason && !live && <p className="run-reason">{run.reason}</p>}
+    </section>
+  );
+}
+
+function RunControls({ paused }: { paused: boolean }) {
+  const { t } = useTranslation();
+  const { session } = useServices();
+  return (
+    <div className="run-controls">
+      {paused ? (
+        <button type="button" aria-label={NAMES.resume} onClick={() => void session.getState().resume()}>
+          {t('resume')}
+        </button>
+      ) : (
+        <button type="button" aria-label={NAMES.pause} onClick={() => void session.getState().pause()}>
+          {t('pause')}
+        </button>
+      )}
+      <button type="button" className="danger" aria-label={NAMES.stop} onClick={() => void session.getState().stop()}>
+        {t('stop')}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,213 @@
+/**
+ * One step, live or past, in full: the screenshot as the model saw it (with or without the
+ * marker), the thought, the parsed actions and their results, the raw model reply, the timings,
+ * tokens and cost, and the memory changes of the step.
+ */
+import { useEffect, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { actionSentence } from '../../../../shared/describe-action';
+import { formatUsd } from '../../../../shared/format';
+import type { MemoryChange } from '../../../../shared/memory';
+import type { StepView } from '../../../../shared/steps';
+import { useServices, useSession } from '../../app-context';
+import { ActionOverlay } from '../../components/ActionOverlay';
+import { SessionImage } from '../../components/SessionImage';
+import { formatDuration, formatTokens } from '../../format';
+import { stepAt } from '../../store/session-fold';
+
+export function StepInspector() {
+  const { t } = useTranslation();
+  const { session: store } = useServices();
+  const sessionId = useSession((s) => s.session?.id ?? null);
+  const step = useSession((s) => (s.session && s.inspected !== null ? (stepAt(s.session, s.inspected) ?? null) : null));
+  const titleId = useId();
+  if (!sessionId || !step) return null;
+  return (
+    <aside className="inspector" aria-labelledby={titleId}>
+      <header className="inspector-header">
+        <h2 id={titleId}>{t('inspector.title', { n: step.step })}</h2>
+        <button type="button" onClick={() => store.getState().inspect(null)}>
+          {t('inspector.close')}
+        </button>
+      </header>
+      <InspectorScreenshot sessionId={sessionId} step={step} />
+      <section>
+        <h3>{t('inspector.thought')}</h3>
+        <p className="thought">{step.thought ?? step.streamedThought ?? '—'}</p>
+      </section>
+      <section>
+        <h3>{t('inspector.actions')}</h3>
+        <ol className="action-list">
+          {step.actions.map((action, index) => {
+            const result = step.results[index];
+            return (
+              <li key={index} className={result ? (result.ok ? 'result-ok' : 'result-failed') : 'result-none'}>
+                <span>{actionSentence(action)}</span>
+                <span className="action-result">{result ? (result.ok ? `✓ ${result.detail ?? ''}` : `✗ ${result.error.kind}: ${result.error.message}`) : t('inspector.notRun')}</span>
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+      {(step.errors.length > 0 || step.notes.length > 0) && (
+        <section>
+          <h3>{t('inspector.errors')}</h3>
+          <ul className="plain-list">
+            {step.errors.map((error, index) => (
+              <li key={`e${index}`} className="error">
+                {error.kind}: {error.message}
+              </li>
+            ))}
+            {step.notes.map((note, index) => (
+              <li key={`n${index}`}>{note}</li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {step.questions.length > 0 && (
+        <section>
+          <h3>{t('inspector.questions')}</h3>
+          <ul className="plain-list">
+            {step.questions.map((question) => (
+              <li key={question.id}>
+                {question.question} → <strong>{question.answered ? (question.answer ?? '—') : '…'}</strong>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section>
+        <h3>{t('inspector.timings')}</h3>
+        <dl className="figures">
+          {(['observe', 'model', 'act', 'settle'] as const).map((part) => (
+            <div key={part}>
+              <dt>{t(`inspector.${part === 'model' ? 'modelCall' : part}`)}</dt>
+              <dd>{formatDuration(step.timings?.[part])}</dd>
+            </div>
+          ))}
+          <div>
+            <dt>{t('inspector.total')}</dt>
+            <dd>{formatDuration(step.durationMs)}</dd>
+          </div>
+        </dl>
+      </section>
+      <section>
+        <h3>{t('inspector.usage')}</h3>
+        <dl className="figures">
+          <div>
+            <dt>{t('inspector.input')}</dt>
+            <dd>{step.usage ? formatTokens(step.usage.inputTokens) : '—'}</dd>
+          </div>
+          <div>
+            <dt>{t('inspector.output')}</dt>
+            <dd>{step.usage ? formatTokens(step.usage.outputTokens) : '—'}</dd>
+          </div>
+          <div>
+            <dt>{t('header.cost')}</dt>
+            <dd>{formatUsd(step.usage?.costUsd)}</dd>
+          </div>
+          <div>
+            <dt>{t('inspector.runCost')}</dt>
+            <dd>{formatUsd(step.costUsd)}</dd>
+          </div>
+        </dl>
+      </section>
+      <section>
+        <h3>{t('inspector.memoryChanges')}</h3>
+        {step.memory.length === 0 ? (
+          <p className="note">{t('inspector.noMemoryChanges')}</p>
+        ) : (
+          <ul className="plain-list memory-changes">
+            {step.memory.map((event) => (
+              <li key={event.seq}>{describeChange(event.change)}</li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <RawReply sessionId={sessionId} step={step.step} />
+    </aside>
+  );
+}
+
+function InspectorScreenshot({ sessionId, step }: { sessionId: string; step: StepView }) {
+  const { t } = useTranslation();
+  const { client } = useServices();
+  const [marker, setMarker] = useState(true);
+  if (!step.screenshot) return null;
+  const { screenshot } = step;
+  return (
+    <section>
+      <label className="inline-check">
+        <input type="checkbox" checked={marker} onChange={(event) => setMarker(event.target.checked)} />
+        {t('inspector.marker')}
+      </label>
+      <div className="screen-frame">
+        <SessionImage src={client.fileUrl(sessionId, screenshot.path)} alt={t('inspector.screenshotAlt', { n: step.step })} width={screenshot.width} height={screenshot.height} />
+        {marker && <ActionOverlay actions={step.actions} results={step.results} width={screenshot.width} height={screenshot.height} />}
+      </div>
+    </section>
+  );
+}
+
+/** The model's raw reply, read from the session folder when the inspector opens. */
+function RawReply({ sessionId, step }: { sessionId: string; step: number }) {
+  const { t } = useTranslation();
+  const { client } = useServices();
+  const [reply, setReply] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
+  useEffect(() => {
+    let current = true;
+    setLoaded(false);
+    const url = client.fileUrl(sessionId, `replies/step-${String(step).padStart(4, '0')}.txt`);
+    fetch(url, { credentials: 'same-origin' })
+      .then(async (response) => (response.ok ? response.text() : null))
+      .catch(() => null)
+      .then((text) => {
+        if (!current) return;
+        setReply(text);
+        setLoaded(true);
+      });
+    return () => {
+      current = false;
+    };
+  }, [client, sessionId, step]);
+  return (
+    <section>
+      <h3>{t('inspector.rawReply')}</h3>
+      {loaded && reply === null ? <p className="note">{t('inspector.noReply')}</p> : <pre className="raw-reply">{reply ?? '…'}</pre>}
+    </section>
+  );
+}
+
+/** A memory change in a few words. */
+export function describeChange(change: MemoryChange): string {
+  switch (change.kind) {
+    case 'trace':
+      return `trace ${change.op}${change.step !== null ? ` step ${change.step}` : ''} (${change.length} items${change.dropped ? `, ${change.dropped} dropped` : ''})`;
+    case 'layers':
+    case 'layers-delta': {
+      const changed = (['pending', 'recent', 'summary'] as const).filter((name) => change[name] !== undefined);
+      return `layers: ${changed.join(', ') || 'state'}${change.compressing ? ' (summarising)' : ''}${change.lastError ? ` — ${change.lastError}` : ''}`;
+    }
+    case 'pruning':
+      return `pruning: ${change.imagesKept} images kept, screenshots of steps ${change.prunedSteps.join(', ') || 'none'} removed, ~${change.estimatedTokens} tokens`;
+    case 'blackboard':
+      return 'blackboard replaced';
+    case 'blackboard-delta':
+      return `blackboard: ${Object.entries(change.sections)
+        .map(([section, delta]) => `${section} +${delta.add.length}${delta.drop ? ` −${delta.drop}` : ''}`)
+        .join(', ')}`;
+    case 'conversation':
+      return `conversation: ${change.context.length} messages, ${change.shortTerm.length} short-term, ${change.longTerm.length} long-term`;
+    case 'conversation-delta': {
+      const parts = (['context', 'shortTerm', 'longTerm'] as const).filter((tier) => change[tier]).map((tier) => `${tier} +${change[tier]?.add.length ?? 0}`);
+      return `conversation: ${parts.join(', ') || 'state'}`;
+    }
+    case 'pruning-delta':
+      return `pruning: ${change.imagesKept} images kept, screenshots of steps ${change.pruned.add.join(', ') || 'none'} newly removed, ~${change.estimatedTokens} tokens`;
+    case 'facts':
+      return `facts ${change.op} (${change.source}): ${change.facts.map((fact) => fact.keyword).join(', ') || 'none'}${change.error ? ` — ${change.error}` : ''}`;
+    case 'working-memory':
+      return `working memory ${change.op} (${change.conversationId})${change.status ? `: ${change.status}` : ''}${change.error ? ` — ${change.error}` : ''}`;
+  }
+}

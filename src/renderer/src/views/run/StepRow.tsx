@@ -1,0 +1,48 @@
+/** One step in the timeline: what it did, how it went, the thought as it streams, time, tokens, cost. */
+import { memo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { describeAction } from '../../../../shared/describe-action';
+import { formatUsd } from '../../../../shared/format';
+import type { StepView } from '../../../../shared/steps';
+import { formatDuration, formatTokens } from '../../format';
+
+interface Props {
+  step: StepView;
+  selected: boolean;
+  current: boolean;
+  onSelect: (step: number) => void;
+}
+
+function outcome(step: StepView): 'ok' | 'failed' | 'running' | 'waiting' {
+  if (step.errors.length > 0 || step.results.some((result) => !result.ok)) return 'failed';
+  if (step.questions.some((question) => !question.answered)) return 'waiting';
+  return step.durationMs === null ? 'running' : 'ok';
+}
+
+export const StepRow = memo(function StepRow({ step, selected, current, onSelect }: Props) {
+  const { t } = useTranslation();
+  const state = outcome(step);
+  const thought = step.thought ?? step.streamedThought;
+  const actions = step.actions.length > 0 ? step.actions.map(describeAction).join(' · ') : state === 'running' ? t('thinking') : t('noActions');
+  const tokens = step.usage ? step.usage.inputTokens + step.usage.outputTokens : null;
+  return (
+    <button
+      type="button"
+      className={`step-row step-${state}${selected ? ' selected' : ''}${current ? ' current' : ''}`}
+      aria-current={current ? 'step' : undefined}
+      onClick={() => onSelect(step.step)}
+    >
+      <span className="step-line">
+        <span className="step-number">{step.step}</span>
+        <span className={`step-state state-${state}`} aria-hidden="true" />
+        <span className="step-actions">{actions}</span>
+      </span>
+      <span className="step-thought">{thought}</span>
+      <span className="step-meta">
+        <span>{formatDuration(step.durationMs)}</span>
+        <span>{tokens === null ? '—' : `${formatTokens(tokens)} tok`}</span>
+        <span>{step.usage ? formatUsd(step.usage.costUsd) : '—'}</span>
+      </span>
+    </button>
+  );
+});
