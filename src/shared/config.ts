@@ -82,8 +82,12 @@ export const MemoryConfigSchema = z.object({
   redisFallback: z.enum(['error', 'local']).optional(),
   /** The first part of every Redis key (default "mnemo"). */
   redisPrefix: z.string().regex(/^[\w.-]+$/).optional(),
-  /** Encryption at rest of the local memory files: the key file (or MNEMO_MEMORY_KEY, --memory-key-file). */
-  encryption: z.object({ keyFile: z.string().min(1).optional() }).strict().optional(),
+  /**
+   * Encryption at rest of the local memory files: the key file (or MNEMO_MEMORY_KEY,
+   * --memory-key-file); `keychain: true` lets the app keep a key of its own in the OS keychain
+   * (the CLI then needs that key given another way to read the same memory).
+   */
+  encryption: z.object({ keyFile: z.string().min(1).optional(), keychain: z.boolean().optional() }).strict().optional(),
   facts: FactsConfigSchema.optional(),
   working: WorkingMemoryConfigSchema.optional(),
   recentBudget: z.number().int().positive().optional(),
