@@ -129,6 +129,24 @@ export const QueryLongTermMemorySchema = z.object({
   hint: z.string().min(1, 'say what to recall'),
 });
 
+/**
+ * Save a lasting fact on purpose (seed 001): about the `user` (default), the `machine`, or another
+ * subject the settings name; one `value`, or several `values` for a concept that holds many.
+ */
+export const SaveFactSchema = z
+  .object({
+    type: z.literal('save_fact'),
+    ...common,
+    subject: z.string().regex(/^[a-z][a-z0-9_-]{0,40}$/, 'a subject name such as "user" or "machine"').default('user'),
+    keyword: z.string().trim().min(1, 'name the fact with a keyword such as "preferred-editor"'),
+    description: z.string().default(''),
+    value: z.string().optional(),
+    values: z.array(z.string()).min(1).optional(),
+  })
+  .refine((fact) => (fact.value !== undefined && fact.value.trim() !== '') || (fact.values?.some((value) => value.trim() !== '') ?? false), {
+    message: 'a fact needs a value (or values)',
+  });
+
 export const ActionSchema = z.discriminatedUnion('type', [
   ClickSchema,
   DoubleClickSchema,
@@ -148,6 +166,7 @@ export const ActionSchema = z.discriminatedUnion('type', [
   AskUserSchema,
   FailSchema,
   QueryLongTermMemorySchema,
+  SaveFactSchema,
 ]);
 
 /** An action after parsing: defaults filled, keys canonical. */
@@ -166,9 +185,11 @@ export function isControlAction(action: Action): action is ActionOf<'finished' |
   return (CONTROL_ACTION_TYPES as readonly string[]).includes(action.type);
 }
 
+export const MEMORY_ACTION_TYPES = ['query_long_term_memory', 'save_fact'] as const satisfies readonly ActionType[];
+
 /** Actions answered by the agent's memory, not carried out on the desktop. */
-export function isMemoryAction(action: Action): action is ActionOf<'query_long_term_memory'> {
-  return action.type === 'query_long_term_memory';
+export function isMemoryAction(action: Action): action is ActionOf<'query_long_term_memory' | 'save_fact'> {
+  return (MEMORY_ACTION_TYPES as readonly string[]).includes(action.type);
 }
 
 export type ActionParse = { ok: true; action: Action } | { ok: false; message: string };

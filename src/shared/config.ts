@@ -36,9 +36,60 @@ export const StoreSettingsSchema = z
   .strict();
 export type StoreSettings = z.output<typeof StoreSettingsSchema>;
 
+/** A custom memory subject (besides user, machine and everything); lower priority = more specific. */
+export const MemorySubjectConfigSchema = z.object({
+  name: z.string().regex(/^[a-z][a-z0-9_-]{0,40}$/, 'lower-case letters, digits, - and _, starting with a letter'),
+  promptDescription: z.string().min(1),
+  priorityLevel: z.number().int().min(0),
+});
+
+/** Facts (seed 001): the scopes profile, the prompt budget, auto-detection, custom subjects. */
+export const FactsConfigSchema = z
+  .object({
+    /** Keep facts at all (default true). */
+    enabled: z.boolean().optional(),
+    /** Estimated tokens the facts may take in a task's prompt (default 600). */
+    promptBudgetTokens: z.number().int().positive().optional(),
+    /** Pick facts out of each run with the memory model (default true). */
+    autoDetect: z.boolean().optional(),
+    /** The subjects auto-detection looks for (default ["user", "machine"]). */
+    detectSubjects: z.array(z.string()).optional(),
+    subjects: z.array(MemorySubjectConfigSchema).optional(),
+    /** The names scopes are made of (the seed's profile): agent (default mnemo@<host>), feature, organisation, product. */
+    scopes: z
+      .object({ agent: z.string().min(1), feature: z.string().min(1), organisation: z.string().min(1), product: z.string().min(1) })
+      .partial()
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** Working memory (seed 002): one summary per conversation, rewritten after each task. */
+export const WorkingMemoryConfigSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    /** A system prompt instead of the default one. */
+    prompt: z.string().min(1).optional(),
+  })
+  .strict();
+
 export const MemoryConfigSchema = z.object({
   /** The memory model (defaults to the main one; a cheaper one is a good choice). */
   model: ModelSettingsSchema.partial().optional(),
+  /** Keep the blackboard, facts, working memory and conversations in Redis (shared by machines). */
+  redisUrl: z.string().optional(),
+  /** Redis unreachable at start: `error` (default) refuses, `local` uses the data directory with a warning. */
+  redisFallback: z.enum(['error', 'local']).optional(),
+  /** The first part of every Redis key (default "mnemo"). */
+  redisPrefix: z.string().regex(/^[\w.-]+$/).optional(),
+  /**
+   * Encryption at rest of the local memory files: the key file (or MNEMO_MEMORY_KEY,
+   * --memory-key-file); `keychain: true` lets the app keep a key of its own in the OS keychain
+   * (the CLI then needs that key given another way to read the same memory).
+   */
+  encryption: z.object({ keyFile: z.string().min(1).optional(), keychain: z.boolean().optional() }).strict().optional(),
+  facts: FactsConfigSchema.optional(),
+  working: WorkingMemoryConfigSchema.optional(),
   recentBudget: z.number().int().positive().optional(),
   summaryBudget: z.number().int().positive().optional(),
   budgetUnit: z.enum(['chars', 'tokens']).optional(),

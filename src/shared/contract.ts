@@ -48,6 +48,8 @@ export const IpcErrorKindSchema = z.enum([
   'record',
   /** No such session or run. */
   'not_found',
+  /** The memory's storage cannot be used: Redis unreachable, a wrong memory key. */
+  'memory',
 ]);
 export type IpcErrorKind = z.infer<typeof IpcErrorKindSchema>;
 

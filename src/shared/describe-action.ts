@@ -50,6 +50,8 @@ export function describeAction(action: Action): string {
       return `give up: ${action.reason}`;
     case 'query_long_term_memory':
       return `recall: ${action.hint}`;
+    case 'save_fact':
+      return `remember ${action.subject} ${action.keyword}: ${action.values?.join('; ') ?? action.value ?? ''}`;
     case 'mouse_move':
       return `move to (${Math.round(action.x)}, ${Math.round(action.y)})`;
     default:
@@ -106,6 +108,8 @@ export function actionSentence(action: Action): string {
       return `Give up: ${action.reason}`;
     case 'query_long_term_memory':
       return `Ask the long-term memory: ${action.hint}`;
+    case 'save_fact':
+      return `Remember (${action.subject}) ${action.keyword}: ${action.values?.join('; ') ?? action.value ?? ''}`;
     default:
       // A type this version does not know (a newer record).
       return `Unknown action: ${JSON.stringify(action)}`;

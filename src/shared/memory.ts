@@ -49,6 +49,19 @@ export interface ConversationMessage {
   kind: 'task' | 'message';
 }
 
+/**
+ * One fact as a memory event carries it: small, never the whole store. `change` says what a save
+ * did (added, superseded the old value, extended a multiple fact, or found it already stored).
+ */
+export interface FactBrief {
+  id: string;
+  subject: string;
+  scope: string;
+  keyword: string;
+  values: string[];
+  change?: 'added' | 'superseded' | 'extended' | 'unchanged';
+}
+
 /** The blackboard as data (`blackboardToDict`): four lists of MemoryItem dicts. */
 export interface BlackboardDict {
   questions: MemoryItemData[];
@@ -135,6 +148,29 @@ export type MemoryChange =
       /** A memory manager call is in flight. */
       compressing: boolean;
       lastError: string | null;
+    }
+  | {
+      kind: 'facts';
+      /** `loaded`: put in the prompt at the start of a task; `saved`: written to the fact store. */
+      op: 'loaded' | 'saved';
+      /** What brought the facts: the task's prompt, the model's save_fact action, auto-detection after the task. */
+      source: 'prompt' | 'save_fact' | 'auto-detect';
+      facts: FactBrief[];
+      /** Estimated prompt tokens the loaded facts take (0 for saves). */
+      tokens: number;
+      /** Why the load or save failed (storage unreachable, a reply that could not be read); null when it worked. */
+      error: string | null;
+    }
+  | {
+      kind: 'working-memory';
+      /** `loaded` into the prompt at the start of a task; `updated` after it. */
+      op: 'loaded' | 'updated';
+      conversationId: string;
+      /** The conversation's working memory (one summary, bounded by the model). */
+      memory: string;
+      /** The working memory agent's status string after an update (`success`, `error: ...`); null for loads. */
+      status: string | null;
+      error: string | null;
     };
 
 export type MemoryChangeKind = MemoryChange['kind'];
@@ -151,6 +187,10 @@ export interface MemorySnapshot {
     shortTerm: string[];
     longTerm: string[];
   };
+  /** Facts put in the prompt at the start, facts saved during and after the run, the last failure. */
+  facts: { loaded: FactBrief[]; saved: FactBrief[]; lastError: string | null };
+  /** The conversation's working memory as last loaded or updated. */
+  workingMemory: { conversationId: string | null; memory: string; status: string | null };
 }
 
 export function emptyMemorySnapshot(): MemorySnapshot {
@@ -159,6 +199,8 @@ export function emptyMemorySnapshot(): MemorySnapshot {
     prunedSteps: [],
     blackboard: { questions: [], requests: [], trajectories: [], screenshots: [] },
     conversation: { context: [], shortTerm: [], longTerm: [] },
+    facts: { loaded: [], saved: [], lastError: null },
+    workingMemory: { conversationId: null, memory: '', status: null },
   };
 }
 
@@ -175,6 +217,17 @@ export function applyMemoryChange(snapshot: MemorySnapshot, change: MemoryChange
       return {
         ...snapshot,
         conversation: { context: structuredClone(change.context), shortTerm: [...change.shortTerm], longTerm: [...change.longTerm] },
+      };
+    case 'facts': {
+      const facts = { ...snapshot.facts, lastError: change.error ?? snapshot.facts.lastError };
+      if (change.op === 'loaded') facts.loaded = structuredClone(change.facts);
+      else facts.saved = [...snapshot.facts.saved.filter((fact) => !change.facts.some((saved) => saved.id === fact.id)), ...structuredClone(change.facts)];
+      return { ...snapshot, facts };
+    }
+    case 'working-memory':
+      return {
+        ...snapshot,
+        workingMemory: change.error !== null && change.memory === '' ? { ...snapshot.workingMemory, status: change.status } : { conversationId: change.conversationId, memory: change.memory, status: change.status },
       };
     case 'blackboard-delta': {
       const blackboard = { ...snapshot.blackboard };
@@ -339,6 +392,14 @@ const ConversationMessageSchema = z.object({
   content: z.string(),
   kind: z.enum(['task', 'message']),
 });
+const FactBriefSchema = z.object({
+  id: z.string(),
+  subject: z.string(),
+  scope: z.string(),
+  keyword: z.string(),
+  values: z.array(z.string()),
+  change: z.enum(['added', 'superseded', 'extended', 'unchanged']).optional(),
+});
 function listDeltaSchema<T extends z.ZodType>(item: T) {
   return z.object({ drop: z.number().int().nonnegative(), add: z.array(item) });
 }
@@ -414,6 +475,22 @@ export const MemoryChangeSchema = z.discriminatedUnion('kind', [
     compressing: z.boolean(),
     lastError: z.string().nullable(),
   }),
+  z.object({
+    kind: z.literal('facts'),
+    op: z.enum(['loaded', 'saved']),
+    source: z.enum(['prompt', 'save_fact', 'auto-detect']),
+    facts: z.array(FactBriefSchema),
+    tokens: z.number().nonnegative(),
+    error: z.string().nullable(),
+  }),
+  z.object({
+    kind: z.literal('working-memory'),
+    op: z.enum(['loaded', 'updated']),
+    conversationId: z.string(),
+    memory: z.string(),
+    status: z.string().nullable(),
+    error: z.string().nullable(),
+  }),
 ]);
 
 export const MemorySnapshotSchema = z.object({
@@ -425,6 +502,8 @@ export const MemorySnapshotSchema = z.object({
     shortTerm: z.array(z.string()),
     longTerm: z.array(z.string()),
   }),
+  facts: z.object({ loaded: z.array(FactBriefSchema), saved: z.array(FactBriefSchema), lastError: z.string().nullable() }),
+  workingMemory: z.object({ conversationId: z.string().nullable(), memory: z.string(), status: z.string().nullable() }),
 });
 
 /** A recorded value as a MemoryChange, or null when it is not one. */

@@ -334,7 +334,9 @@ describe('memory across a run', () => {
       const show = await runMnemo(['memory', 'show', finished.runId, '--data-dir', dataDir, '--json']);
       expect(show.code, show.stderr).toBe(0);
       const snapshot = JSON.parse(show.stdout);
-      expect(Object.keys(snapshot).sort()).toEqual(['blackboard', 'conversation', 'layers', 'prunedSteps']);
+      expect(Object.keys(snapshot).sort()).toEqual(['blackboard', 'conversation', 'facts', 'layers', 'prunedSteps', 'workingMemory']);
+      // After the run the conversation's working memory was rewritten by the memory model.
+      expect(snapshot.workingMemory).toMatchObject({ conversationId: expect.stringMatching(/^conv-/), status: 'success' });
       expect(Object.keys(snapshot.layers).sort()).toEqual(['pending', 'recent', 'summary']);
       // Seven long step records overflow the 500-character recent layer: the memory model summarised.
       expect(snapshot.layers.summary).toContain('the agent worked through the task as planned');

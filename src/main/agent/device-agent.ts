@@ -127,7 +127,7 @@ class AgentRun {
     private readonly conversationId: string | undefined,
   ) {
     this.memory = new RunMemory(
-      deps.memory ?? {},
+      { ...deps.memory, onProblem: (message) => this.life.emit({ type: 'note', step: this.step, message: `memory: ${message}` }) },
       { ...options.memory, pruning: { screenshotKeepCount: options.keepScreenshots, ...options.memory?.pruning } },
       (change) => this.life.emit({ type: 'memory', step: this.step, change }),
       // Said when it happens, not after the run: the memory the next run relies on is not kept.
@@ -166,7 +166,7 @@ class AgentRun {
     if (unusable) return unusable;
     await this.memory.startRun(this.task, this.signal);
     const ending = await this.loop();
-    await this.memory.finishRun(ending.summary ?? `${ending.status}: ${ending.reason}`);
+    await this.memory.finishRun(ending.summary ?? `${ending.status}: ${ending.reason}`, this.signal);
     return ending;
   }
 
@@ -331,6 +331,13 @@ class AgentRun {
     const actStarted = this.life.clock();
     for (const [index, action] of prediction.actions.entries()) {
       const shown = shownActions[index] as Action;
+      if (isMemoryAction(action) && action.type === 'save_fact') {
+        const saved = await this.memory.saveFact(action);
+        this.life.emit({ type: 'note', step: this.step, message: saved });
+        results.push(saved);
+        this.feedback.push(saved);
+        continue;
+      }
       if (isMemoryAction(action)) {
         const answer = await this.memory.recall(action.hint, this.signal);
         this.life.emit({ type: 'note', step: this.step, message: `long-term memory on "${action.hint}": ${answer}` });

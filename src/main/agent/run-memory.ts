@@ -2,10 +2,13 @@
  * The memory a run works with, wired to the loop's moments: the step trace (one MemoryItem per
  * step), the three layers (pending → recent → summary) composed into the system prompt, screenshot
  * pruning of the history the model is sent, the shared blackboard (requests, questions,
- * trajectories) and the conversation tiers. Every change is reported as a MemoryChange.
+ * trajectories), the conversation tiers, the facts (loaded at the start, saved by the model's
+ * `save_fact`, detected after the run) and the conversation's working memory (read at the start,
+ * rewritten after the run). Every change is reported as a MemoryChange; a memory store that fails
+ * (Redis gone, a full disk) is reported too, and the run goes on.
  */
-import type { Action } from '../../shared/actions';
-import { MemoryChangeCompactor, type MemoryChange } from '../../shared/memory';
+import type { Action, ActionOf } from '../../shared/actions';
+import { MemoryChangeCompactor, type FactBrief, type MemoryChange } from '../../shared/memory';
 import type { StepRecord } from '../model/types';
 import type { CompletedStep } from './completed-step';
 import {
@@ -20,6 +23,8 @@ import {
   type TextModel,
   type TieredMemory,
 } from '../memory';
+import { describeError, type AgentMemory, type SaveOutcome, type StoredFact } from '../memory/facts';
+import type { WorkingMemoryAgent, WorkingMemoryManager } from '../memory/working';
 
 export interface RunMemoryOptions {
   layers?: Partial<LayerOptions>;
@@ -37,6 +42,19 @@ export interface RunMemoryDeps {
   conversation?: TieredMemory;
   /** The files the blackboard and the conversation are kept in: failed writes as they happen. */
   files?: MemoryFiles;
+  /** Facts (seed 001): the provider with the scopes profile and subjects. */
+  facts?: AgentMemory;
+  /** Working memory (seed 002) of the conversation. */
+  working?: { agent: WorkingMemoryAgent; manager: WorkingMemoryManager; conversationId: string };
+  /** A memory store failed: shown to the user (the loop emits it as a note). */
+  onProblem?: (message: string) => void;
+}
+
+/** The transcript auto-detection and the working memory read: bounded, the latest kept. */
+const TRANSCRIPT_CHARS = 12_000;
+
+function brief(fact: StoredFact, change?: SaveOutcome['change']): FactBrief {
+  return { id: fact.id, subject: fact.subject, scope: fact.scope, keyword: fact.keyword, values: fact.values.slice(0, 20), ...(change ? { change } : {}) };
 }
 
 /** A step's goal in one line: the first sentence of the thought, at most GOAL_CHARS characters. */
@@ -59,6 +77,12 @@ export class RunMemory {
   private readonly conversation: TieredMemory | undefined;
   private readonly files: MemoryFiles | undefined;
   private readonly unsubscribe: () => void;
+  private readonly deps: RunMemoryDeps;
+  private readonly onChange: (change: MemoryChange) => void;
+  private factsText = '';
+  private workingText = '';
+  private task = '';
+  private readonly transcript: string[] = [];
 
   /** `onWriteFailure` hears, at once, each memory file that could not be written. */
   constructor(deps: RunMemoryDeps, options: RunMemoryOptions, report: (change: MemoryChange) => void, onWriteFailure: (message: string) => void = () => {}) {
@@ -68,6 +92,8 @@ export class RunMemory {
       const compacted = compactor.compact(change);
       if (compacted) report(compacted);
     };
+    this.deps = deps;
+    this.onChange = onChange;
     this.trace = new MemoryItemList({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
     this.layers = new LayeredMemory(options.layers, { model: deps.model ?? null, onChange });
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
@@ -86,14 +112,67 @@ export class RunMemory {
   }
 
   async startRun(task: string, signal?: AbortSignal): Promise<void> {
+    this.task = task;
     this.blackboard?.addRequests({ request: task });
     await this.conversation?.addTask(task, signal);
+    await this.loadFacts(task);
+    await this.loadWorkingMemory();
   }
 
-  /** The memory text for the system prompt: summary, recent and current step, the blackboard, the conversation. */
+  private problem(message: string): void {
+    this.deps.onProblem?.(message);
+  }
+
+  private async loadFacts(task: string): Promise<void> {
+    const facts = this.deps.facts;
+    if (!facts) return;
+    try {
+      const loaded = await facts.loadForTask(task);
+      this.factsText = loaded.text;
+      this.onChange({ kind: 'facts', op: 'loaded', source: 'prompt', facts: loaded.facts.map((fact) => brief(fact)), tokens: loaded.tokens, error: null });
+    } catch (error) {
+      const message = `the facts could not be loaded: ${describeError(error)}`;
+      this.onChange({ kind: 'facts', op: 'loaded', source: 'prompt', facts: [], tokens: 0, error: message });
+      this.problem(message);
+    }
+  }
+
+  private async loadWorkingMemory(): Promise<void> {
+    const working = this.deps.working;
+    if (!working) return;
+    try {
+      const [record] = await working.manager.retrieve({ conversation_id: working.conversationId });
+      this.workingText = record?.working_memory ?? '';
+      this.onChange({ kind: 'working-memory', op: 'loaded', conversationId: working.conversationId, memory: this.workingText, status: null, error: null });
+    } catch (error) {
+      const message = `the working memory of ${working.conversationId} could not be read: ${describeError(error)}`;
+      this.onChange({ kind: 'working-memory', op: 'loaded', conversationId: working.conversationId, memory: '', status: null, error: message });
+      this.problem(message);
+    }
+  }
+
+  /** The memory text for the system prompt: summary, recent and current step, the blackboard, the conversation, working memory, facts. */
   systemText(): string {
-    const parts = [this.layers.compose(), this.blackboard?.isEmpty() === false ? this.blackboard.blackboardToText() : '', this.conversation?.toPrompt() ?? ''];
+    const working = this.workingText.trim() !== '' ? `[Working memory of this conversation:]\n${this.workingText.trim()}` : '';
+    const parts = [this.layers.compose(), this.blackboard?.isEmpty() === false ? this.blackboard.blackboardToText() : '', this.conversation?.toPrompt() ?? '', working, this.factsText];
     return parts.filter((part) => part.trim() !== '').join('\n\n');
+  }
+
+  /** The model's `save_fact`: saved in the fact store; the answer (or the failure) goes back to the model. */
+  async saveFact(action: ActionOf<'save_fact'>): Promise<string> {
+    const facts = this.deps.facts;
+    if (!facts) return `The fact ${action.keyword} was not saved: no fact memory is kept for this run.`;
+    const values = (action.values ?? (action.value !== undefined ? [action.value] : [])).filter((value) => value.trim() !== '');
+    try {
+      const outcome = await facts.save({ subject: action.subject, keyword: action.keyword, description: action.description, values, multiple: action.values !== undefined });
+      this.onChange({ kind: 'facts', op: 'saved', source: 'save_fact', facts: [brief(outcome.fact, outcome.change)], tokens: 0, error: null });
+      return `Saved the fact ${outcome.fact.keyword} about the ${outcome.fact.subject} (${outcome.change}).`;
+    } catch (error) {
+      const message = `the fact ${action.keyword} was not saved: ${describeError(error)}`;
+      this.onChange({ kind: 'facts', op: 'saved', source: 'save_fact', facts: [], tokens: 0, error: message });
+      this.problem(message);
+      return `The fact ${action.keyword} was not saved: ${describeError(error)}`;
+    }
   }
 
   /** The history the model is sent: the last screenshots only, within the token hard limit. */
@@ -101,11 +180,18 @@ export class RunMemory {
     return this.pruner.prune({ history, extraText }).history;
   }
 
+  private remember(line: string): void {
+    this.transcript.push(line);
+    let total = this.transcript.reduce((sum, entry) => sum + entry.length + 1, 0);
+    while (total > TRANSCRIPT_CHARS && this.transcript.length > 1) total -= (this.transcript.shift() as string).length + 1;
+  }
+
   beginStep(step: number, thought: string | null, actions: readonly Action[]): void {
     this.layers.addPendingStep(step, goalOf(thought) || describeActions(actions));
   }
 
   async endStep(outcome: CompletedStep, signal?: AbortSignal): Promise<void> {
+    this.remember(`Step ${outcome.step}: ${outcome.thought ?? ''} [${describeActions(outcome.actions)}] → ${outcome.outcome}`);
     this.trace.addMemoryItem(
       stepMemoryItem({
         step: outcome.step,
@@ -129,6 +215,7 @@ export class RunMemory {
   }
 
   async question(question: string, answer: string | null, signal?: AbortSignal): Promise<void> {
+    this.remember(`The agent asked the user: ${question}\nThe user answered: ${answer ?? '(no answer)'}`);
     this.blackboard?.addQuestions({ question, answer });
     await this.conversation?.addMessage({ role: 'assistant', content: question }, signal);
     if (answer !== null) await this.conversation?.addMessage({ role: 'user', content: answer }, signal);
@@ -147,9 +234,48 @@ export class RunMemory {
       await this.blackboard?.flush();
       // Still listening: a write that fails now is said before the run's end.
       await this.files?.flush();
+      // A stopped run ends now: no more model calls for its memory.
+      if (signal?.aborted) return;
+      const record = `Task: ${this.task}\n${this.transcript.join('\n')}\nOutcome: ${summary}`;
+      await this.detectFacts(record, signal);
+      await this.updateWorkingMemory(record, signal);
     } finally {
       this.close();
     }
+  }
+
+  private async detectFacts(record: string, signal: AbortSignal | undefined): Promise<void> {
+    const facts = this.deps.facts;
+    if (!facts?.config.autoDetect) return;
+    try {
+      const { detection, outcomes } = await facts.saveFromHistory(record, signal);
+      if (!detection.ok) {
+        const message = `no facts were taken from this run: ${detection.error}`;
+        this.onChange({ kind: 'facts', op: 'saved', source: 'auto-detect', facts: [], tokens: 0, error: message });
+        this.problem(message);
+        return;
+      }
+      this.onChange({ kind: 'facts', op: 'saved', source: 'auto-detect', facts: outcomes.map((outcome) => brief(outcome.fact, outcome.change)), tokens: 0, error: null });
+    } catch (error) {
+      const message = `the facts found in this run were not saved: ${describeError(error)}`;
+      this.onChange({ kind: 'facts', op: 'saved', source: 'auto-detect', facts: [], tokens: 0, error: message });
+      this.problem(message);
+    }
+  }
+
+  private async updateWorkingMemory(record: string, signal: AbortSignal | undefined): Promise<void> {
+    const working = this.deps.working;
+    if (!working) return;
+    const status = await working.agent.process({ message: record, metadata: { conversation_id: working.conversationId } }, signal);
+    let memory = '';
+    try {
+      memory = (await working.manager.retrieve({ conversation_id: working.conversationId }))[0]?.working_memory ?? '';
+    } catch {
+      // Shown through the status below when the store is what failed.
+    }
+    const error = status === 'success' ? null : `the working memory of ${working.conversationId} was not updated: ${status}`;
+    this.onChange({ kind: 'working-memory', op: 'updated', conversationId: working.conversationId, memory, status, error });
+    if (error) this.problem(error);
   }
 
   /** Stops listening to the shared parts; safe to call more than once, on every ending. */

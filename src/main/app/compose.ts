@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { err, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
 import { contentSecurityPolicy } from '../../shared/csp';
+import { appMemoryKey } from './memory-key';
 import { AppBackend } from '../service/app-backend';
 import { openDesktopOperator } from '../service/desktop';
 import { RunService } from '../service/run-service';
@@ -54,13 +55,15 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
   if (!loaded.ok) log(`the settings file cannot be used: ${loaded.message}; starting with defaults`);
   const keys = keychainKeyStore(join(app.getPath('userData'), 'api-key.enc'), log);
   let chrome: RunChrome | null = null;
-  const service = new RunService({
+  const service: RunService = new RunService({
     config,
     openOperator: async (capture) => {
       const opened = await openDesktopOperator(capture);
       return opened.ok && chrome ? { ...opened, operator: chrome.hiddenDuringCapture(opened.operator) } : opened;
     },
     storedApiKey: () => keys.get(),
+    // The memory files are sealed with a key from the OS keychain when the settings ask for it.
+    memoryKey: async (): Promise<string | null> => (service.loadedConfig.file.memory?.encryption?.keychain ? appMemoryKey(service.dataDir)() : null),
     log,
   });
   const backend = new AppBackend(service, keys);

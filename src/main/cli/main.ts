@@ -18,6 +18,7 @@ import { registerMemoryCommand } from './commands/memory';
 import { registerCheckModelCommand } from './commands/check-model';
 import { registerServeCommand } from './commands/serve';
 import { registerDoctorCommand } from './commands/doctor';
+import { registerFactsCommand } from './commands/facts';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -39,6 +40,7 @@ function buildProgram(): Command {
   registerCheckModelCommand(program);
   registerServeCommand(program);
   registerDoctorCommand(program);
+  registerFactsCommand(program);
   return program;
 }
 

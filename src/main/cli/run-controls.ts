@@ -92,6 +92,7 @@ export function startFailure(error: ServiceError): { code: number; message: stri
       return { code: ExitCode.errorResult, message: error.message };
     case 'busy':
     case 'no_display':
+    case 'memory':
       return { code: ExitCode.runFailed, message: error.message };
   }
 }

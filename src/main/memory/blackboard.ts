@@ -319,6 +319,19 @@ const LogLineSchema = z.intersection(
 );
 const SnapshotSchema = z.object({ version: z.literal(1), seq: z.number().int().nonnegative(), savedAt: z.number(), blackboard: BlackboardDictSchema });
 
+/** The board after one logged change (used to load a log back, from a file or Redis). */
+export function applyBlackboardOp(blackboard: BlackboardDict, op: BlackboardOp): BlackboardDict {
+  if (op.op === 'replace') return op.blackboard;
+  if (op.op === 'set') return { ...blackboard, [op.section]: op.items };
+  return { ...blackboard, [op.section]: [...blackboard[op.section], op.item] };
+}
+
+/** A logged change read back from storage, or null when it is not one. */
+export function parseBlackboardOp(value: unknown): BlackboardOp | null {
+  const parsed = LogLineSchema.safeParse(value);
+  return parsed.success ? (parsed.data as unknown as BlackboardOp) : null;
+}
+
 export function blackboardDirectory(dataDir: string): string {
   return join(dataDir, 'blackboard');
 }
@@ -398,9 +411,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
       const entry = parsed.data;
       lastSeq = Math.max(lastSeq, entry.seq);
       if (entry.seq <= snapshotSeq) continue;
-      if (entry.op === 'replace') blackboard = entry.blackboard as BlackboardDict;
-      else if (entry.op === 'set') blackboard = { ...blackboard, [entry.section]: entry.items as MemoryItemData[] };
-      else blackboard = { ...blackboard, [entry.section]: [...blackboard[entry.section], entry.item as MemoryItemData] };
+      blackboard = applyBlackboardOp(blackboard, entry as BlackboardOp);
     }
     this.seq = lastSeq;
     this.sinceSnapshot = lines;
@@ -464,19 +475,25 @@ export class FileBlackboardStore implements BlackboardPersistence {
   }
 }
 
-export interface OpenedBlackboard {
+/** Where a blackboard is persisted and loaded back from (the data directory, or Redis). */
+export interface LoadableBlackboardStore extends BlackboardPersistence {
+  load(): Promise<BlackboardLoad>;
+}
+
+export interface OpenedBlackboard<S extends LoadableBlackboardStore = FileBlackboardStore> {
   blackboard: Blackboard;
-  store: FileBlackboardStore;
+  store: S;
   warnings: string[];
 }
 
-/** The data directory's blackboard, loaded, with every further change saved there. */
-export async function openBlackboard(
+/** The data directory's blackboard (or the given store's), loaded, with every further change saved there. */
+export async function openBlackboard<S extends LoadableBlackboardStore = FileBlackboardStore>(
   dataDir: string,
   options: Partial<BlackboardOptions> & FileBlackboardStoreOptions = {},
-  deps: { onChange?: MemoryChangeListener | undefined } = {},
-): Promise<OpenedBlackboard> {
-  const store = new FileBlackboardStore(dataDir, options);
+  deps: { onChange?: MemoryChangeListener | undefined; store?: S | undefined } = {},
+): Promise<OpenedBlackboard<S>> {
+  // Without a store of its own, the data directory's files (S is then FileBlackboardStore).
+  const store = deps.store ?? (new FileBlackboardStore(dataDir, options) as unknown as S);
   const loaded = await store.load();
   const blackboard = new Blackboard(options, { onChange: deps.onChange, persistence: store, initial: loaded.blackboard });
   return { blackboard, store, warnings: loaded.warnings };

@@ -19,6 +19,7 @@ import { type ModelClient } from './client';
 import {
   computerCallOutput,
   computerUsePreviewTool,
+  memoryFunctionTools,
   type CuaCall,
   type CuaEnvironment,
   parseOpenAiCuaReply,
@@ -101,11 +102,16 @@ export function buildOpenAiCuaRequest(
 
   if (chain !== null && chain.calls.length > 0) {
     const screenshot = imageDataUrl(input.observation);
-    const acknowledged = acknowledgedFor(chain.calls, input.acknowledgedSafetyChecks ?? []);
-    chain.calls.forEach((call, index) => {
+    const computerCalls = chain.calls.filter((call) => call.kind !== 'function');
+    const acknowledged = acknowledgedFor(computerCalls, input.acknowledgedSafetyChecks ?? []);
+    computerCalls.forEach((call, index) => {
       items.push(computerCallOutput(call.callId, screenshot, acknowledged[index] ?? []));
     });
-    if (feedback !== null) items.push({ role: 'user', content: feedback } satisfies EasyInputMessage);
+    // A memory function's answer is the step's result (the recalled text, "saved ...").
+    const results = input.history.at(-1)?.results.trim() || 'done';
+    for (const call of chain.calls) if (call.kind === 'function') items.push({ type: 'function_call_output', call_id: call.callId, output: results });
+    if (computerCalls.length === 0) items.push({ role: 'user', content: [{ type: 'input_text', text: feedback ?? 'Current screen:' }, inputImage(input)] } satisfies EasyInputMessage);
+    else if (feedback !== null) items.push({ role: 'user', content: feedback } satisfies EasyInputMessage);
   } else if (chain !== null) {
     // The model answered in words (a question, a summary): the user's answer and a new look.
     items.push({
@@ -126,7 +132,7 @@ export function buildOpenAiCuaRequest(
     model: settings.model,
     instructions: instructionsFor(input.system),
     input: items,
-    tools: [tool],
+    tools: [tool, ...memoryFunctionTools()],
     truncation: 'auto',
     reasoning: { summary: 'concise' },
     ...(chain !== null ? { previous_response_id: chain.responseId } : {}),

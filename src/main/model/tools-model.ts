@@ -33,7 +33,8 @@ const ACTION_LIST = `Actions (each a JSON object with "type"):
 - type {text} ("\\n" presses Enter); hotkey {keys: ["ctrl", "c"]}; key_down {keys}; key_up {keys}
 - wait {ms}; screenshot {} (look again without acting)
 - finished {summary}: the task is done; ask_user {question}: you need something only the user knows; fail {reason}: the task cannot be done
-- query_long_term_memory {hint}: recall what earlier tasks and conversations taught (preferences, names, places); the answer comes with the next screenshot`;
+- query_long_term_memory {hint}: recall what earlier tasks and conversations taught (preferences, names, places); the answer comes with the next screenshot
+- save_fact {subject?: "user"|"machine", keyword, description, value} (or values: [...] for several): remember a lasting fact for later tasks, e.g. {"type": "save_fact", "keyword": "preferred-editor", "description": "The user's preferred text editor", "value": "Vim"}`;
 
 /** The system prompt of the `tools` family. */
 export function toolsSystemPrompt(image: ImageSize, toolCalling: boolean, extra?: string): string {

@@ -57,6 +57,8 @@ scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or rig
 wait() # Pause for 5 seconds, then look at a new screenshot.
 finished(content='xxx') # The task is done; content says what was achieved, escaped as in type.
 call_user() # Hand over to the user: the task cannot be done, or it needs their help.
+save_fact(subject='user', keyword='xxx', description='xxx', value='xxx') # Remember a lasting fact for later tasks: subject 'user' or 'machine'; a short keyword such as 'preferred-editor'; values='a; b' instead of value for several.
+query_long_term_memory(hint='xxx') # Recall what earlier tasks and conversations taught; the answer comes with the next screenshot.
 
 ## Note
 - Write the Thought in English.
@@ -121,6 +123,12 @@ export function formatUiTarsAction(action: Action, toModel: (point: Point) => Po
     case 'ask_user':
     case 'fail':
       return 'call_user()';
+    case 'save_fact': {
+      const value = action.values !== undefined ? `values=${quoted(action.values.join('; '))}` : `value=${quoted(action.value ?? '')}`;
+      return `save_fact(subject='${action.subject}', keyword=${quoted(action.keyword)}, description=${quoted(action.description)}, ${value})`;
+    }
+    case 'query_long_term_memory':
+      return `query_long_term_memory(hint=${quoted(action.hint)})`;
     default:
       return null;
   }

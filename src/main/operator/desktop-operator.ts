@@ -206,6 +206,7 @@ export class DesktopOperator implements Operator {
         return (await abortableSleep(action.ms, signal)) ? `waited ${action.ms} ms` : false;
       case 'screenshot':
       case 'query_long_term_memory':
+      case 'save_fact':
       case 'finished':
       case 'ask_user':
       case 'fail':

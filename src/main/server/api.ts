@@ -31,7 +31,7 @@ export interface ApiRequest {
   body: () => Promise<{ ok: true; value: unknown } | { ok: false; message: string }>;
 }
 
-const STATUS: Record<ServiceError['kind'], number> = { settings: 400, busy: 409, not_found: 404, no_display: 503, record: 500 };
+const STATUS: Record<ServiceError['kind'], number> = { settings: 400, busy: 409, not_found: 404, no_display: 503, record: 500, memory: 503 };
 
 function answer<T>(result: ServiceResult<T>): Reply {
   if (result.ok) return json(200, result.value);

@@ -1,27 +1,33 @@
 /**
- * The memory a run shares with the runs before and after it: the data directory's blackboard,
- * the conversation the task belongs to (`<data-dir>/memory/conversations/<id>.json`; a follow-up
- * task names it to continue it), and the memory model that compresses them. Problems are
- * warnings: a run is never refused for its memory.
+ * The memory a run shares with the runs before and after it: the blackboard, the conversation the
+ * task belongs to (a follow-up task names it to continue it), the facts, the conversation's working
+ * memory, and the memory model that compresses and extracts. Where they are kept (the data
+ * directory, or Redis) comes from the memory backends; a store that cannot be reached was refused
+ * when the backends opened. A damaged blackboard or conversation is a warning.
  *
- * Both files are written as they change (whole files or whole lines, never halves); a failed
- * write reaches the running agent at once, which says it as a note (memory-files.ts).
+ * The blackboard and the conversation are written as they change (whole files or whole lines,
+ * never halves; in Redis, each change as it comes); a failed write reaches the running agent at
+ * once, which says it as a note (memory-files.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { SecretMask } from '../../shared/secret-mask';
 import type { PriceTable } from '../../shared/settings';
 import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type TieredMemoryDict } from '../memory';
+import { RedisBlackboardStore } from '../memory/redis-stores';
+import { AgentMemory } from '../memory/facts';
+import { WorkingMemoryAgent, type WorkingMemoryManager } from '../memory/working';
 import type { RunMemoryDeps } from '../agent/run-memory';
 import type { RunSettings } from '../settings/settings';
+import { conversationPath, type MemoryBackends } from './memory-backends';
+
+export { conversationPath } from './memory-backends';
 
 export interface OpenedMemory {
   deps: RunMemoryDeps;
   conversationId: string;
   warnings: string[];
   /**
-   * Waits for the memory files' writes and stops following the conversation; returns the write
+   * Waits for the memory's writes and stops following the conversation; returns the write
    * failures the run did not hear about (it had ended).
    */
   save(): Promise<string[]>;
@@ -34,67 +40,128 @@ export function newConversationId(): string {
 
 export const CONVERSATION_ID_PATTERN = /^[\w][\w.-]{0,80}$/;
 
-export function conversationPath(dataDir: string, id: string): string {
-  return join(dataDir, 'memory', 'conversations', `${id}.json`);
-}
-
-type Loaded = { state: 'loaded' | 'missing' } | { state: 'damaged'; message: string };
-
-async function loadConversation(path: string, conversation: TieredMemory): Promise<Loaded> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
-    return { state: 'damaged', message: `conversation memory cannot be read: ${(error as Error).message}` };
-  }
-  try {
-    const dict = JSON.parse(text) as TieredMemoryDict;
-    if (!Array.isArray(dict.context) || !Array.isArray(dict.shortTerm) || !Array.isArray(dict.longTerm)) throw new Error('not a conversation memory');
-    conversation.restore(dict);
-    return { state: 'loaded' };
-  } catch (error) {
-    return { state: 'damaged', message: `conversation memory in ${path} is damaged and was not loaded: ${(error as Error).message}` };
-  }
+function isTieredDict(value: unknown): value is TieredMemoryDict {
+  const dict = value as TieredMemoryDict | null;
+  return dict !== null && typeof dict === 'object' && Array.isArray(dict.context) && Array.isArray(dict.shortTerm) && Array.isArray(dict.longTerm);
 }
 
 export type MemoryOpen = { ok: true; memory: OpenedMemory } | { ok: false; message: string };
 
-/** Opens the shared memory for a run; continuing a conversation that does not exist is an error. */
-export async function openRunMemory(settings: RunSettings, prices: PriceTable, continueConversation?: string, secrets: SecretMask = SecretMask.none): Promise<MemoryOpen> {
+/**
+ * Opens the shared memory for a run. Continuing a conversation that exists nowhere is an error; one
+ * that has only a working memory (begun on another machine, whose tiers were kept there) goes on
+ * from it.
+ */
+export async function openRunMemory(
+  settings: RunSettings,
+  prices: PriceTable,
+  backends: MemoryBackends,
+  continueConversation?: string,
+  secrets: SecretMask = SecretMask.none,
+): Promise<MemoryOpen> {
   if (continueConversation !== undefined && !CONVERSATION_ID_PATTERN.test(continueConversation)) {
     return { ok: false, message: `"${continueConversation}" is not a conversation id (they look like conv-3fa9c2d1)` };
   }
   const warnings: string[] = [];
   const model = createTextModel(settings.memory.model, { prices });
   const conversationId = continueConversation ?? newConversationId();
-  const path = conversationPath(settings.dataDir, conversationId);
   const conversation = new TieredMemory({}, { model });
+  const { conversations } = backends;
   if (continueConversation !== undefined) {
-    const loaded = await loadConversation(path, conversation);
-    if (loaded.state === 'missing') return { ok: false, message: `no conversation "${continueConversation}" in ${join(settings.dataDir, 'memory', 'conversations')}` };
-    if (loaded.state === 'damaged') warnings.push(loaded.message);
+    let found = false;
+    try {
+      const dict = await conversations.load(conversationId);
+      if (dict !== null) {
+        found = true;
+        if (isTieredDict(dict)) conversation.restore(dict);
+        else warnings.push(`conversation memory of ${conversationId} in ${conversations.location} is damaged and was not loaded`);
+      }
+    } catch (error) {
+      found = true;
+      warnings.push(`conversation memory of ${conversationId} in ${conversations.location} cannot be read: ${(error as Error).message}`);
+    }
+    if (!found) {
+      const working = await backends.working?.retrieve({ conversation_id: conversationId }).catch(() => []);
+      if (!working || working.length === 0) return { ok: false, message: `no conversation "${continueConversation}" in ${conversations.location}` };
+    }
   }
   const reports = new WriteFailureReports();
-  // What the memory keeps on disk has the settings' secrets masked (the task, a question may hold one).
+  // What the memory keeps has the settings' secrets masked (the task, a question may hold one).
   const mask = <T>(value: T): T => secrets.deep(value);
-  const { blackboard, store, warnings: boardWarnings } = await openBlackboard(settings.dataDir, { onWriteFailure: reports.report, mask });
-  warnings.push(...boardWarnings);
-  const file = new ConversationFile(path, conversation, { onWriteFailure: reports.report, mask });
+  const redis = backends.redis;
+  let board;
+  try {
+    board = await openBlackboard(settings.dataDir, { onWriteFailure: reports.report, mask }, redis ? { store: new RedisBlackboardStore(redis, { onWriteFailure: reports.report, mask }) } : {});
+  } catch (error) {
+    return { ok: false, message: `the blackboard cannot be loaded: ${(error as Error).message}` };
+  }
+  warnings.push(...board.warnings);
+  // In the data directory the conversation's file follows every change; in Redis it is saved at the end.
+  const file = redis ? null : new ConversationFile(conversationPath(settings.dataDir, conversationId), conversation, { onWriteFailure: reports.report, mask });
   const flush = async () => {
-    await Promise.all([store.flush(), file.flush()]);
+    await Promise.all([board.store.flush(), file?.flush()]);
   };
+  const store = backends.settings;
+  const facts = store.facts.enabled
+    ? new AgentMemory(
+        {
+          memoryProvider: backends.facts,
+          scopesProfile: store.facts.profile,
+          subjects: backends.subjects,
+          promptBudgetTokens: store.facts.promptBudgetTokens,
+          autoDetect: store.facts.autoDetect,
+          detectSubjects: store.facts.detectSubjects,
+        },
+        { model, mask: (text) => secrets.text(text) },
+      )
+    : undefined;
+  const manager = backends.working;
+  // The working memory is written with the settings' secrets masked, as every memory file is.
+  const maskedManager: WorkingMemoryManager | null = manager
+    ? {
+        location: manager.location,
+        store: (input) => manager.store({ ...input, working_memory: secrets.text(input.working_memory) }),
+        retrieve: (query) => manager.retrieve(query),
+        delete: (query) => manager.delete(query),
+        list: () => manager.list(),
+      }
+    : null;
+  const working = maskedManager
+    ? {
+        agent: new WorkingMemoryAgent({
+          llmClient: model,
+          systemPrompt: store.working.prompt ?? undefined,
+          memoryManager: maskedManager,
+          // The conversation so far is the chat history the seed's agent reads.
+          chatHistoryClient: { get: async () => conversation.toPrompt() },
+        }),
+        manager: maskedManager,
+        conversationId,
+      }
+    : undefined;
   return {
     ok: true,
     memory: {
-      deps: { model, blackboard, conversation, files: { onWriteFailure: (listener) => reports.subscribe(listener), flush } },
+      deps: {
+        model,
+        blackboard: board.blackboard,
+        conversation,
+        files: { onWriteFailure: (listener) => reports.subscribe(listener), flush },
+        ...(facts ? { facts } : {}),
+        ...(working ? { working } : {}),
+      },
       conversationId,
       warnings,
       async save() {
-        // A conversation nothing was said in yet (the run ended before its task) still gets its file.
-        file.save();
-        await flush();
-        file.close();
+        if (file) {
+          // A conversation nothing was said in yet (the run ended before its task) still gets its file.
+          file.save();
+          await flush();
+          file.close();
+        } else {
+          await flush();
+          await conversations.save(conversationId, mask(conversation.toDict())).catch((error: unknown) => reports.report(`the conversation ${conversationId} was not saved: ${(error as Error).message}`));
+        }
         return reports.takeUnheard();
       },
     },

@@ -31,7 +31,7 @@ import type { DivergenceThresholds } from '../replay/divergence';
 import { PauseGate } from '../run/pause-gate';
 import { SecretMask } from '../../shared/secret-mask';
 import { configuredSecrets } from '../settings/secrets';
-import { runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
+import { memoryStoreSettingsOf, runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
 import { FileRunRecorder, sessionsRoot } from '../store/run-recorder';
 import { offerSampleSession } from '../store/sample-session';
 import { readSession, type SessionRecord } from '../store/session-reader';
@@ -43,6 +43,9 @@ import { describeWriteFailure, displayPath } from '../disk/write-failure';
 import { DisplayLock, displayName } from './display-lock';
 import { LiveRun, type RunHandle } from './live-run';
 import { openRunMemory } from './memory-setup';
+import { openMemoryBackends, type BackendsOpen, type MemoryBackends } from './memory-backends';
+import { MemoryService } from './memory-service';
+import type { MemoryStoreSettings } from '../settings/settings';
 
 export type { RunHandle, RunOutcome } from './live-run';
 
@@ -55,8 +58,10 @@ export type ServiceErrorKind =
   | 'no_display'
   /** The session record cannot be created (the data directory is not writable). */
   | 'record'
-  /** No such session. */
-  | 'not_found';
+  /** No such session (or fact). */
+  | 'not_found'
+  /** The memory's storage cannot be used: Redis unreachable, a wrong memory key, a damaged store. */
+  | 'memory';
 
 export interface ServiceError {
   kind: ServiceErrorKind;
@@ -87,6 +92,8 @@ export interface RunServiceDeps {
   now?: () => number;
   /** Free bytes on the disk holding a folder (default: statfs), for the warning before a run. */
   freeBytes?: (path: string) => Promise<number | null>;
+  /** The memory key from the OS keychain (the app: safeStorage), when none is set otherwise. */
+  memoryKey?: () => Promise<string | null>;
 }
 
 export interface StartRequest {
@@ -125,6 +132,8 @@ export class RunService {
   private config: LoadedConfig;
   /** The data directory checked to be owner-only (once per service). */
   private privateDataDir: Promise<void> | null = null;
+  /** The memory's storage, opened once per settings and shared by every run (one Redis connection). */
+  private readonly backends = new Map<string, Promise<BackendsOpen>>();
 
   constructor(private readonly deps: RunServiceDeps) {
     this.env = deps.env ?? process.env;
@@ -187,7 +196,12 @@ export class RunService {
     await this.housekeeping();
     const secrets = this.secretsFor(request.overrides);
     const mask = new SecretMask(secrets);
-    const memory = await openRunMemory(run, run.prices, request.conversationId, mask);
+    const backends = await this.memoryBackends(run.memoryStore);
+    if (!backends.ok) {
+      await release();
+      return backends;
+    }
+    const memory = await openRunMemory(run, run.prices, backends.value, request.conversationId, mask);
     if (!memory.ok) {
       await release();
       return { ok: false, error: { kind: 'settings', message: memory.message } };
@@ -339,6 +353,33 @@ export class RunService {
     return { ok: true, value: buildMemorySnapshot(session.value.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []))) };
   }
 
+  /**
+   * The long-lived memory (facts, working memory) as runs with these settings use it: for the
+   * app's Memory view and other front ends. Not closed by the caller; `close()` closes it.
+   */
+  async memoryService(overrides: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}): Promise<ServiceResult<MemoryService>> {
+    const settings = memoryStoreSettingsOf(this.config, { ...this.deps.flags, ...overrides }, this.env);
+    if (!settings.ok) return { ok: false, error: { kind: 'settings', message: settings.message } };
+    const backends = await this.memoryBackends(settings.settings);
+    return backends.ok ? { ok: true, value: new MemoryService(backends.value, this.deps.now) } : backends;
+  }
+
+  private async memoryBackends(settings: MemoryStoreSettings): Promise<ServiceResult<MemoryBackends>> {
+    const key = JSON.stringify(settings);
+    let opening = this.backends.get(key);
+    if (!opening) {
+      opening = openMemoryBackends(settings, this.deps.memoryKey ? { keychainKey: this.deps.memoryKey } : {});
+      this.backends.set(key, opening);
+      void opening.then((opened) => {
+        if (opened.ok) for (const warning of opened.backends.warnings) this.log(`warning: ${warning}`);
+        // A failure is not kept: the next run tries again (Redis may be back).
+        else this.backends.delete(key);
+      });
+    }
+    const opened = await opening;
+    return opened.ok ? { ok: true, value: opened.backends } : { ok: false, error: { kind: 'memory', message: opened.message } };
+  }
+
   /** The provider check alone, with a real chat call: latency, and whether an image is accepted. */
   async checkModel(overrides: RunFlags = {}, signal?: AbortSignal): Promise<ServiceResult<ModelCheck>> {
     const settings = this.settings(overrides);
@@ -364,6 +405,12 @@ export class RunService {
     const runs = [...this.runs.values()];
     for (const run of runs) run.stop();
     await Promise.all(runs.map((run) => run.done));
+    const backends = [...this.backends.values()];
+    this.backends.clear();
+    for (const opening of backends) {
+      const opened = await opening;
+      if (opened.ok) await opened.backends.close();
+    }
   }
 
   /** A text with the settings' secrets masked, for a front end to print (an error message, a path). */

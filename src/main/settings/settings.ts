@@ -6,7 +6,7 @@
  * Every problem is a message naming its source.
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
 import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
@@ -24,6 +24,31 @@ export interface RunFlags {
   dataDir?: string;
   config?: string;
   display?: number;
+  /** Keep the shared memory in Redis (env MNEMO_REDIS_URL, memory.redisUrl). */
+  redisUrl?: string;
+  /** The memory encryption key, read from this file (env MNEMO_MEMORY_KEY, memory.encryption.keyFile). */
+  memoryKeyFile?: string;
+}
+
+/** Where the memory key comes from; null: the memory files are not encrypted. */
+export type MemoryKeySource = { kind: 'env'; name: string; secret: string } | { kind: 'file'; path: string; from: string } | null;
+
+/** Where the long-lived memory is kept and how it is used (facts, working memory, Redis, the key). */
+export interface MemoryStoreSettings {
+  dataDir: string;
+  redisUrl: string | null;
+  redisFallback: 'error' | 'local';
+  redisPrefix: string;
+  key: MemoryKeySource;
+  facts: {
+    enabled: boolean;
+    promptBudgetTokens: number;
+    autoDetect: boolean;
+    detectSubjects: string[];
+    subjects: Array<{ name: string; promptDescription: string; priorityLevel: number }>;
+    profile: { agentName: string; featureName: string; organizationName: string; productName: string };
+  };
+  working: { enabled: boolean; prompt: string | null };
 }
 
 /** The config file as read, and where it and the data directory are. */
@@ -50,6 +75,7 @@ export interface RunSettings {
     pruning: { cacheFriendly?: boolean; maxContextTokens?: number };
   };
   store: StoreSettings;
+  memoryStore: MemoryStoreSettings;
 }
 
 export type SettingsResult = { ok: true; settings: RunSettings } | { ok: false; message: string };
@@ -92,6 +118,51 @@ export function storeSettingsOf(config: LoadedConfig): StoreSettings {
   return config.file.store ?? DEFAULT_STORE_SETTINGS;
 }
 
+export type MemoryStoreResult = { ok: true; settings: MemoryStoreSettings } | { ok: false; message: string };
+
+/**
+ * The memory's storage settings: Redis from --redis-url, MNEMO_REDIS_URL or memory.redisUrl; the
+ * key from --memory-key-file, MNEMO_MEMORY_KEY, MNEMO_MEMORY_KEY_FILE or memory.encryption.keyFile
+ * (relative to the config file); the facts' scopes profile and budgets from the file.
+ */
+export function memoryStoreSettingsOf(config: LoadedConfig, flags: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'>, env: NodeJS.ProcessEnv = process.env): MemoryStoreResult {
+  const memory = config.file.memory ?? {};
+  const set = (name: string) => (env[name]?.trim() ? env[name] : undefined);
+  const redisUrl = flags.redisUrl ?? set('MNEMO_REDIS_URL') ?? memory.redisUrl ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) return { ok: false, message: `"${redisUrl}" is not a Redis URL (expected redis://host:port or rediss://host:port)` };
+  let key: MemoryKeySource = null;
+  if (flags.memoryKeyFile !== undefined) key = { kind: 'file', path: resolve(flags.memoryKeyFile), from: '--memory-key-file' };
+  else if (env.MNEMO_MEMORY_KEY !== undefined) key = { kind: 'env', name: 'MNEMO_MEMORY_KEY', secret: env.MNEMO_MEMORY_KEY };
+  else if (set('MNEMO_MEMORY_KEY_FILE')) key = { kind: 'file', path: resolve(set('MNEMO_MEMORY_KEY_FILE') as string), from: 'MNEMO_MEMORY_KEY_FILE' };
+  else if (memory.encryption?.keyFile) key = { kind: 'file', path: resolve(dirname(config.path), memory.encryption.keyFile), from: `memory.encryption.keyFile in ${config.path}` };
+  const facts = memory.facts ?? {};
+  const scopes = facts.scopes ?? {};
+  return {
+    ok: true,
+    settings: {
+      dataDir: config.dataDir,
+      redisUrl,
+      redisFallback: memory.redisFallback ?? 'error',
+      redisPrefix: memory.redisPrefix ?? 'mnemo',
+      key,
+      facts: {
+        enabled: facts.enabled ?? true,
+        promptBudgetTokens: facts.promptBudgetTokens ?? 600,
+        autoDetect: facts.autoDetect ?? true,
+        detectSubjects: facts.detectSubjects ?? ['user', 'machine'],
+        subjects: facts.subjects ?? [],
+        profile: {
+          agentName: scopes.agent ?? `mnemo@${hostname()}`,
+          featureName: scopes.feature ?? 'desktop',
+          organizationName: scopes.organisation ?? 'default',
+          productName: scopes.product ?? 'mnemo',
+        },
+      },
+      working: { enabled: memory.working?.enabled ?? true, prompt: memory.working?.prompt ?? null },
+    },
+  };
+}
+
 /**
  * The settings of a run: the model from flags, environment or file, and the rest from the file.
  * `storedApiKey` is the key kept outside the file (the app's keychain), used when no other is set.
@@ -126,6 +197,8 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
   const memoryModel = ModelSettingsSchema.safeParse({ ...model.data, ...memory.model });
   if (!memoryModel.success) return { ok: false, message: `memory.model settings: ${describeConfigIssues(memoryModel.error.issues)}` };
   const defined = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  const memoryStore = memoryStoreSettingsOf(config, flags, env);
+  if (!memoryStore.ok) return memoryStore;
   return {
     ok: true,
     settings: {
@@ -144,6 +217,7 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
         pruning: defined({ cacheFriendly: memory.cacheFriendly, maxContextTokens: memory.maxContextTokens }),
       },
       store: storeSettingsOf(config),
+      memoryStore: memoryStore.settings,
     },
   };
 }

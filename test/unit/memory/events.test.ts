@@ -39,6 +39,10 @@ describe('the memory snapshot', () => {
     const image = await jpeg();
     pruner.prune({ history: [1, 2, 3, 4].map((n) => record(n, image)) });
     blackboard.addQuestions({ question: 'Delete or move?', answer: 'move' });
+    const fact = { id: 'f-1', subject: 'user', scope: 'product:mnemo', keyword: 'archive-folder', values: ['Archive/2019'] };
+    listener({ kind: 'facts', op: 'loaded', source: 'prompt', facts: [fact], tokens: 12, error: null });
+    listener({ kind: 'facts', op: 'saved', source: 'save_fact', facts: [{ ...fact, values: ['Archive/old'], change: 'superseded' }], tokens: 0, error: null });
+    listener({ kind: 'working-memory', op: 'updated', conversationId: 'conv-1', memory: 'Invoices go to Archive/old.', status: 'success', error: null });
 
     const snapshot = buildMemorySnapshot(changes);
     expect(snapshot).toEqual({
@@ -51,9 +55,11 @@ describe('the memory snapshot', () => {
         screenshots: [],
       },
       conversation: { context: [{ role: 'user', content: 'Archive the old invoices', kind: 'task' }], shortTerm: [], longTerm: [] },
+      facts: { loaded: [fact], saved: [{ ...fact, values: ['Archive/old'], change: 'superseded' }], lastError: null },
+      workingMemory: { conversationId: 'conv-1', memory: 'Invoices go to Archive/old.', status: 'success' },
     });
     expect(tracker.current).toEqual(snapshot);
-    expect(Object.keys(snapshot)).toEqual(['layers', 'prunedSteps', 'blackboard', 'conversation']);
+    expect(Object.keys(snapshot)).toEqual(['layers', 'prunedSteps', 'blackboard', 'conversation', 'facts', 'workingMemory']);
     expect(MemorySnapshotSchema.parse(JSON.parse(JSON.stringify(snapshot)))).toEqual(snapshot);
     expect(buildMemorySnapshot([])).toEqual(emptyMemorySnapshot());
   });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createVisionModel, type PredictInput } from '../../../src/main/model';
-import { computerUsePreviewTool } from '../../../src/main/model/families';
+import { computerUsePreviewTool, memoryFunctionTools } from '../../../src/main/model/families';
 import { decodeDataUrl, imagesIn } from '../../fixtures/openai-server';
 import { predictOk, screenshot, settingsFor, step, thoughtLog, scriptedServerPerTest } from './helpers';
 
@@ -68,7 +68,7 @@ describe('openai-cua family', () => {
     const firstBody = requests[0]?.body;
     expect(requests[0]?.path).toBe('/v1/responses');
     expect(firstBody.model).toBe('computer-use-preview');
-    expect(firstBody.tools).toEqual([computerUsePreviewTool({ width: 1280, height: 800 }, 'linux')]);
+    expect(firstBody.tools).toEqual([computerUsePreviewTool({ width: 1280, height: 800 }, 'linux'), ...memoryFunctionTools()]);
     expect(firstBody.truncation).toBe('auto');
     expect(firstBody.previous_response_id).toBeUndefined();
     expect(firstBody.instructions).toContain('Blackboard: nothing yet.');
@@ -85,7 +85,7 @@ describe('openai-cua family', () => {
 
     const secondBody = requests[1]?.body;
     expect(secondBody.previous_response_id).toBe('resp_first');
-    expect(secondBody.tools).toEqual([computerUsePreviewTool({ width: 1280, height: 800 }, 'linux')]);
+    expect(secondBody.tools).toEqual([computerUsePreviewTool({ width: 1280, height: 800 }, 'linux'), ...memoryFunctionTools()]);
     expect(secondBody.input).toHaveLength(1);
     const output = secondBody.input[0];
     expect(output).toMatchObject({

@@ -76,6 +76,7 @@ describe('the action wire format', () => {
       { type: 'ask_user', question: 'which file?' },
       { type: 'fail', reason: 'no such app' },
       { type: 'query_long_term_memory', hint: "the user's favourite editor" },
+      { type: 'save_fact', keyword: 'preferred-editor', description: "The user's preferred editor", value: 'Vim' },
     ];
     const seen = new Set<string>();
     for (const sample of samples) {

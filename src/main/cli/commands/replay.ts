@@ -95,6 +95,8 @@ export function registerReplayCommand(program: Command): void {
     .option('--speed <x>', 'recorded pauses between steps divided by this; 0 or "max": no pauses', parseSpeed, 1)
     .option('--thresholds <json>', 'divergence thresholds as JSON, e.g. \'{"patchMean":0.05}\'', parseThresholds)
     .option('--display <n>', 'the display to replay on (default: the primary one)', parseDisplayNumber)
+    .option('--redis-url <url>', 'as for mnemo run (scripts may pass the same flags to both); a replay reads and changes no memory')
+    .option('--memory-key-file <file>', 'as for mnemo run; a replay reads and changes no memory')
     .option('--non-interactive', 'never ask: a question (under --policy ask, or a recorded confirmation) stops the replay')
     .option('--json', 'print one JSON event per line on stdout')
     .addHelpText('after', REPLAY_HELP)

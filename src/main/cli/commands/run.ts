@@ -29,6 +29,8 @@ export function registerRunCommand(program: Command): void {
     .option('--max-steps <n>', 'stop after this many steps (default 50)', parsePositiveInt('--max-steps'))
     .option('--max-cost <usd>', 'stop once the run has cost this much', parseCost)
     .option('--display <n>', 'the display to work on (default: the primary one)', parseDisplayNumber)
+    .option('--redis-url <url>', 'keep the shared memory (blackboard, facts, working memory) in Redis, e.g. redis://127.0.0.1:6379 (env MNEMO_REDIS_URL)')
+    .option('--memory-key-file <file>', 'encrypt the local memory files with the key in this file (env MNEMO_MEMORY_KEY)')
     .option('--conversation <id>', 'continue this conversation (its memory carries over); mnemo run prints the id of each')
     .option('--non-interactive', 'never ask: a question from the model fails the run')
     .option('--json', 'print one JSON event per line on stdout')

@@ -48,6 +48,7 @@ export {
   CUA_WAIT_MS,
   computerCallOutput,
   computerUsePreviewTool,
+  memoryFunctionTools,
   parseOpenAiCuaReply,
   parseOpenAiCuaResponse,
   type CuaCall,

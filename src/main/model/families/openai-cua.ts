@@ -32,7 +32,9 @@ export interface SafetyCheck {
 }
 
 export interface CuaCall {
-  /** To answer with a `computer_call_output`. */
+  /** `computer`: answered with a `computer_call_output` (the new screenshot); `function`: with a `function_call_output`. */
+  kind?: 'computer' | 'function';
+  /** To answer with a `computer_call_output` (or `function_call_output`). */
   callId: string;
   /** Index of the call's action in `actions`. */
   actionIndex: number;
@@ -64,6 +66,41 @@ export function computerUsePreviewTool(display: ImageSize, environment: CuaEnvir
     environment,
   };
 }
+
+/**
+ * Mnemo's memory actions as function tools beside the computer tool: the model recalls or saves a
+ * fact with a `function_call`, answered in the next request by a `function_call_output`.
+ */
+export function memoryFunctionTools() {
+  return [
+    {
+      type: 'function' as const,
+      name: 'save_fact',
+      description: 'Remember a lasting fact for later tasks (a preference, a name, how this machine is set up).',
+      strict: false,
+      parameters: {
+        type: 'object',
+        properties: {
+          subject: { type: 'string', description: 'Who or what the fact is about: "user" (default) or "machine".' },
+          keyword: { type: 'string', description: 'A short identifier of the fact, e.g. "preferred-editor".' },
+          description: { type: 'string', description: 'What the keyword means.' },
+          value: { type: 'string', description: 'The fact.' },
+          values: { type: 'array', items: { type: 'string' }, description: 'The facts, when the concept holds several.' },
+        },
+        required: ['keyword'],
+      },
+    },
+    {
+      type: 'function' as const,
+      name: 'query_long_term_memory',
+      description: 'Recall what earlier tasks and conversations taught (preferences, names, places).',
+      strict: false,
+      parameters: { type: 'object', properties: { hint: { type: 'string', description: 'What you are trying to remember.' } }, required: ['hint'] },
+    },
+  ];
+}
+
+const MEMORY_FUNCTIONS = new Set(['save_fact', 'query_long_term_memory']);
 
 /** The input item that answers a computer call with the screenshot taken after it. */
 export function computerCallOutput(callId: string, screenshotUrl: string, acknowledged: readonly SafetyCheck[] = []) {
@@ -127,6 +164,22 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
         if (!built.ok) return built;
         const callId = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
         calls.push({ callId, actionIndex: actions.length, pendingSafetyChecks: checks });
+        actions.push(built.action);
+        break;
+      }
+      case 'function_call': {
+        const name = typeof item.name === 'string' ? item.name : '';
+        if (!MEMORY_FUNCTIONS.has(name)) return failure(`unknown function "${name}"`);
+        let args: unknown;
+        try {
+          args = typeof item.arguments === 'string' ? JSON.parse(item.arguments || '{}') : item.arguments;
+        } catch (error) {
+          return failure(`the arguments of ${name} are not JSON: ${(error as Error).message}`);
+        }
+        const built = buildAction({ ...(isRecord(args) ? args : {}), type: name } as ActionInput);
+        if (!built.ok) return built;
+        const callId = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
+        calls.push({ kind: 'function', callId, actionIndex: actions.length, pendingSafetyChecks: [] });
         actions.push(built.action);
         break;
       }

@@ -56,6 +56,12 @@ const FIELD_DESCRIPTIONS = (image: ImageSize): Record<string, string> => {
     question: 'The question for the user.',
     reason: 'Why the task cannot be done.',
     confirm: 'Ask the user to confirm before this action runs (for risky or irreversible actions).',
+    hint: 'What you are trying to remember.',
+    subject: 'Who or what the fact is about: "user" (default) or "machine".',
+    keyword: 'A short identifier of the fact, e.g. "preferred-editor".',
+    description: 'What the keyword means, e.g. "The user\'s preferred text editor".',
+    value: 'The fact.',
+    values: 'The facts, when the concept holds several (the languages the user knows).',
   };
 };
 
@@ -86,7 +92,7 @@ export function computerToolDefinition(image: ImageSize): FunctionToolDefinition
       name: COMPUTER_TOOL_NAME,
       description:
         `Operate the computer shown in the ${describeSize(image)} screenshot: click, type, press keys, ` +
-        'scroll, drag, wait, ask the user, or finish. Coordinates are pixels of that screenshot, origin at ' +
+        'scroll, drag, wait, ask the user, recall or save a fact, or finish. Coordinates are pixels of that screenshot, origin at ' +
         'its top-left corner. Give one or more actions, run in order.',
       parameters: {
         type: 'object',

@@ -294,6 +294,7 @@ const POSITIONAL: Record<string, readonly string[]> = {
   scroll: ['start_box', 'direction'],
   finished: ['content'],
   call_user: ['content'],
+  query_long_term_memory: ['hint'],
 };
 
 function argumentsOf(call: RawCall, name: string): Map<string, RawArgument> {
@@ -386,6 +387,34 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
       return { ok: true, action: { type: 'finished', summary: content() ?? '' } };
     case 'call_user':
       return { ok: true, action: { type: 'ask_user', question: nonEmpty(content()) ?? context.question } };
+    // Mnemo's memory actions, written with named arguments like the others.
+    case 'save_fact': {
+      const text = (key: string) => {
+        const arg = args.get(key);
+        return arg ? unescapeContent(arg.value).trim() : '';
+      };
+      const keyword = text('keyword');
+      if (keyword === '') return failure('save_fact without a keyword');
+      const values = text('values');
+      const value = text('value');
+      if (value === '' && values === '') return failure('save_fact without a value');
+      return {
+        ok: true,
+        action: {
+          type: 'save_fact',
+          subject: text('subject').toLowerCase() || 'user',
+          keyword,
+          description: text('description'),
+          ...(values !== '' ? { values: values.split(';').map((part) => part.trim()).filter((part) => part !== '') } : { value }),
+        },
+      };
+    }
+    case 'query_long_term_memory': {
+      const hint = args.get('hint');
+      const text = hint ? unescapeContent(hint.value).trim() : '';
+      if (text === '') return failure('query_long_term_memory without a hint');
+      return { ok: true, action: { type: 'query_long_term_memory', hint: text } };
+    }
     default:
       return failure(`unknown action "${call.name}"`);
   }
