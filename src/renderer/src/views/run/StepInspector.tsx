@@ -205,8 +205,6 @@ export function describeChange(change: MemoryChange): string {
       const parts = (['context', 'shortTerm', 'longTerm'] as const).filter((tier) => change[tier]).map((tier) => `${tier} +${change[tier]?.add.length ?? 0}`);
       return `conversation: ${parts.join(', ') || 'state'}`;
     }
-    case 'pruning-delta':
-      return `pruning: ${change.imagesKept} images kept, screenshots of steps ${change.pruned.add.join(', ') || 'none'} newly removed, ~${change.estimatedTokens} tokens`;
     case 'facts':
       return `facts ${change.op} (${change.source}): ${change.facts.map((fact) => fact.keyword).join(', ') || 'none'}${change.error ? ` — ${change.error}` : ''}`;
     case 'working-memory':
