@@ -90,6 +90,21 @@ export const MemoryConfigSchema = z.object({
   encryption: z.object({ keyFile: z.string().min(1).optional(), keychain: z.boolean().optional() }).strict().optional(),
   facts: FactsConfigSchema.optional(),
   working: WorkingMemoryConfigSchema.optional(),
+  /**
+   * Estimated tokens each memory section may take in the system prompt (defaults: blackboard
+   * 1200, conversation 600, workingMemory 300, facts 600). What does not fit stays in memory: the
+   * section shows the most recent and the most relevant entries and says how many it left out.
+   */
+  budgets: z
+    .object({
+      blackboard: z.number().int().min(100),
+      conversation: z.number().int().min(100),
+      workingMemory: z.number().int().min(50),
+      facts: z.number().int().min(50),
+    })
+    .partial()
+    .strict()
+    .optional(),
   recentBudget: z.number().int().positive().optional(),
   summaryBudget: z.number().int().positive().optional(),
   budgetUnit: z.enum(['chars', 'tokens']).optional(),

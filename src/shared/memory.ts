@@ -10,6 +10,7 @@
  * `buildMemorySnapshot` folds a run's changes into it, the last change of each kind winning.
  */
 import { z } from 'zod';
+import { applyLineSplices, lineSplices, type LineSplice } from './line-splices';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -78,6 +79,40 @@ export interface ListDelta<T> {
 
 export type BlackboardSection = keyof BlackboardDict;
 
+/** The parts of memory that reach the system prompt, each as one section. */
+export const PROMPT_SECTION_NAMES = ['layers', 'blackboard', 'conversation', 'workingMemory', 'facts'] as const;
+export type PromptSectionName = (typeof PROMPT_SECTION_NAMES)[number];
+
+/**
+ * One memory section of the last system prompt: its budget, what it cost, what went in and what
+ * was left out (kept in memory, not in this prompt).
+ */
+export interface PromptSectionView {
+  name: PromptSectionName;
+  /** Estimated tokens the section may take; null: bounded by its own limits (the layers). */
+  budgetTokens: number | null;
+  usedTokens: number;
+  /** Entries shown and left out. */
+  shown: number;
+  omitted: number;
+  /** What was left out, in words ('' when nothing was). */
+  leftOut: string;
+  /** The text that went into the prompt ('' when the section was empty). */
+  text: string;
+}
+
+/** A section as it changed: its text as line splices when it had one before, else whole. */
+export type PromptSectionDelta = Omit<PromptSectionView, 'text'> & { text?: string; lines?: LineSplice[] };
+
+/** The memory part of the last system prompt. */
+export interface PromptView {
+  sections: PromptSectionView[];
+  totalTokens: number;
+}
+
+/** Blackboard items a run's events carry at most per section: the newest; the board keeps all. */
+export const BLACKBOARD_VIEW_ITEMS = 100;
+
 export type MemoryChange =
   | {
       kind: 'trace';
@@ -113,7 +148,16 @@ export type MemoryChange =
     }
   | { kind: 'blackboard'; snapshot: BlackboardDict }
   /** What changed on the blackboard since the last change of the run (what runs emit; see MemoryChangeCompactor). */
-  | { kind: 'blackboard-delta'; sections: Partial<Record<BlackboardSection, ListDelta<MemoryItemData>>> }
+  | {
+      kind: 'blackboard-delta';
+      sections: Partial<Record<BlackboardSection, ListDelta<MemoryItemData>>>;
+      /** Items before the newest BLACKBOARD_VIEW_ITEMS of a section (kept, not carried), when that changed. */
+      earlier?: Partial<Record<BlackboardSection, number>>;
+    }
+  /** The memory sections of the system prompt as the model was last sent them. */
+  | ({ kind: 'prompt' } & PromptView)
+  /** The prompt's sections as they changed since the last prompt of the run (what runs emit). */
+  | { kind: 'prompt-delta'; sections: PromptSectionDelta[]; totalTokens: number }
   /** The layers that changed since the last change of the run (the others are as they were). */
   | (Partial<LayersView> & {
       kind: 'layers-delta';
@@ -182,6 +226,10 @@ export interface MemorySnapshot {
   layers: LayersView;
   prunedSteps: number[];
   blackboard: BlackboardDict;
+  /** Items of each blackboard section older than those in `blackboard` (kept on disk or in Redis). */
+  blackboardEarlier: Partial<Record<BlackboardSection, number>>;
+  /** The memory part of the last system prompt; null before the first one. */
+  prompt: PromptView | null;
   conversation: {
     context: ConversationMessage[];
     shortTerm: string[];
@@ -198,6 +246,8 @@ export function emptyMemorySnapshot(): MemorySnapshot {
     layers: { pending: '', recent: '', summary: '' },
     prunedSteps: [],
     blackboard: { questions: [], requests: [], trajectories: [], screenshots: [] },
+    blackboardEarlier: {},
+    prompt: null,
     conversation: { context: [], shortTerm: [], longTerm: [] },
     facts: { loaded: [], saved: [], lastError: null },
     workingMemory: { conversationId: null, memory: '', status: null },
@@ -212,7 +262,17 @@ export function applyMemoryChange(snapshot: MemorySnapshot, change: MemoryChange
     case 'pruning':
       return { ...snapshot, prunedSteps: [...change.prunedSteps] };
     case 'blackboard':
-      return { ...snapshot, blackboard: structuredClone(change.snapshot) };
+      return { ...snapshot, blackboard: structuredClone(change.snapshot), blackboardEarlier: {} };
+    case 'prompt':
+      return { ...snapshot, prompt: { sections: structuredClone(change.sections), totalTokens: change.totalTokens } };
+    case 'prompt-delta': {
+      const before = new Map((snapshot.prompt?.sections ?? []).map((section) => [section.name, section]));
+      const sections = change.sections.map(({ lines, text, ...rest }): PromptSectionView => ({
+        ...rest,
+        text: text ?? (lines ? applyLineSplices(linesOf(before.get(rest.name)?.text ?? ''), lines).join('\n') : (before.get(rest.name)?.text ?? '')),
+      }));
+      return { ...snapshot, prompt: { sections, totalTokens: change.totalTokens } };
+    }
     case 'conversation':
       return {
         ...snapshot,
@@ -234,7 +294,7 @@ export function applyMemoryChange(snapshot: MemorySnapshot, change: MemoryChange
       for (const [section, delta] of Object.entries(change.sections) as Array<[BlackboardSection, ListDelta<MemoryItemData>]>) {
         blackboard[section] = applyListDelta(blackboard[section], delta);
       }
-      return { ...snapshot, blackboard };
+      return { ...snapshot, blackboard, blackboardEarlier: change.earlier ? { ...snapshot.blackboardEarlier, ...change.earlier } : snapshot.blackboardEarlier };
     }
     case 'layers-delta':
       return {
@@ -303,6 +363,8 @@ export class MemoryChangeCompactor {
   private pruning: { pruned: number[]; dropped: number[] } = { pruned: [], dropped: [] };
   private blackboard: BlackboardDict = { questions: [], requests: [], trajectories: [], screenshots: [] };
   private conversation: MemorySnapshot['conversation'] = { context: [], shortTerm: [], longTerm: [] };
+  private earlier: Partial<Record<BlackboardSection, number>> = {};
+  private prompt = new Map<PromptSectionName, PromptSectionView>();
   private flags = { layers: '', conversation: '' };
 
   /** The change to emit, or null when nothing a reader could see changed. */
@@ -325,13 +387,34 @@ export class MemoryChangeCompactor {
         return changed ? out : null;
       }
       case 'blackboard': {
+        // A board kept for years holds thousands of items: the run's events carry the newest of
+        // each section (and how many came before), so a session's record stays small.
         const sections: Partial<Record<BlackboardSection, ListDelta<MemoryItemData>>> = {};
+        const earlier: Partial<Record<BlackboardSection, number>> = {};
+        const view = { ...change.snapshot };
         for (const section of ['questions', 'requests', 'trajectories', 'screenshots'] as const) {
-          const delta = listDelta(this.blackboard[section], change.snapshot[section]);
+          const items = change.snapshot[section];
+          const before = Math.max(0, items.length - BLACKBOARD_VIEW_ITEMS);
+          view[section] = before > 0 ? items.slice(before) : items;
+          const delta = listDelta(this.blackboard[section], view[section]);
           if (delta) sections[section] = delta;
+          if (before !== (this.earlier[section] ?? 0)) earlier[section] = before;
         }
-        this.blackboard = structuredClone(change.snapshot);
-        return Object.keys(sections).length > 0 ? { kind: 'blackboard-delta', sections } : null;
+        this.blackboard = structuredClone(view);
+        this.earlier = { ...this.earlier, ...earlier };
+        if (Object.keys(sections).length === 0 && Object.keys(earlier).length === 0) return null;
+        return { kind: 'blackboard-delta', sections, ...(Object.keys(earlier).length > 0 ? { earlier } : {}) };
+      }
+      case 'prompt': {
+        const sections = change.sections.map((section): PromptSectionDelta => {
+          const { text, ...rest } = section;
+          const before = this.prompt.get(section.name);
+          if (!before || before.text === '' || text === '') return section;
+          return { ...rest, lines: lineSplices(linesOf(before.text), linesOf(text)) };
+        });
+        const unchanged = change.sections.length === this.prompt.size && change.sections.every((section) => JSON.stringify(section) === JSON.stringify(this.prompt.get(section.name)));
+        this.prompt = new Map(change.sections.map((section) => [section.name, structuredClone(section)]));
+        return unchanged ? null : { kind: 'prompt-delta', sections, totalTokens: change.totalTokens };
       }
       case 'conversation': {
         const context = listDelta(this.conversation.context, change.context);
@@ -410,6 +493,18 @@ export const BlackboardDictSchema = z.object({
   screenshots: z.array(ItemSchema),
 });
 
+const PromptSectionBaseSchema = z.object({
+  name: z.enum(PROMPT_SECTION_NAMES),
+  budgetTokens: z.number().nonnegative().nullable(),
+  usedTokens: z.number().nonnegative(),
+  shown: z.number().int().nonnegative(),
+  omitted: z.number().int().nonnegative(),
+  leftOut: z.string(),
+});
+const PromptSectionSchema = PromptSectionBaseSchema.extend({ text: z.string() });
+const LineSpliceSchema = z.object({ at: z.number().int().nonnegative(), remove: z.number().int().nonnegative(), insert: z.array(z.string()) });
+const BlackboardCountsSchema = z.object({ questions: z.number(), requests: z.number(), trajectories: z.number(), screenshots: z.number() }).partial();
+
 export const MemoryChangeSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('trace'),
@@ -440,6 +535,13 @@ export const MemoryChangeSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('blackboard-delta'),
     sections: z.object({ questions: listDeltaSchema(ItemSchema), requests: listDeltaSchema(ItemSchema), trajectories: listDeltaSchema(ItemSchema), screenshots: listDeltaSchema(ItemSchema) }).partial(),
+    earlier: BlackboardCountsSchema.optional(),
+  }),
+  z.object({ kind: z.literal('prompt'), sections: z.array(PromptSectionSchema), totalTokens: z.number().nonnegative() }),
+  z.object({
+    kind: z.literal('prompt-delta'),
+    sections: z.array(PromptSectionBaseSchema.extend({ text: z.string().optional(), lines: z.array(LineSpliceSchema).optional() })),
+    totalTokens: z.number().nonnegative(),
   }),
   z.object({
     kind: z.literal('pruning-delta'),
@@ -497,6 +599,8 @@ export const MemorySnapshotSchema = z.object({
   layers: z.object({ pending: z.string(), recent: z.string(), summary: z.string() }),
   prunedSteps: z.array(z.number()),
   blackboard: BlackboardDictSchema,
+  blackboardEarlier: BlackboardCountsSchema,
+  prompt: z.object({ sections: z.array(PromptSectionSchema), totalTokens: z.number().nonnegative() }).nullable(),
   conversation: z.object({
     context: z.array(ConversationMessageSchema),
     shortTerm: z.array(z.string()),

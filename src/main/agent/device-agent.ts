@@ -127,7 +127,7 @@ class AgentRun {
     private readonly conversationId: string | undefined,
   ) {
     this.memory = new RunMemory(
-      { ...deps.memory, onProblem: (message) => this.life.emit({ type: 'note', step: this.step, message: `memory: ${message}` }) },
+      { ...deps.memory, sessionId: this.life.runId, onProblem: (message) => this.life.emit({ type: 'note', step: this.step, message: `memory: ${message}` }) },
       { ...options.memory, pruning: { screenshotKeepCount: options.keepScreenshots, ...options.memory?.pruning } },
       (change) => this.life.emit({ type: 'memory', step: this.step, change }),
       // Said when it happens, not after the run: the memory the next run relies on is not kept.
@@ -166,7 +166,7 @@ class AgentRun {
     if (unusable) return unusable;
     await this.memory.startRun(this.task, this.signal);
     const ending = await this.loop();
-    await this.memory.finishRun(ending.summary ?? `${ending.status}: ${ending.reason}`, this.signal);
+    await this.memory.finishRun({ status: ending.status, outcome: ending.summary ?? `${ending.status}: ${ending.reason}` }, this.signal);
     return ending;
   }
 

@@ -8,7 +8,8 @@
  * (Redis gone, a full disk) is reported too, and the run goes on.
  */
 import type { Action, ActionOf } from '../../shared/actions';
-import { MemoryChangeCompactor, type FactBrief, type MemoryChange } from '../../shared/memory';
+import { MemoryChangeCompactor, type FactBrief, type MemoryChange, type PromptSectionView } from '../../shared/memory';
+import type { RunStatus } from '../../shared/events';
 import type { StepRecord } from '../model/types';
 import type { CompletedStep } from './completed-step';
 import {
@@ -24,6 +25,9 @@ import {
   type TieredMemory,
 } from '../memory';
 import { describeError, type AgentMemory, type SaveOutcome, type StoredFact } from '../memory/facts';
+import { renderBlackboardSection, TASK_END_KIND } from '../memory/blackboard-prompt';
+import { renderConversationSection } from '../memory/conversation-prompt';
+import { DEFAULT_PROMPT_BUDGETS, emptySection, textSection, type PromptBudgets } from '../memory/prompt-section';
 import type { WorkingMemoryAgent, WorkingMemoryManager } from '../memory/working';
 
 export interface RunMemoryOptions {
@@ -31,6 +35,8 @@ export interface RunMemoryOptions {
   pruning?: Partial<PruningOptions>;
   /** Bound on the step trace kept in memory (the record on disk keeps everything). */
   maxTraceItems?: number;
+  /** Tokens each memory section may take in the system prompt (the facts' budget is the fact memory's own). */
+  budgets?: Partial<PromptBudgets>;
 }
 
 export interface RunMemoryDeps {
@@ -48,7 +54,18 @@ export interface RunMemoryDeps {
   working?: { agent: WorkingMemoryAgent; manager: WorkingMemoryManager; conversationId: string };
   /** A memory store failed: shown to the user (the loop emits it as a note). */
   onProblem?: (message: string) => void;
+  /** The session this run is recorded as: the facts it teaches and its blackboard entries name it, so a person can trace them. */
+  sessionId?: string;
 }
+
+/** How a run ended, as the blackboard keeps it. */
+export interface RunEnd {
+  status: RunStatus;
+  /** The agent's summary, or why the run ended. */
+  outcome: string;
+}
+
+const WORKING_MEMORY_HEADING = '[Working memory of this conversation:]';
 
 /** The transcript auto-detection and the working memory read: bounded, the latest kept. */
 const TRANSCRIPT_CHARS = 12_000;
@@ -80,6 +97,8 @@ export class RunMemory {
   private readonly deps: RunMemoryDeps;
   private readonly onChange: (change: MemoryChange) => void;
   private factsText = '';
+  private factsOmitted = 0;
+  private readonly budgets: PromptBudgets;
   private workingText = '';
   private task = '';
   private readonly transcript: string[] = [];
@@ -94,6 +113,7 @@ export class RunMemory {
     };
     this.deps = deps;
     this.onChange = onChange;
+    this.budgets = { ...DEFAULT_PROMPT_BUDGETS, ...options.budgets };
     this.trace = new MemoryItemList({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
     this.layers = new LayeredMemory(options.layers, { model: deps.model ?? null, onChange });
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
@@ -113,7 +133,7 @@ export class RunMemory {
 
   async startRun(task: string, signal?: AbortSignal): Promise<void> {
     this.task = task;
-    this.blackboard?.addRequests({ request: task });
+    this.blackboard?.addRequests({ request: task, ...this.taskTag() });
     await this.conversation?.addTask(task, signal);
     await this.loadFacts(task);
     await this.loadWorkingMemory();
@@ -129,6 +149,7 @@ export class RunMemory {
     try {
       const loaded = await facts.loadForTask(task);
       this.factsText = loaded.text;
+      this.factsOmitted = loaded.omitted;
       this.onChange({ kind: 'facts', op: 'loaded', source: 'prompt', facts: loaded.facts.map((fact) => brief(fact)), tokens: loaded.tokens, error: null });
     } catch (error) {
       const message = `the facts could not be loaded: ${describeError(error)}`;
@@ -151,11 +172,39 @@ export class RunMemory {
     }
   }
 
-  /** The memory text for the system prompt: summary, recent and current step, the blackboard, the conversation, working memory, facts. */
+  /** What the board's entries of this task carry: the session's id, so the task's steps can be gathered (and read back from its record). */
+  private taskTag(): { task_id: string } | Record<string, never> {
+    return this.deps.sessionId ? { task_id: this.deps.sessionId } : {};
+  }
+
+  /**
+   * The memory part of the system prompt: the layers (summary, recent, current step), then the
+   * blackboard, the conversation, working memory and facts, each within its budget. What went in
+   * and what was left out is reported (the Memory view, `mnemo memory show`).
+   */
   systemText(): string {
-    const working = this.workingText.trim() !== '' ? `[Working memory of this conversation:]\n${this.workingText.trim()}` : '';
-    const parts = [this.layers.compose(), this.blackboard?.isEmpty() === false ? this.blackboard.blackboardToText() : '', this.conversation?.toPrompt() ?? '', working, this.factsText];
-    return parts.filter((part) => part.trim() !== '').join('\n\n');
+    const { budgets } = this;
+    const sections: PromptSectionView[] = [
+      textSection('layers', this.layers.compose(), null),
+      this.blackboard && !this.blackboard.isEmpty()
+        ? renderBlackboardSection(this.blackboard.blackboardToDict(), this.task, this.deps.sessionId ?? null, budgets.blackboard)
+        : emptySection('blackboard', budgets.blackboard),
+      this.conversation ? renderConversationSection(this.conversation, this.task, budgets.conversation) : emptySection('conversation', budgets.conversation),
+      textSection('workingMemory', this.workingText, budgets.workingMemory, WORKING_MEMORY_HEADING),
+      { ...textSection('facts', this.factsText, this.deps.facts?.config.promptBudgetTokens ?? null), ...this.factCounts() },
+    ];
+    const totalTokens = sections.reduce((sum, section) => sum + section.usedTokens, 0);
+    this.onChange({ kind: 'prompt', sections, totalTokens });
+    return sections
+      .map((section) => section.text)
+      .filter((text) => text.trim() !== '')
+      .join('\n\n');
+  }
+
+  private factCounts(): Pick<PromptSectionView, 'shown' | 'omitted' | 'leftOut'> {
+    const shown = Math.max(0, this.factsText.split('\n').length - 1);
+    if (this.factsText === '') return { shown: 0, omitted: this.factsOmitted, leftOut: this.factsOmitted ? `${this.factsOmitted} facts` : '' };
+    return { shown, omitted: this.factsOmitted, leftOut: this.factsOmitted ? `${this.factsOmitted} facts (searched again for each task)` : '' };
   }
 
   /** The model's `save_fact`: saved in the fact store; the answer (or the failure) goes back to the model. */
@@ -210,13 +259,14 @@ export class RunMemory {
       action: describeActions(outcome.actions),
       status: outcome.success ? 'success' : 'failed',
       user_confirmation: null,
+      ...this.taskTag(),
     });
     await this.layers.finalizeStep(outcome.step, outcome.success ? 'success' : 'failed', { outcome: outcome.outcome, signal });
   }
 
   async question(question: string, answer: string | null, signal?: AbortSignal): Promise<void> {
     this.remember(`The agent asked the user: ${question}\nThe user answered: ${answer ?? '(no answer)'}`);
-    this.blackboard?.addQuestions({ question, answer });
+    this.blackboard?.addQuestions({ question, answer, ...this.taskTag() });
     await this.conversation?.addMessage({ role: 'assistant', content: question }, signal);
     if (answer !== null) await this.conversation?.addMessage({ role: 'user', content: answer }, signal);
   }
@@ -228,8 +278,15 @@ export class RunMemory {
     return answer.ok ? answer.answer : `The long-term memory could not be asked: ${answer.error}`;
   }
 
-  async finishRun(summary: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * The run's end: said on the blackboard (the task's last entry, which compaction later folds the
+   * task into one line from) and in the conversation; then the facts it taught and the working
+   * memory, unless the run was stopped.
+   */
+  async finishRun(end: RunEnd, signal?: AbortSignal): Promise<void> {
+    const summary = end.outcome;
     try {
+      this.blackboard?.addTrajectories({ kind: TASK_END_KIND, status: end.status, outcome: summary, ...this.taskTag() });
       await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);
       await this.blackboard?.flush();
       // Still listening: a write that fails now is said before the run's end.

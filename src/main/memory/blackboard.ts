@@ -358,6 +358,8 @@ export class FileBlackboardStore implements BlackboardPersistence {
   private readonly now: () => number;
   private seq = 0;
   private sinceSnapshot = 0;
+  /** The log read at load ends in half a line (a crash mid-write): the next line starts on a new one. */
+  private tornTail = false;
   private writes: Promise<void> = Promise.resolve();
   /** Why the file misses something, until a snapshot catches up. */
   private failure: string | null = null;
@@ -415,13 +417,16 @@ export class FileBlackboardStore implements BlackboardPersistence {
     }
     this.seq = lastSeq;
     this.sinceSnapshot = lines;
+    this.tornTail = logText !== null && logText !== '' && !logText.endsWith('\n');
     return { blackboard, warnings };
   }
 
   record(op: BlackboardOp, state: BlackboardDict): void {
     this.seq += 1;
     this.sinceSnapshot += 1;
-    const line = `${JSON.stringify(this.mask({ seq: this.seq, at: this.now(), ...op }))}\n`;
+    // Appended after half a line, a whole line would be read back as part of the corrupt one.
+    const line = `${this.tornTail ? '\n' : ''}${JSON.stringify(this.mask({ seq: this.seq, at: this.now(), ...op }))}\n`;
+    this.tornTail = false;
     const compact = this.sinceSnapshot >= this.compactEvery;
     const seq = this.seq;
     // The state is copied now: it is the board as of this sequence number.

@@ -11,6 +11,12 @@
  *   long-term (LTM)     no limit; the manager keeps it condensed. The agent asks it with
  *                       `query_long_term_memory(hint)` and gets a synthesised answer, not a copy.
  *
+ * The seed hands the manager the whole long-term memory for every rewrite and every question. Here
+ * that holds while it is small; past `longTermCallTokens` the manager is shown the statements a
+ * ranked search (BM25) finds related to the question, or to the memories being worked in, and a
+ * rewrite replaces only those: a long-term memory of thousands of statements is searched, not
+ * listed, and every call stays bounded.
+ *
  * As in the seed, trim_index = floor(length × ratio): the messages before it leave, the rest stay.
  * Nothing is lost: messages (or memories) leave a tier only after the manager's call succeeded; a
  * failure leaves them where they were and the next message (or `compress()`) tries again. Without
@@ -18,6 +24,8 @@
  */
 import type { ConversationMessage, MemoryChange, MemoryChangeListener } from './events';
 import { describeModelError, parseJsonObject, type TextMessage, type TextModel, type TextReply, type TextTool } from './text-model';
+import { FactSearchIndex } from './facts/search-index';
+import { tokensOf } from './prompt-section';
 
 /** Max number of short-term memories before the oldest are moved to long-term memory. */
 export const DEFAULT_SHORT_TERM_MEMORY_LIMIT = 10;
@@ -35,6 +43,8 @@ export interface TieredMemoryOptions {
   compressionRatioStm: number;
   /** How the memories name the user. Default `the user`. */
   userName: string;
+  /** Long-term memory a manager call is shown at most (estimated tokens); past it, the related part. Default 2000. */
+  longTermCallTokens: number;
 }
 
 export const DEFAULT_TIERED_MEMORY_OPTIONS: TieredMemoryOptions = {
@@ -43,6 +53,7 @@ export const DEFAULT_TIERED_MEMORY_OPTIONS: TieredMemoryOptions = {
   shortTermMemoryLimit: DEFAULT_SHORT_TERM_MEMORY_LIMIT,
   compressionRatioStm: DEFAULT_COMPRESSION_RATIO_STM,
   userName: 'the user',
+  longTermCallTokens: 2000,
 };
 
 export const APPEND_TO_SHORT_TERM_MEMORY = 'append_to_short_term_memory';
@@ -141,6 +152,7 @@ export class TieredMemory {
   private running: Promise<TieredReport> | null = null;
   private busy = false;
   private lastErrorText: string | null = null;
+  private ltmIndex: { memory: readonly string[]; index: FactSearchIndex } | null = null;
 
   constructor(options: Partial<TieredMemoryOptions> = {}, deps: TieredMemoryDeps = {}) {
     this.options = { ...DEFAULT_TIERED_MEMORY_OPTIONS, ...options };
@@ -191,6 +203,38 @@ export class TieredMemory {
     return this.ltm;
   }
 
+  get userName(): string {
+    return this.options.userName;
+  }
+
+  /**
+   * Long-term statements related to `text`, best first (a ranked search), at most `budgetTokens`
+   * of them; the search index is kept until the memory is rewritten.
+   */
+  searchLongTerm(text: string, budgetTokens: number): string[] {
+    if (this.ltmIndex === null || this.ltmIndex.memory !== this.ltm) {
+      const index = new FactSearchIndex();
+      this.ltm.forEach((memory, position) => index.set(String(position), { keyword: '', description: memory, values: [] }));
+      this.ltmIndex = { memory: this.ltm, index };
+    }
+    const found: string[] = [];
+    let used = 0;
+    for (const hit of this.ltmIndex.index.search(text, { limit: 200 })) {
+      const memory = this.ltm[Number(hit.id)] as string;
+      const cost = tokensOf(memory) + 1;
+      if (used + cost > budgetTokens) continue;
+      found.push(memory);
+      used += cost;
+    }
+    return found;
+  }
+
+  /** The long-term memory whole when it is within a manager call's share, else what bears on `text`. */
+  private longTermFor(text: string): { memories: string[]; whole: boolean } {
+    if (tokensOf(this.ltm.join('|')) <= this.options.longTermCallTokens) return { memories: this.ltm, whole: true };
+    return { memories: this.searchLongTerm(text, this.options.longTermCallTokens), whole: false };
+  }
+
   get compressing(): boolean {
     return this.busy;
   }
@@ -226,13 +270,16 @@ export class TieredMemory {
     if (subject === '') return { ok: false, error: 'query_long_term_memory needs a hint' };
     if (this.ltm.length === 0) return { ok: true, answer: `I don't know anything about ${subject}.`, fromModel: false };
     if (!this.model) return { ok: false, error: 'no memory model is configured to answer from long-term memory' };
+    const { memories, whole } = this.longTermFor(subject);
+    if (memories.length === 0) return { ok: true, answer: `I don't know anything about ${subject}.`, fromModel: false };
+    const shown = whole ? `Full Long Term Memory:\n${memories.join('|')}` : `Long Term Memory (the ${memories.length} of ${this.ltm.length} statements related to the question):\n${memories.join('|')}`;
     const reply = await this.model.complete(
       {
         system: MEMORY_MANAGER_PROMPT,
         messages: [
           {
             role: 'user',
-            content: `Full Long Term Memory:\n${this.ltm.join('|')}\n\nWhat do I know about: ${subject}?\n\nAnswer in plain words; do not call a function. Call ${this.options.userName} by that name, not "you".`,
+            content: `${shown}\n\nWhat do I know about: ${subject}?\n\nAnswer in plain words; do not call a function. Call ${this.options.userName} by that name, not "you".`,
           },
         ],
       },
@@ -320,14 +367,18 @@ export class TieredMemory {
     const trimIndex = Math.max(1, Math.floor(this.stm.length * this.options.compressionRatioStm));
     const lost = this.stm.slice(0, trimIndex);
     this.log(`Moving ${lost.length} short-term memories into long-term memory`);
+    // A large memory: the manager rewrites the part related to the new memories, the rest stays.
+    const before = this.ltm;
+    const { memories: part, whole } = this.longTermFor(lost.join(' '));
+    const shown = whole ? `Full Long Term Memory:\n${part.join('|')}` : `Part of the Long Term Memory (the ${part.length} of ${before.length} statements related to the new memories):\n${part.join('|')}`;
     const reply = await this.call(model, {
       system: MEMORY_MANAGER_PROMPT,
       messages: [
         {
           role: 'user',
           content:
-            `Full Long Term Memory:\n${this.ltm.join('|')}\n\nNew memory or memories to incorporate:\n${lost.join('|')}\n\n` +
-            `Please make a function call to ${REWRITE_MEMORY} and pass in the whole long-term memory rewritten to hold the old and the new. ` +
+            `${shown}\n\nNew memory or memories to incorporate:\n${lost.join('|')}\n\n` +
+            `Please make a function call to ${REWRITE_MEMORY} and pass in the ${whole ? 'whole long-term memory' : 'part of the long-term memory shown'} rewritten to hold the old and the new. ` +
             'Change statements in place where you can and add only what is new; condense and reorganise so that it stays as dense as possible.',
         },
       ],
@@ -336,9 +387,10 @@ export class TieredMemory {
     const memories = reply.ok ? memoriesFrom(reply, REWRITE_MEMORY) : reply;
     if (!memories.ok) return this.fail(`Long-term memory update failed: ${memories.error}`);
     if (memories.value.length === 0) return this.fail(`Long-term memory update failed: ${REWRITE_MEMORY} was called with an empty memory`);
-    if (lost.some((memory, index) => this.stm[index] !== memory)) return this.unchanged();
+    if (this.ltm !== before || lost.some((memory, index) => this.stm[index] !== memory)) return this.unchanged();
     this.stm = this.stm.slice(trimIndex);
-    this.ltm = memories.value;
+    const replaced = new Set(part);
+    this.ltm = whole ? memories.value : [...before.filter((memory) => !replaced.has(memory)), ...memories.value];
     this.succeed();
     return { ok: true, value: lost.length };
   }

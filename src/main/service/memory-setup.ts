@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { SecretMask } from '../../shared/secret-mask';
 import type { PriceTable } from '../../shared/settings';
-import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type TieredMemoryDict } from '../memory';
+import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type OpenedBlackboard, type LoadableBlackboardStore, type TieredMemoryDict } from '../memory';
+import { compactBlackboard, type CompactionOptions, type CompactionReport } from '../memory/blackboard-compaction';
 import { RedisBlackboardStore } from '../memory/redis-stores';
 import { AgentMemory } from '../memory/facts';
 import { WorkingMemoryAgent, type WorkingMemoryManager } from '../memory/working';
@@ -31,6 +32,8 @@ export interface OpenedMemory {
    * failures the run did not hear about (it had ended).
    */
   save(): Promise<string[]>;
+  /** Folds finished tasks of the blackboard into one line each (the memory model writes them). */
+  compact(options: CompactionOptions): Promise<CompactionReport>;
 }
 
 /** `conv-3fa9c2d1`: short enough to type after `--conversation`. */
@@ -88,18 +91,13 @@ export async function openRunMemory(
   const reports = new WriteFailureReports();
   // What the memory keeps has the settings' secrets masked (the task, a question may hold one).
   const mask = <T>(value: T): T => secrets.deep(value);
-  const redis = backends.redis;
-  let board;
-  try {
-    board = await openBlackboard(settings.dataDir, { onWriteFailure: reports.report, mask }, redis ? { store: new RedisBlackboardStore(redis, { onWriteFailure: reports.report, mask }) } : {});
-  } catch (error) {
-    return { ok: false, message: `the blackboard cannot be loaded: ${(error as Error).message}` };
-  }
-  warnings.push(...board.warnings);
+  const board = await openSharedBlackboard(settings.dataDir, backends, mask, reports);
+  if (!board.ok) return board;
+  warnings.push(...board.board.warnings);
   // In the data directory the conversation's file follows every change; in Redis it is saved at the end.
-  const file = redis ? null : new ConversationFile(conversationPath(settings.dataDir, conversationId), conversation, { onWriteFailure: reports.report, mask });
+  const file = backends.redis ? null : new ConversationFile(conversationPath(settings.dataDir, conversationId), conversation, { onWriteFailure: reports.report, mask });
   const flush = async () => {
-    await Promise.all([board.store.flush(), file?.flush()]);
+    await Promise.all([board.board.store.flush(), file?.flush()]);
   };
   const store = backends.settings;
   const facts = store.facts.enabled
@@ -144,7 +142,7 @@ export async function openRunMemory(
     memory: {
       deps: {
         model,
-        blackboard: board.blackboard,
+        blackboard: board.board.blackboard,
         conversation,
         files: { onWriteFailure: (listener) => reports.subscribe(listener), flush },
         ...(facts ? { facts } : {}),
@@ -164,6 +162,40 @@ export async function openRunMemory(
         }
         return reports.takeUnheard();
       },
+      compact: (options) => compactBlackboard(board.board.blackboard, model, options),
     },
   };
+}
+
+type SharedBoard = { ok: true; board: OpenedBlackboard<LoadableBlackboardStore> } | { ok: false; message: string };
+
+/** The blackboard every run shares: in Redis when the backends use it, else in the data directory. */
+async function openSharedBlackboard(dataDir: string, backends: MemoryBackends, mask: <T>(value: T) => T, reports: WriteFailureReports): Promise<SharedBoard> {
+  const redis = backends.redis;
+  try {
+    const store: LoadableBlackboardStore | undefined = redis ? new RedisBlackboardStore(redis, { onWriteFailure: reports.report, mask }) : undefined;
+    return { ok: true, board: await openBlackboard<LoadableBlackboardStore>(dataDir, { onWriteFailure: reports.report, mask }, { store }) };
+  } catch (error) {
+    return { ok: false, message: `the blackboard cannot be loaded: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * `mnemo memory compact`: the shared blackboard opened on its own (no run), its finished tasks
+ * summarised, every line saved before this returns.
+ */
+export async function compactSharedBlackboard(
+  settings: RunSettings,
+  prices: PriceTable,
+  backends: MemoryBackends,
+  secrets: SecretMask,
+  options: CompactionOptions,
+): Promise<{ ok: true; report: CompactionReport; warnings: string[] } | { ok: false; message: string }> {
+  const reports = new WriteFailureReports();
+  const board = await openSharedBlackboard(settings.dataDir, backends, <T>(value: T): T => secrets.deep(value), reports);
+  if (!board.ok) return board;
+  const report = await compactBlackboard(board.board.blackboard, createTextModel(settings.memory.model, { prices }), options);
+  const saved = await board.board.store.flush();
+  if (!saved.ok && report.writeError === null) report.writeError = saved.error;
+  return { ok: true, report, warnings: board.board.warnings };
 }

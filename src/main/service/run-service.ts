@@ -42,7 +42,8 @@ import { keepDataDirPrivate } from '../disk/private-dir';
 import { describeWriteFailure, displayPath } from '../disk/write-failure';
 import { DisplayLock, displayName } from './display-lock';
 import { LiveRun, type RunHandle } from './live-run';
-import { openRunMemory } from './memory-setup';
+import { compactSharedBlackboard, openRunMemory, type OpenedMemory } from './memory-setup';
+import type { CompactionOptions, CompactionReport } from '../memory/blackboard-compaction';
 import { openMemoryBackends, type BackendsOpen, type MemoryBackends } from './memory-backends';
 import { MemoryService } from './memory-service';
 import type { MemoryStoreSettings } from '../settings/settings';
@@ -124,6 +125,9 @@ export interface ReplayRequest {
   model?: RunFlags;
 }
 
+/** Finished tasks summarised after each run at most (the newest; `mnemo memory compact` does the rest). */
+const COMPACT_AFTER_RUN = 5;
+
 export class RunService {
   private readonly env: NodeJS.ProcessEnv;
   private readonly runs = new Map<string, LiveRun>();
@@ -134,6 +138,8 @@ export class RunService {
   private privateDataDir: Promise<void> | null = null;
   /** The memory's storage, opened once per settings and shared by every run (one Redis connection). */
   private readonly backends = new Map<string, Promise<BackendsOpen>>();
+  /** The blackboard compaction after the last run, going on in the background (see compactAfterRun). */
+  private compaction: { stop: AbortController; done: Promise<void> } | null = null;
 
   constructor(private readonly deps: RunServiceDeps) {
     this.env = deps.env ?? process.env;
@@ -194,6 +200,8 @@ export class RunService {
     };
 
     await this.housekeeping();
+    // The last run's compaction stops where it is (each summary it wrote is whole) before this run reads the board.
+    await this.stopCompaction();
     const secrets = this.secretsFor(request.overrides);
     const mask = new SecretMask(secrets);
     const backends = await this.memoryBackends(run.memoryStore);
@@ -237,7 +245,7 @@ export class RunService {
       },
       {
         ...request.agent,
-        memory: { layers: run.memory.layers, pruning: run.memory.pruning },
+        memory: { layers: run.memory.layers, pruning: run.memory.pruning, budgets: run.memory.budgets },
         limits: { maxSteps: run.maxSteps, maxCostUsd: run.maxCostUsd, maxConsecutiveErrors: run.maxConsecutiveErrors, maxParseRetries: 3, ...request.agent?.limits },
         keepScreenshots: run.keepScreenshots,
         confirmationRules: run.confirmationRules,
@@ -254,6 +262,7 @@ export class RunService {
       // Failures during the run were said then, as notes; these came after it.
       for (const failure of await memory.memory.save()) this.log(`warning: ${failure}`);
       await release();
+      this.compactAfterRun(memory.memory);
     });
     return { ok: true, value: live };
   }
@@ -405,6 +414,8 @@ export class RunService {
     const runs = [...this.runs.values()];
     for (const run of runs) run.stop();
     await Promise.all(runs.map((run) => run.done));
+    // The summaries of the last run are written before the memory closes (a few model calls at most).
+    await this.compaction?.done;
     const backends = [...this.backends.values()];
     this.backends.clear();
     for (const opening of backends) {
@@ -425,6 +436,49 @@ export class RunService {
 
   private log(message: string): void {
     this.deps.log?.(this.redact(message));
+  }
+
+  /**
+   * Folds the tasks that just ended into the blackboard's one-line summaries, off the critical
+   * path: after the run has ended and released the display, while nobody waits for a step. The
+   * next run stops it first; what it wrote by then is whole, and the rest is done next time.
+   */
+  private compactAfterRun(memory: OpenedMemory): void {
+    const stop = new AbortController();
+    const done = memory
+      .compact({ limit: COMPACT_AFTER_RUN, signal: stop.signal })
+      .then((report) => {
+        if (report.writeError) this.log(`warning: ${report.writeError}`);
+        else if (report.failed.length > 0 && !stop.signal.aborted) this.log(`warning: the blackboard was not compacted: ${report.failed[0]?.error}`);
+      })
+      .catch((error: unknown) => this.log(`warning: the blackboard was not compacted: ${(error as Error).message}`))
+      .finally(() => {
+        if (this.compaction?.done === done) this.compaction = null;
+      });
+    this.compaction = { stop, done };
+  }
+
+  private async stopCompaction(): Promise<void> {
+    const compaction = this.compaction;
+    if (!compaction) return;
+    compaction.stop.abort();
+    await compaction.done;
+  }
+
+  /**
+   * `mnemo memory compact`: every finished task of the shared blackboard that has no summary yet
+   * gets one (newest first, at most `limit`), with progress; stops at `signal`.
+   */
+  async compactMemory(options: CompactionOptions = {}): Promise<ServiceResult<CompactionReport>> {
+    const settings = this.settings();
+    if (!settings.ok) return settings;
+    await this.stopCompaction();
+    const backends = await this.memoryBackends(settings.value.memoryStore);
+    if (!backends.ok) return backends;
+    const compacted = await compactSharedBlackboard(settings.value, settings.value.prices, backends.value, new SecretMask(this.secretsFor()), options);
+    if (!compacted.ok) return { ok: false, error: { kind: 'memory', message: compacted.message } };
+    for (const warning of compacted.warnings) this.log(`warning: ${warning}`);
+    return { ok: true, value: compacted.report };
   }
 
   private track(live: LiveRun, events: AsyncIterable<AgentEvent>, afterEnd: () => Promise<void>): void {

@@ -73,6 +73,8 @@ export interface RunSettings {
     model: ModelSettings;
     layers: { recentBudget?: number; summaryBudget?: number; budgetUnit?: 'chars' | 'tokens' };
     pruning: { cacheFriendly?: boolean; maxContextTokens?: number };
+    /** Tokens per memory section of the system prompt (the facts' is memoryStore.facts.promptBudgetTokens). */
+    budgets: { blackboard?: number; conversation?: number; workingMemory?: number };
   };
   store: StoreSettings;
   memoryStore: MemoryStoreSettings;
@@ -147,7 +149,7 @@ export function memoryStoreSettingsOf(config: LoadedConfig, flags: Pick<RunFlags
       key,
       facts: {
         enabled: facts.enabled ?? true,
-        promptBudgetTokens: facts.promptBudgetTokens ?? 600,
+        promptBudgetTokens: memory.budgets?.facts ?? facts.promptBudgetTokens ?? 600,
         autoDetect: facts.autoDetect ?? true,
         detectSubjects: facts.detectSubjects ?? ['user', 'machine'],
         subjects: facts.subjects ?? [],
@@ -215,6 +217,7 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
         model: memoryModel.data,
         layers: defined({ recentBudget: memory.recentBudget, summaryBudget: memory.summaryBudget, budgetUnit: memory.budgetUnit }),
         pruning: defined({ cacheFriendly: memory.cacheFriendly, maxContextTokens: memory.maxContextTokens }),
+        budgets: defined({ blackboard: memory.budgets?.blackboard, conversation: memory.budgets?.conversation, workingMemory: memory.budgets?.workingMemory }),
       },
       store: storeSettingsOf(config),
       memoryStore: memoryStore.settings,

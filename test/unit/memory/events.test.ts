@@ -48,6 +48,8 @@ describe('the memory snapshot', () => {
     expect(snapshot).toEqual({
       layers: { pending: 'Step 2 | Goal: select the 2019 invoices', recent: 'Step 1 | Eval: success | Goal: open the invoices folder', summary: '' },
       prunedSteps: [1, 2],
+      blackboardEarlier: {},
+      prompt: null,
       blackboard: {
         questions: [{ question: 'Delete or move?', answer: 'move' }],
         requests: [{ request: 'Archive the old invoices' }],
@@ -59,7 +61,7 @@ describe('the memory snapshot', () => {
       workingMemory: { conversationId: 'conv-1', memory: 'Invoices go to Archive/old.', status: 'success' },
     });
     expect(tracker.current).toEqual(snapshot);
-    expect(Object.keys(snapshot)).toEqual(['layers', 'prunedSteps', 'blackboard', 'conversation', 'facts', 'workingMemory']);
+    expect(Object.keys(snapshot)).toEqual(['layers', 'prunedSteps', 'blackboard', 'blackboardEarlier', 'prompt', 'conversation', 'facts', 'workingMemory']);
     expect(MemorySnapshotSchema.parse(JSON.parse(JSON.stringify(snapshot)))).toEqual(snapshot);
     expect(buildMemorySnapshot([])).toEqual(emptyMemorySnapshot());
   });

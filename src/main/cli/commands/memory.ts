@@ -5,6 +5,11 @@
  * saved, and the working memory.
  * Exit codes: 0 shown, 1 no such session, 2 bad arguments.
  *
+ * `mnemo memory compact [--limit N] [--json]`: folds each finished task of the shared blackboard that
+ * has no summary yet into one line written by the memory model (the full trajectory stays). Prints
+ * progress on stderr; with --json, the report. Exit codes: 0 done (also when nothing was pending),
+ * 1 some task could not be summarised or the memory cannot be used, 2 bad arguments.
+ *
  * `mnemo memory working --conversation ID [--json]`: a conversation's working memory (seed 002), as
  * kept now (the data directory, or Redis with --redis-url). Exit codes: 0 shown, 1 the conversation
  * has none or the memory cannot be used, 2 bad arguments.
@@ -15,7 +20,10 @@ import { buildMemorySnapshot, type MemoryChange, type MemorySnapshot } from '../
 import { defaultDataDir } from '../../settings/settings';
 import { readNamedSession } from '../session-lookup';
 import { failWith, memoryStoreOptions, openMemoryService, type MemoryStoreOptions } from './facts';
-import { ExitCode } from '../exit-codes';
+import { ExitCode, InvalidInputError } from '../exit-codes';
+import { parsePositiveInt } from '../options';
+import { loadConfig } from '../../settings/settings';
+import type { OperatorOpen } from '../../service/run-service';
 
 interface MemoryShowOptions {
   json?: boolean;
@@ -26,18 +34,31 @@ function section(title: string, body: string): string {
   return `${title}\n${body.trim() === '' ? '  (empty)' : body.replace(/^/gm, '  ')}\n`;
 }
 
+/** The memory sections of the last system prompt: budget, cost, what went in and what was left out. */
+function renderPrompt(prompt: MemorySnapshot['prompt']): string {
+  if (!prompt) return section('memory in the last prompt', '');
+  const rows = prompt.sections.map((part) => {
+    const budget = part.budgetTokens === null ? 'own limits' : `budget ${part.budgetTokens}`;
+    const left = part.omitted > 0 ? `; left out ${part.omitted}: ${part.leftOut}` : part.leftOut ? `; left out ${part.leftOut}` : '';
+    return `${part.name}: ~${part.usedTokens} tokens (${budget}); ${part.shown} shown${left}`;
+  });
+  return section(`memory in the last prompt (~${prompt.totalTokens} tokens)`, rows.join('\n'));
+}
+
 function renderSnapshot(snapshot: MemorySnapshot): string {
   const { layers, blackboard, conversation } = snapshot;
+  const earlier = (name: keyof MemorySnapshot['blackboard']) => (snapshot.blackboardEarlier[name] ? `(${snapshot.blackboardEarlier[name]} earlier items kept, not shown)\n` : '');
   const items = (list: ReadonlyArray<Record<string, unknown>>) => list.map((item) => JSON.stringify(item)).join('\n');
   return [
+    renderPrompt(snapshot.prompt),
     section('summary', layers.summary),
     section('recent', layers.recent),
     section('pending', layers.pending),
     section('screenshots pruned from the model input, steps', snapshot.prunedSteps.join(', ')),
-    section('blackboard: requests', items(blackboard.requests)),
-    section('blackboard: questions', items(blackboard.questions)),
-    section('blackboard: trajectories', items(blackboard.trajectories)),
-    section('blackboard: screenshots', items(blackboard.screenshots)),
+    section('blackboard: requests', earlier('requests') + items(blackboard.requests)),
+    section('blackboard: questions', earlier('questions') + items(blackboard.questions)),
+    section('blackboard: trajectories', earlier('trajectories') + items(blackboard.trajectories)),
+    section('blackboard: screenshots', earlier('screenshots') + items(blackboard.screenshots)),
     section('conversation: long-term', conversation.longTerm.join('\n')),
     section('conversation: short-term', conversation.shortTerm.join('\n')),
     section('conversation: context', conversation.context.map((m) => `${m.role}: ${m.content}`).join('\n')),
@@ -48,13 +69,16 @@ function renderSnapshot(snapshot: MemorySnapshot): string {
   ].join('\n');
 }
 
+/** Compaction drives no display. */
+const noOperator = async (): Promise<OperatorOpen> => ({ ok: false, message: 'mnemo memory compact does not use a display' });
+
 export function registerMemoryCommand(program: Command): void {
   const memory = program.command('memory').description('Inspect the memory of recorded runs');
   memory
     .command('show')
     .description('The memory at the end of a run: layers, pruned screenshots, blackboard, conversation, facts, working memory')
     .argument('<session-id>', 'a session id, a unique prefix of one, or "last"')
-    .option('--json', 'print {"layers":{"pending","recent","summary"},"prunedSteps":[...],"blackboard":{...},"conversation":{"context","shortTerm","longTerm"},"facts":{"loaded","saved","lastError"},"workingMemory":{"conversationId","memory","status"}}')
+    .option('--json', 'print {"layers":{"pending","recent","summary"},"prunedSteps":[...],"blackboard":{...},"blackboardEarlier":{...},"prompt":{"sections":[{"name","budgetTokens","usedTokens","shown","omitted","leftOut","text"}],"totalTokens"},"conversation":{"context","shortTerm","longTerm"},"facts":{"loaded","saved","lastError"},"workingMemory":{"conversationId","memory","status"}}')
     .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
     .action(async (ref: string, options: MemoryShowOptions) => {
       const session = await readNamedSession(resolve(options.dataDir ?? defaultDataDir()), ref);
@@ -63,6 +87,41 @@ export function registerMemoryCommand(program: Command): void {
       const snapshot = buildMemorySnapshot(changes);
       process.stdout.write(options.json ? `${JSON.stringify(snapshot)}\n` : renderSnapshot(snapshot));
     });
+
+  memoryStoreOptions(
+    memory
+      .command('compact')
+      .description('Fold each finished task of the shared blackboard into one line written by the memory model (nothing is removed)')
+      .option('--limit <n>', 'summarise at most this many tasks, the newest first (default: all)', parsePositiveInt('--limit'))
+      .option('--json', 'print {"pending","summarised","failed":[{"taskId","error"}],"stopped","writeError"}'),
+  ).action(async (options: MemoryStoreOptions & { limit?: number; json?: boolean }) => {
+    const config = await loadConfig(options);
+    if (!config.ok) throw new InvalidInputError(config.message);
+    const { RunService } = await import('../../service/run-service');
+    const flags = { ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}), ...(options.memoryKeyFile !== undefined ? { memoryKeyFile: options.memoryKeyFile } : {}) };
+    const service = new RunService({ config: config.config, flags, openOperator: noOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+    const stop = new AbortController();
+    // Ctrl+C stops after the summary being written; every one written so far is kept.
+    const interrupt = () => stop.abort();
+    process.once('SIGINT', interrupt);
+    try {
+      const compacted = await service.compactMemory({
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        signal: stop.signal,
+        onProgress: (progress) =>
+          process.stderr.write(`[${progress.done}/${progress.total}] ${progress.taskId}: ${progress.outcome.ok ? progress.outcome.summary : `not summarised: ${progress.outcome.error}`}\n`),
+      });
+      if (!compacted.ok) return failWith(compacted.error);
+      const report = compacted.value;
+      if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+      else process.stdout.write(`${report.summarised} of ${report.pending} finished tasks summarised${report.failed.length ? `, ${report.failed.length} not (they keep their plain line and are tried again)` : ''}${report.stopped ? '; stopped' : ''}\n`);
+      if (report.writeError) process.stderr.write(`mnemo: ${report.writeError}\n`);
+      if (report.failed.length > 0 || report.writeError) process.exitCode = ExitCode.errorResult;
+    } finally {
+      process.off('SIGINT', interrupt);
+      await service.close();
+    }
+  });
 
   memoryStoreOptions(
     memory

@@ -66,6 +66,8 @@ export function registerRunCommand(program: Command): void {
       // A run that stopped because of it already said so in its reason.
       if (outcome.recordFailure && !outcome.reason.includes(outcome.recordFailure)) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
       process.exitCode = exitCodeFor(outcome.status);
+      // The blackboard's summary of this task is written (by the memory model) before the process ends.
+      await service.close();
       // Terminal input would keep the process alive after the run.
       process.stdin.destroy();
     });

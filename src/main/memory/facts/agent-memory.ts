@@ -41,6 +41,8 @@ export interface LoadedFacts {
   facts: StoredFact[];
   text: string;
   tokens: number;
+  /** Candidates (found by the search, or the newest) that did not fit the budget. */
+  omitted: number;
 }
 
 export interface FactInput {
@@ -104,8 +106,9 @@ export class AgentMemory {
       chosen.push(fact);
       tokens += cost;
     }
-    if (chosen.length === 0) return { facts: [], text: '', tokens: 0 };
-    return { facts: chosen, text: [FACTS_PROMPT_HEADING, ...chosen.map(factLine)].join('\n'), tokens };
+    const omitted = ordered.length - chosen.length;
+    if (chosen.length === 0) return { facts: [], text: '', tokens: 0, omitted };
+    return { facts: chosen, text: [FACTS_PROMPT_HEADING, ...chosen.map(factLine)].join('\n'), tokens, omitted };
   }
 
   /** Saves one fact (the `save_fact` action, the CLI, the app). Throws `MemoryStoreError`. */

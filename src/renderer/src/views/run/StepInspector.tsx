@@ -209,5 +209,11 @@ export function describeChange(change: MemoryChange): string {
       return `facts ${change.op} (${change.source}): ${change.facts.map((fact) => fact.keyword).join(', ') || 'none'}${change.error ? ` — ${change.error}` : ''}`;
     case 'working-memory':
       return `working memory ${change.op} (${change.conversationId})${change.status ? `: ${change.status}` : ''}${change.error ? ` — ${change.error}` : ''}`;
+    case 'prompt':
+    case 'prompt-delta':
+      return `prompt memory: ~${change.totalTokens} tokens (${change.sections
+        .filter((section) => section.usedTokens > 0 || section.omitted > 0)
+        .map((section) => `${section.name} ${section.usedTokens}${section.budgetTokens !== null ? `/${section.budgetTokens}` : ''}${section.omitted ? `, ${section.omitted} left out` : ''}`)
+        .join('; ')})`;
   }
 }
