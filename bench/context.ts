@@ -4,6 +4,11 @@
  * step's text and screenshot) for the same run, and as the last line
  * `context ratio step200/step20: R` (goal R ≤ 1.2, while the naive prompt grows linearly).
  * Tokens are estimated as the pruning module does: text characters / 3, 800 per image.
+ *
+ * Then the cross-task run (bench/lib/cross-task.ts): 1,000 tasks of 5 steps each in one data
+ * directory, the system prompt's tokens at tasks 10, 100 and 1,000, and as the last line
+ * `cross-task prompt ratio task1000/task10: R` (goal R ≤ 1.2). MNEMO_BENCH_TASKS=N runs N tasks
+ * (a quick look; the ratio is then taken at the last task).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +22,7 @@ import { createDesktopOperator } from '../src/main/operator/desktop-operator';
 import { FileRunRecorder } from '../src/main/store/run-recorder';
 import { startMemoryModelServer, startScriptedServer, type RecordedRequest } from '../test/fixtures/openai-server';
 import { startPrivateXvfb } from './lib/xvfb';
+import { runCrossTask } from './lib/cross-task';
 
 const STEPS = 200;
 const REPORT_AT = [10, 20, 50, 100, 200];
@@ -102,3 +108,28 @@ try {
   await memoryServer.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+const TASKS = Number(process.env.MNEMO_BENCH_TASKS ?? 1000);
+const points = [10, 100, 1000].filter((task) => task < TASKS);
+points.push(TASKS);
+const crossStarted = Date.now();
+console.log(`\ncross-task: ${TASKS} tasks of 5 steps in one data directory and one conversation (scripted models, fake operator)`);
+const measured = await runCrossTask(TASKS, points, (task) => {
+  if (task % 50 === 0) process.stderr.write(`  ${task}/${TASKS} tasks, ${((Date.now() - crossStarted) / 1000).toFixed(0)} s\n`);
+});
+console.log(`${TASKS} tasks in ${((Date.now() - crossStarted) / 1000).toFixed(0)} s; estimated tokens (characters / ${charsPerToken}) of the system prompt at the task's last step`);
+console.log(' task  system  memory  blackboard  conversation  working  facts  layers  seed-board');
+for (const point of measured) {
+  const used = (name: string) => String(point.prompt?.sections.find((section) => section.name === name)?.usedTokens ?? 0);
+  console.log(
+    `${String(point.task).padStart(5)} ${String(point.systemTokens).padStart(7)} ${String(point.prompt?.totalTokens ?? 0).padStart(7)} ${used('blackboard').padStart(11)} ${used('conversation').padStart(13)} ${used('workingMemory').padStart(8)} ${used('facts').padStart(6)} ${used('layers').padStart(7)} ${String(point.seedBoardTokens).padStart(11)}`,
+  );
+}
+const first = measured[0] as (typeof measured)[number];
+const lastPoint = measured.at(-1) as (typeof measured)[number];
+for (const point of measured.slice(1)) {
+  const left = point.prompt?.sections.filter((section) => section.omitted > 0).map((section) => `${section.name}: ${section.leftOut}`) ?? [];
+  if (left.length > 0) console.log(`left out at task ${point.task}: ${left.join('; ')}`);
+}
+console.log(`seed rendering of the blackboard, task${lastPoint.task}/task${first.task}: ${(lastPoint.seedBoardTokens / Math.max(1, first.seedBoardTokens)).toFixed(1)}`);
+console.log(`cross-task prompt ratio task${lastPoint.task}/task${first.task}: ${(lastPoint.systemTokens / first.systemTokens).toFixed(2)}`);

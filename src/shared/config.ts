@@ -92,7 +92,7 @@ export const MemoryConfigSchema = z.object({
   working: WorkingMemoryConfigSchema.optional(),
   /**
    * Estimated tokens each memory section may take in the system prompt (defaults: blackboard
-   * 1200, conversation 600, workingMemory 300, facts 600). What does not fit stays in memory: the
+   * 600, conversation 300, workingMemory 300, facts 600). What does not fit stays in memory: the
    * section shows the most recent and the most relevant entries and says how many it left out.
    */
   budgets: z

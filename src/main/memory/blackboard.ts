@@ -209,12 +209,13 @@ export class Blackboard {
     return lines.join('\n');
   }
 
+  /** The board's content; its items are read-only (frozen) and shared, not copied. */
   blackboardToDict(): BlackboardDict {
     return {
-      questions: this.sections.questions.toListOfDicts(),
-      requests: this.sections.requests.toListOfDicts(),
-      trajectories: this.sections.trajectories.toListOfDicts(),
-      screenshots: this.sections.screenshots.toListOfDicts(),
+      questions: this.sections.questions.frozenContent,
+      requests: this.sections.requests.frozenContent,
+      trajectories: this.sections.trajectories.frozenContent,
+      screenshots: this.sections.screenshots.frozenContent,
     };
   }
 

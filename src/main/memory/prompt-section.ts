@@ -15,10 +15,13 @@ export interface PromptBudgets {
 }
 
 /**
- * Together with the facts' 600, about 2,700 tokens of memory, well inside any vision model's
- * context, next to the layers (bounded on their own) and the screenshots.
+ * Together with the facts' 600, at most 1,800 tokens of memory besides the layers (bounded on
+ * their own): well inside any vision model's context, and small next to the screenshots. The
+ * blackboard's 600 hold about ten one-line tasks (the most recent and those a search finds
+ * relevant); the conversation's 300 its last messages and the memories that bear on the task
+ * (the agent asks long-term memory for more with query_long_term_memory).
  */
-export const DEFAULT_PROMPT_BUDGETS: PromptBudgets = { blackboard: 1200, conversation: 600, workingMemory: 300 };
+export const DEFAULT_PROMPT_BUDGETS: PromptBudgets = { blackboard: 600, conversation: 300, workingMemory: 300 };
 
 /** Tokens a text costs in a prompt: the pruner's estimate, so all budgets speak one measure. */
 export function tokensOf(text: string): number {

@@ -31,9 +31,19 @@ export const MEMORY_ITEM_FIELDS = [
 export type MemoryItemField = (typeof MEMORY_ITEM_FIELDS)[number];
 
 
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 /** One step: keyed values, each item with its own keys, in the order they were first set. */
 export class MemoryItem {
   private readonly values = new Map<string, JsonValue>();
+  /** The fields as one frozen copy, made when first asked for and kept until a field changes. */
+  private frozenDict: Readonly<MemoryItemData> | null = null;
 
   constructor(values?: MemoryItemData) {
     if (values) this.addValuesFromDict(values);
@@ -41,6 +51,7 @@ export class MemoryItem {
 
   /** Sets one field; `undefined` removes it. */
   setValue(key: string, value: JsonValue | undefined): void {
+    this.frozenDict = null;
     if (value === undefined) this.values.delete(key);
     else this.values.set(key, value);
   }
@@ -77,6 +88,16 @@ export class MemoryItem {
   /** A copy of the fields: changing it does not change the item. */
   toDict(): MemoryItemData {
     return structuredClone(Object.fromEntries(this.values)) as MemoryItemData;
+  }
+
+  /**
+   * The fields, read-only: the same frozen copy until a field changes. A board of thousands of
+   * items is read whole at every change (persisted, reported, rendered); copying each item every
+   * time made that cost grow with everything the board ever held.
+   */
+  frozen(): Readonly<MemoryItemData> {
+    this.frozenDict ??= deepFreeze(this.toDict());
+    return this.frozenDict;
   }
 
   fromDict(data: MemoryItemData): void {
@@ -170,6 +191,11 @@ export class MemoryItemList {
 
   get listContent(): MemoryItemData[] {
     return this.items.map((item) => item.toDict());
+  }
+
+  /** The items' fields, read-only (see MemoryItem.frozen): no copy of any item is made. */
+  get frozenContent(): Array<Readonly<MemoryItemData>> {
+    return this.items.map((item) => item.frozen());
   }
 
   get length(): number {
