@@ -44,6 +44,7 @@ describe('layers of src/main', () => {
     ['src/main/store/probe.ts', '../disk/files'],
     ['src/main/memory/probe.ts', '../disk/files'],
     ['src/main/memory/probe.ts', '../disk/process-exists'],
+    ['src/main/store/probe.ts', '../disk/folder-walk'],
   ];
   for (const [file, from] of allowed) {
     it(`allows ${from} in ${file}`, async () => {
