@@ -7,44 +7,29 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
-import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
-import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { runX } from '../fixtures/desktop/display';
+import { screenshotOnFailure, useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
 
 const MNEMO = resolve('bin/mnemo.js');
-let display: string;
-let server: EventServer;
-let kiosk: Kiosk;
+const page = useKioskPage();
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-cli-'));
 
-function mnemo(args: string[], env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display }) {
+function mnemo(args: string[], env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: page.display }) {
   const run = spawnSync(process.execPath, [MNEMO, ...args], { env, encoding: 'utf8', timeout: 60_000 });
   return { code: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
 }
 
-beforeAll(async () => {
-  display = requireDisplay();
-  server = await startEventServer();
-  kiosk = await launchKiosk(server, { display });
-});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-afterAll(async () => {
-  await kiosk?.close();
-  await server?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-beforeEach(async ({ task, onTestFailed }) => {
-  onTestFailed(async () => {
-    await failureScreenshot(display, `cli-${task.name}`);
-  });
+screenshotOnFailure(page, 'cli');
+beforeEach(async () => {
   // Away from the fail-safe corner, whatever an earlier test left.
-  await runX(display, 'xdotool', ['mousemove', '640', '600']);
-  await kiosk.focus();
-  await server.reset();
-  server.clear();
+  await runX(page.display, 'xdotool', ['mousemove', '640', '600']);
+  await page.kiosk.focus();
+  await page.server.reset();
+  page.server.clear();
 });
 
 describe('mnemo displays', () => {
@@ -97,48 +82,48 @@ describe('mnemo act', () => {
     const run = mnemo(['act', '--json', JSON.stringify({ type: 'click', ...target })]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, type: 'click', points: [target] });
-    await server.waitForType('click', (e) => e.target === 'btn-center' && e.clientX === target.x && e.clientY === target.y);
+    await page.server.waitForType('click', (e) => e.target === 'btn-center' && e.clientX === target.x && e.clientY === target.y);
   });
 
   it('maps --image coordinates onto the display', async () => {
     // btn-tr's centre (1220, 30) in a 640x400 image is (610, 15).
     const run = mnemo(['act', '--image', '640x400', '--json', '{"type":"click","x":610,"y":15}']);
     expect(run.code, run.stderr).toBe(0);
-    await server.waitForType('click', (e) => e.target === 'btn-tr');
+    await page.server.waitForType('click', (e) => e.target === 'btn-tr');
   });
 
   it('types into the field', async () => {
-    await server.focus('field');
+    await page.server.focus('field');
     const text = 'CLI: ¡Hola! #1 → ok';
     const run = mnemo(['act', '--json', JSON.stringify({ type: 'type', text })]);
     expect(run.code, run.stderr).toBe(0);
-    await expect.poll(async () => (await server.state()).field.value, { timeout: 5000 }).toBe(text);
+    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 5000 }).toBe(text);
   });
 
   it('keeps a key held by key_down after the command exits, until key_up', async () => {
     expect(mnemo(['act', '--json', '{"type":"key_down","keys":["shift"]}']).code).toBe(0);
     expect(mnemo(['act', '--json', '{"type":"click","x":300,"y":200}']).code).toBe(0);
-    expect(await server.waitForType('click', (e) => e.clientX === 300)).toMatchObject({ shiftKey: true });
+    expect(await page.server.waitForType('click', (e) => e.clientX === 300)).toMatchObject({ shiftKey: true });
     expect(mnemo(['act', '--json', '{"type":"key_up","keys":["shift"]}']).code).toBe(0);
     expect(mnemo(['act', '--json', '{"type":"click","x":310,"y":200}']).code).toBe(0);
-    expect(await server.waitForType('click', (e) => e.clientX === 310)).toMatchObject({ shiftKey: false });
+    expect(await page.server.waitForType('click', (e) => e.clientX === 310)).toMatchObject({ shiftKey: false });
   });
 
   it('keeps a button held by mouse_down after the command exits, until mouse_up', async () => {
     expect(mnemo(['act', '--json', '{"type":"mouse_down","x":200,"y":100}']).code).toBe(0);
     expect(mnemo(['act', '--json', '{"type":"mouse_move","x":400,"y":300}']).code).toBe(0);
-    const move = await server.waitForType('mousemove', (e) => e.clientX === 400 && e.clientY === 300);
+    const move = await page.server.waitForType('mousemove', (e) => e.clientX === 400 && e.clientY === 300);
     expect(move.buttons).toBe(1);
     expect(mnemo(['act', '--json', '{"type":"mouse_up","x":400,"y":300}']).code).toBe(0);
-    await server.waitForType('mouseup', (e) => e.clientX === 400 && e.button === 0);
+    await page.server.waitForType('mouseup', (e) => e.clientX === 400 && e.button === 0);
   });
 
   it('an error result exits 1 and clicks nothing', async () => {
     const run = mnemo(['act', '--json', '{"type":"click","x":5000,"y":10}']);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { kind: 'out_of_bounds', message: expect.stringMatching(/5000/) } });
-    await server.settle(200);
-    expect(server.events().filter((e) => e.type === 'mousedown')).toEqual([]);
+    await page.server.settle(200);
+    expect(page.server.events().filter((e) => e.type === 'mousedown')).toEqual([]);
   });
 
   it('refuses every action while the mouse is in the fail-safe corner (exit 1, user_abort)', async () => {
@@ -146,8 +131,8 @@ describe('mnemo act', () => {
     const run = mnemo(['act', '--json', '{"type":"click","x":300,"y":200}']);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { kind: 'user_abort' } });
-    await server.settle(200);
-    expect(server.events().filter((e) => e.type === 'click')).toEqual([]);
+    await page.server.settle(200);
+    expect(page.server.events().filter((e) => e.type === 'click')).toEqual([]);
   });
 
   const invalid: Array<[string[], RegExp]> = [

@@ -11,11 +11,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
-import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
-import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
-import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startScriptedServer, type ScriptedReply } from '../fixtures/openai-server';
+import { runX } from '../fixtures/desktop/display';
+import { screenshotOnFailure, useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 
@@ -24,10 +23,7 @@ const toImage = (p: { x: number; y: number }) => ({ x: Math.round((p.x * IMAGE.w
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-disk-full-'));
 const mounted: string[] = [];
-let display: string;
-let memoryModel: ScriptedServer;
-let pageServer: EventServer;
-let kiosk: Kiosk;
+const page = useKioskPage({ memoryModel: true });
 
 /** A fresh tmpfs of `size` (e.g. 600k), unmounted in afterAll. */
 function smallDisk(size: string): string {
@@ -46,16 +42,7 @@ function filesUnder(root: string, prefix = ''): string[] {
   });
 }
 
-beforeAll(async () => {
-  display = requireDisplay();
-  memoryModel = await startMemoryModelServer();
-  pageServer = await startEventServer();
-  kiosk = await launchKiosk(pageServer, { display });
-});
-afterAll(async () => {
-  await kiosk?.close();
-  await pageServer?.close();
-  await memoryModel?.close();
+afterAll(() => {
   for (const dir of mounted) spawnSync('umount', [dir]);
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -76,12 +63,12 @@ interface Outcome {
  * every free byte of the disk (nothing of the run is being written then).
  */
 async function typeSixtyNumbers(options: { fillAt?: number } = {}): Promise<Outcome> {
-  await runX(display, 'xdotool', ['mousemove', '640', '700']);
-  await kiosk.focus();
-  await pageServer.reset();
-  pageServer.clear();
+  await runX(page.display, 'xdotool', ['mousemove', '640', '700']);
+  await page.kiosk.focus();
+  await page.server.reset();
+  page.server.clear();
   const dataDir = smallDisk('600k');
-  writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } } }));
+  writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: page.memoryModel.url } } }));
   const field = toImage(centreOf(TARGET_LAYOUT.field));
   const model = await startScriptedServer({
     replies: (request): ScriptedReply => {
@@ -94,7 +81,7 @@ async function typeSixtyNumbers(options: { fillAt?: number } = {}): Promise<Outc
   try {
     const run = await runMnemo(
       ['run', 'Type sixty numbers', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--max-steps', '60', '--json', '--non-interactive'],
-      { env: { DISPLAY: display, OPENAI_API_KEY: '' } },
+      { env: { DISPLAY: page.display, OPENAI_API_KEY: '' } },
     );
     const events = jsonLines(run.stdout);
     const id = String(events[0]?.runId);
@@ -139,8 +126,8 @@ async function expectStoppedOnRecord(run: Outcome): Promise<{ reason: string; st
     .map((line) => JSON.parse(line) as { type: string; action?: { type: string; text?: string }; result?: { ok: boolean } });
   const typedOnRecord = recorded.filter((e) => e.type === 'action' && e.action?.type === 'type').map((e) => e.action?.text ?? '');
   expect(typedOnRecord.length).toBeGreaterThan(0);
-  await pageServer.settle(300, 10_000);
-  const state = await pageServer.state();
+  await page.server.settle(300, 10_000);
+  const state = await page.server.state();
   expect(state.field.value).toBe(typedOnRecord.join(''));
   expect(run.events.filter((e) => e.type === 'action').length).toBe(recorded.filter((e) => e.type === 'action').length);
   return { reason, steps };
@@ -172,11 +159,7 @@ function expectMemoryFilesWhole(dataDir: string): void {
 }
 
 describe('a data directory whose disk fills up during a run', () => {
-  beforeEach(({ task, onTestFailed }) => {
-    onTestFailed(async () => {
-      await failureScreenshot(display, `disk-full-${task.name}`);
-    });
-  });
+  screenshotOnFailure(page, 'disk-full');
 
   it('filled by its own screenshots: stops at the first failed write, says why, nothing more reaches the page', async () => {
     const run = await typeSixtyNumbers();

@@ -8,11 +8,10 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
-import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
-import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
-import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type ScriptedReply } from '../fixtures/openai-server';
+import { runX } from '../fixtures/desktop/display';
+import { screenshotOnFailure, useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
 import { jsonLines, runMnemo, type CliRun } from '../fixtures/mnemo-cli';
 import { filesHolding, piecesIn } from '../fixtures/secrets';
@@ -22,34 +21,18 @@ const toImage = (p: { x: number; y: number }) => ({ x: Math.round((p.x * IMAGE.w
 const KEY = 'sk-proj-T3stK3y9xQ2mVbN7cRwZ4hLp8dYf';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-privacy-'));
-let display: string;
-let memoryModel: ScriptedServer;
-let pageServer: EventServer;
-let kiosk: Kiosk;
+const page = useKioskPage({ memoryModel: true });
 
-beforeAll(async () => {
-  display = requireDisplay();
-  memoryModel = await startMemoryModelServer();
-  pageServer = await startEventServer();
-  kiosk = await launchKiosk(pageServer, { display });
-});
-afterAll(async () => {
-  await kiosk?.close();
-  await pageServer?.close();
-  await memoryModel?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
-beforeEach(async ({ task, onTestFailed }) => {
-  onTestFailed(async () => {
-    await failureScreenshot(display, `privacy-${task.name}`);
-  });
-  await runX(display, 'xdotool', ['mousemove', '640', '700']);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+screenshotOnFailure(page, 'privacy');
+beforeEach(async () => {
+  await runX(page.display, 'xdotool', ['mousemove', '640', '700']);
 });
 
 /** A config file outside the data directory, so that everything in it is Mnemo's own. */
 function configFile(extra: Record<string, unknown> = {}): string {
   const path = join(mkdtempSync(join(scratch, 'config-')), 'config.json');
-  writeFileSync(path, JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } }, ...extra }));
+  writeFileSync(path, JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: page.memoryModel.url } }, ...extra }));
   return path;
 }
 
@@ -58,7 +41,7 @@ function tool(actions: unknown[], thought: string, extra: Partial<ScriptedReply>
 }
 
 function mnemo(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  return runMnemo(args, { env: { DISPLAY: display, OPENAI_API_KEY: '', ...env } });
+  return runMnemo(args, { env: { DISPLAY: page.display, OPENAI_API_KEY: '', ...env } });
 }
 
 /** Every folder and file under `root`, with its permission bits in octal. */
@@ -152,9 +135,9 @@ describe('the API key is never written', () => {
   }
 
   it('echoed by the provider in an error body, a streamed reply and a tool argument: no trace in the data directory or the output', async () => {
-    await kiosk.focus();
-    await pageServer.reset();
-    pageServer.clear();
+    await page.kiosk.focus();
+    await page.server.reset();
+    page.server.clear();
     const dataDir = join(mkdtempSync(join(scratch, 'key-')), 'data');
     const config = configFile();
     const env = { OPENAI_API_KEY: KEY };
@@ -195,8 +178,8 @@ describe('the API key is never written', () => {
       expect(events.some((e) => e.type === 'thought-delta')).toBe(true);
       expect(events.at(-1)).toMatchObject({ type: 'run-finished', status: 'finished', summary: 'Typed ******** into the field.' });
       // The action itself was carried out as the model asked: only the record is masked.
-      await pageServer.settle(300, 10_000);
-      expect((await pageServer.state()).field.value).toBe(KEY);
+      await page.server.settle(300, 10_000);
+      expect((await page.server.state()).field.value).toBe(KEY);
       outputs.push(run);
       const id = String(events[0]?.runId);
       for (const command of [['show', id, '--json'], ['show', id], ['sessions', '--json'], ['memory', 'show', id, '--json'], ['export', id, '--json', join(dataDir, 'raw.json'), '--html', join(dataDir, 'report.html')]]) {

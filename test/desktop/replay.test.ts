@@ -10,16 +10,16 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computerToolDefinition } from '../../src/main/model/families';
 import { assessDivergence, decodeGrey, DEFAULT_DIVERGENCE_THRESHOLDS, summarizeMeasurements } from '../../src/main/replay/divergence';
 import { planReplay, targetsOf } from '../../src/main/replay/plan';
 import { readSession } from '../../src/main/store/session-reader';
 import { MASK } from '../../src/main/run/masking';
-import { decodeDataUrl, imagesIn, startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
-import { startEventServer, type EventServer, type PageState } from '../fixtures/desktop/event-server';
-import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
-import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
+import { decodeDataUrl, imagesIn, startScriptedServer, type ScriptedReply } from '../fixtures/openai-server';
+import type { PageState } from '../fixtures/desktop/event-server';
+import { runX } from '../fixtures/desktop/display';
+import { screenshotOnFailure, useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, shiftRect, TARGET_LAYOUT } from '../fixtures/desktop/layout';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 
@@ -43,12 +43,14 @@ interface CliOutcome {
   events: Event[];
 }
 
-let display: string;
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-replay-'));
+/** The page, and the memory model's own server: its summaries never take a scripted agent reply. */
+const page = useKioskPage({ memoryModel: true });
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function mnemo(args: string[], options: { input?: string; onEvent?: (event: Event, kill: () => void) => void } = {}): Promise<CliOutcome> {
   const run = await runMnemo(args, {
-    env: { DISPLAY: display, OPENAI_API_KEY: '' },
+    env: { DISPLAY: page.display, OPENAI_API_KEY: '' },
     ...(options.input !== undefined ? { input: options.input } : {}),
     onEvent: (event, child) => options.onEvent?.(event as unknown as Event, () => child.kill('SIGINT')),
   });
@@ -59,12 +61,9 @@ function toolCall(actions: unknown[], thought: string): ScriptedReply {
   return { text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] };
 }
 
-/** The memory model's own server: its summaries never take a scripted agent reply. */
-let memoryModel: ScriptedServer;
-
 function newDataDir(): string {
   const dir = mkdtempSync(join(scratch, 'data-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } } }));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: page.memoryModel.url } } }));
   return dir;
 }
 
@@ -102,34 +101,18 @@ const sessionOf = (outcome: CliOutcome) => outcome.events[0]!.runId as string;
 
 const stepStarts = (events: Event[]) => events.filter((e) => e.type === 'step-started').map((e) => ({ step: e.step as number, at: e.at as number }));
 
-let pageServer: EventServer;
-let kiosk: Kiosk;
-
-beforeAll(async () => {
-  display = requireDisplay();
-  memoryModel = await startMemoryModelServer();
-  pageServer = await startEventServer();
-  kiosk = await launchKiosk(pageServer, { display });
-});
-afterAll(async () => {
-  await memoryModel?.close();
-  await kiosk?.close();
-  await pageServer?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
 /** The page as every recording and every replay starts from: form in place or moved, empty, focused, pointer parked. */
 async function preparePage(shift = { dx: 0, dy: 0 }): Promise<PageState> {
-  await runX(display, 'xdotool', ['mousemove', '640', '700']);
-  await kiosk.focus();
-  await pageServer.shift(shift.dx, shift.dy);
-  const state = await pageServer.reset();
-  pageServer.clear();
+  await runX(page.display, 'xdotool', ['mousemove', '640', '700']);
+  await page.kiosk.focus();
+  await page.server.shift(shift.dx, shift.dy);
+  const state = await page.server.reset();
+  page.server.clear();
   return state;
 }
 
 /** Clicks, presses and focus changes the page received, for messages. */
-const clicks = () => pageServer.events().filter((e) => e.type === 'mousedown' || e.type === 'mouseup' || e.type === 'click');
+const clicks = () => page.server.events().filter((e) => e.type === 'mousedown' || e.type === 'mouseup' || e.type === 'click');
 
 describe('replaying a recorded form-filling run', () => {
   let dataDir: string;
@@ -150,17 +133,13 @@ describe('replaying a recorded form-filling run', () => {
       toolCall([{ type: 'finished', summary: 'The form is filled and submitted.' }], 'Done.'),
     ]);
     // The recording really filled the form.
-    const state = await pageServer.state();
+    const state = await page.server.state();
     if (state.field.value !== NAME || state.area.value !== NOTES) throw new Error(`the recording did not fill the form: ${JSON.stringify([state.field.value, state.area.value])}`);
     [recordedId] = sessionIds(dataDir) as [string];
     recordedEvents = readEvents(dataDir, recordedId);
   }, 120_000);
 
-  beforeEach(async ({ task, onTestFailed }) => {
-    onTestFailed(async () => {
-      await failureScreenshot(display, `replay-${task.name}`);
-    });
-  });
+  screenshotOnFailure(page, 'replay');
 
   it('reproduces the end state on an unchanged page, at the recorded pace divided by --speed, and records itself as a linked session', async () => {
     await preparePage();
@@ -169,10 +148,10 @@ describe('replaying a recorded form-filling run', () => {
     expect(replay.code, replay.stderr).toBe(0);
 
     // The effects, where they land.
-    const state = await pageServer.state();
+    const state = await page.server.state();
     expect(state.field.value).toBe(NAME);
     expect(state.area.value).toBe(NOTES);
-    await pageServer.waitForType('click', (e) => e.target === 'btn-center');
+    await page.server.waitForType('click', (e) => e.target === 'btn-center');
     expect(clicks().filter((e) => e.type === 'click').map((e) => (e as { target: string }).target)).toEqual(['field', 'area', 'btn-center']);
 
     // The events: every recorded step, no divergence, finished with the recorded summary.
@@ -242,9 +221,9 @@ describe('replaying a recorded form-filling run', () => {
 
     // Nothing was done on the page: no action, no click anywhere, the field still empty.
     expect(replay.events.filter((e) => e.type === 'action')).toEqual([]);
-    await pageServer.settle(300);
+    await page.server.settle(300);
     expect(clicks()).toEqual([]);
-    expect((await pageServer.state()).field.value).toBe('');
+    expect((await page.server.state()).field.value).toBe('');
     expect(readMeta(dataDir, sessionOf(replay))).toMatchObject({ status: 'failed', replayOf: recordedId });
   });
 
@@ -264,10 +243,10 @@ describe('replaying a recorded form-filling run', () => {
       const replay = await mnemo(['replay', recordedId, '--policy', 'reground', '--speed', 'max', '--data-dir', dataDir, '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--json']);
       expect(replay.code, replay.stderr).toBe(0);
 
-      const state = await pageServer.state();
+      const state = await page.server.state();
       expect(state.field.value).toBe(NAME);
       expect(state.area.value).toBe(NOTES);
-      await pageServer.waitForType('click', (e) => e.target === 'btn-center');
+      await page.server.waitForType('click', (e) => e.target === 'btn-center');
       // Every click landed on the moved elements, none on the empty page where they had been.
       expect(clicks().filter((e) => e.type === 'click').map((e) => (e as { target: string }).target)).toEqual(['field', 'area', 'btn-center']);
 
@@ -305,7 +284,7 @@ describe('replaying a recorded form-filling run', () => {
     expect(types).toContain('ask-user');
     expect(replay.events.find((e) => e.type === 'user-answer')).toMatchObject({ step: 1, kind: 'confirmation', answer: 'stop' });
     expect(replay.events.at(-1)).toMatchObject({ type: 'run-finished', status: 'refused', reason: expect.stringMatching(/^the user stopped the replay at step 1/) });
-    await pageServer.settle(300);
+    await page.server.settle(300);
     expect(clicks()).toEqual([]);
   });
 
@@ -324,7 +303,7 @@ describe('replaying a recorded form-filling run', () => {
     expect(asked).toContain(2);
     expect(replay.events.filter((e) => e.type === 'user-answer').map((e) => e.answer)).toEqual(['skip', ...asked.slice(1).map(() => 'yes')]);
     // Step 1 (click the field, type the name) skipped; the others replayed at the recorded points.
-    const state = await pageServer.state();
+    const state = await page.server.state();
     expect(state.field.value).toBe('');
     expect(state.area.value).toBe(NOTES);
     expect(clicks().filter((e) => e.type === 'click').map((e) => (e as { target: string }).target)).toEqual(['area', 'btn-center']);
@@ -350,7 +329,7 @@ describe('replaying a recorded form-filling run', () => {
     expect(replay.events.filter((e) => e.type === 'step-started')).toHaveLength(1);
     expect(readMeta(dataDir, sessionOf(replay))).toMatchObject({ status: 'aborted', replayOf: recordedId });
     // Step 1 ran (the name is typed), step 2 never did.
-    const state = await pageServer.state();
+    const state = await page.server.state();
     expect(state.field.value).toBe(NAME);
     expect(state.area.value).toBe('');
   });
@@ -397,7 +376,7 @@ describe('a recorded secret', () => {
     expect(replay.stderr).toMatch(new RegExp(`^replaying session ${recordedId}: Type the password\npolicy stop, no pauses\n`));
     expect(replay.stderr).toMatch(/\nfailed: step 1 types a secret that the recording masks \(\*{8}\): it cannot be replayed; replay with the ask policy to type it yourself\n/);
     expect(replay.stderr).toMatch(/replay session \S+ in /);
-    await pageServer.settle(300);
+    await page.server.settle(300);
     expect(clicks()).toEqual([]);
   });
 
@@ -405,7 +384,7 @@ describe('a recorded secret', () => {
     await preparePage();
     const replay = await mnemo(['replay', recordedId, '--policy', 'ask', '--data-dir', dataDir, '--speed', 'max', '--json'], { input: `${SECRET}\n` });
     expect(replay.code, replay.stderr).toBe(0);
-    expect((await pageServer.state()).field.value).toBe(SECRET);
+    expect((await page.server.state()).field.value).toBe(SECRET);
     expect(replay.events.find((e) => e.type === 'user-answer')).toMatchObject({ kind: 'question', answer: MASK });
     expect(readFileSync(join(dataDir, 'sessions', sessionOf(replay), 'events.jsonl'), 'utf8')).not.toContain(SECRET);
     expect(replay.stdout).not.toContain(SECRET);

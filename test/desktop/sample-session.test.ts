@@ -11,9 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSession } from '../../src/main/store/session-reader';
 import { sampleSessionId } from '../../src/main/store/sample-session';
-import { launchKiosk, type Kiosk } from '../fixtures/desktop/chromium';
-import { requireDisplay, runX } from '../fixtures/desktop/display';
-import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
+import { runX } from '../fixtures/desktop/display';
+import { useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply } from '../fixtures/openai-server';
@@ -27,19 +26,10 @@ const toImage = (p: { x: number; y: number }) => ({ x: Math.round(p.x / 2), y: M
 const tool = (actions: unknown[], thought: string): ScriptedReply => ({ text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] });
 
 describe.runIf(process.env.MNEMO_RECORD_SAMPLE === '1')('recording the sample session', () => {
-  let display: string;
-  let page: EventServer;
-  let kiosk: Kiosk;
+  const page = useKioskPage();
   beforeAll(async () => {
-    display = requireDisplay();
-    page = await startEventServer();
-    kiosk = await launchKiosk(page, { display });
-    await runX(display, 'xdotool', ['mousemove', '640', '700']);
-    await kiosk.focus();
-  });
-  afterAll(async () => {
-    await kiosk?.close();
-    await page?.close();
+    await runX(page.display, 'xdotool', ['mousemove', '640', '700']);
+    await page.kiosk.focus();
   });
 
   it('runs the sample task for real and keeps its record in samples/first-session/', async () => {
@@ -56,10 +46,10 @@ describe.runIf(process.env.MNEMO_RECORD_SAMPLE === '1')('recording the sample se
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ image: { maxWidth: 640, quality: 60 }, memory: { model: { baseUrl: memoryModel.url } } }));
     try {
       const run = await runMnemo(['run', 'Type "Ada Lovelace" into the name field and press the button', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive'], {
-        env: { DISPLAY: display, OPENAI_API_KEY: '' },
+        env: { DISPLAY: page.display, OPENAI_API_KEY: '' },
       });
       expect(run.code, run.stderr).toBe(0);
-      expect((await page.state()).field.value).toBe('Ada Lovelace');
+      expect((await page.server.state()).field.value).toBe('Ada Lovelace');
       const id = jsonLines(run.stdout)[0]?.runId as string;
       rmSync(SAMPLE_DIR, { recursive: true, force: true });
       cpSync(join(dataDir, 'sessions', id), SAMPLE_DIR, { recursive: true });

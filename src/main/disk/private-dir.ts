@@ -6,34 +6,28 @@
  * owns it), the line says so and Mnemo goes on.
  */
 import type { Stats } from 'node:fs';
-import { chmod, lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, lstat } from 'node:fs/promises';
 import { errorMessage, makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './files';
+import { walkFolder } from './folder-walk';
 import { displayPath } from './write-failure';
 
 const octal = (mode: number) => (mode & 0o777).toString(8).padStart(3, '0');
 
 /** Sets owner-only modes below `folder` (links are not followed); the count that could not be set. */
 export async function tightenBelow(folder: string): Promise<number> {
-  let entries;
-  try {
-    entries = await readdir(folder, { withFileTypes: true });
-  } catch {
-    return 1;
-  }
   let failed = 0;
-  for (const entry of entries) {
-    // Links and devices are neither followed nor changed.
-    if (!entry.isDirectory() && !entry.isFile()) continue;
-    const path = join(folder, entry.name);
-    const mode = entry.isDirectory() ? PRIVATE_DIR_MODE : PRIVATE_FILE_MODE;
+  for await (const item of walkFolder(folder)) {
+    if (item.kind === 'unreadable') {
+      failed++;
+      continue;
+    }
+    const mode = item.kind === 'folder' ? PRIVATE_DIR_MODE : PRIVATE_FILE_MODE;
     try {
-      const info = await lstat(path);
-      if ((info.mode & 0o777) !== mode) await chmod(path, mode);
+      const info = await lstat(item.path);
+      if ((info.mode & 0o777) !== mode) await chmod(item.path, mode);
     } catch {
       failed++;
     }
-    if (entry.isDirectory()) failed += await tightenBelow(path);
   }
   return failed;
 }

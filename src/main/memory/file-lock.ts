@@ -9,19 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { openPrivate, writeFileAtomically as writePrivateAtomically } from '../disk/files';
+import { processExists } from '../disk/process-exists';
 
 export interface LockOptions {
   /** Give up after this long (a live owner that never lets go). Default 30 s. */
   timeoutMs?: number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -64,7 +56,7 @@ async function breakIfStale(path: string): Promise<void> {
   }
   const pid = Number(content.split(' ')[0]);
   if (Number.isInteger(pid) && pid > 0) {
-    if (alive(pid)) return;
+    if (processExists(pid)) return;
   } else {
     // No pid yet: its owner is between creating and writing it, or died there; give it 10 s.
     const age = await stat(path).then((info) => Date.now() - info.mtimeMs, () => 0);

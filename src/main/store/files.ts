@@ -1,29 +1,21 @@
 /** Small file helpers for the session store: folder sizes, safe removal (and the atomic writes of disk/). */
-import { lstat, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import { walkFolder } from '../disk/folder-walk';
 
 // Whole-file writes live with the other careful writers in src/main/disk/.
 export { errorMessage, writeJsonAtomically, writeTextAtomically } from '../disk/files';
 
 /** Bytes of the regular files under a folder (0 when it does not exist); links are not followed. */
 export async function folderBytes(path: string): Promise<number> {
-  let entries;
-  try {
-    entries = await readdir(path, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
   let total = 0;
-  for (const entry of entries) {
-    const full = join(path, entry.name);
-    if (entry.isDirectory()) total += await folderBytes(full);
-    else if (entry.isFile()) {
-      try {
-        total += (await lstat(full)).size;
-      } catch {
-        // Removed while we counted.
-      }
+  for await (const item of walkFolder(path)) {
+    if (item.kind !== 'file') continue;
+    try {
+      total += (await lstat(item.path)).size;
+    } catch {
+      // Removed while we counted.
     }
   }
   return total;

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { processExists } from '../disk/process-exists';
 
 export interface WriterIdentity {
   pid: number;
@@ -52,16 +53,6 @@ export function currentWriter(pid: number = process.pid): WriterIdentity {
   return { pid, hostname: host.hostname, ...(host.bootId ? { bootId: host.bootId } : {}), ...(ticks !== null ? { startTicks: ticks } : {}) };
 }
 
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function isWriterIdentity(value: unknown): value is WriterIdentity {
   if (typeof value !== 'object' || value === null) return false;
   const w = value as Record<string, unknown>;
@@ -73,7 +64,7 @@ export function writerLiveness(writer: WriterIdentity | undefined, host: HostIde
   if (!writer) return 'dead';
   if (writer.hostname !== host.hostname) return 'unknown';
   if (writer.bootId && host.bootId && writer.bootId !== host.bootId) return 'dead';
-  if (!pidExists(writer.pid)) return 'dead';
+  if (!processExists(writer.pid)) return 'dead';
   if (writer.startTicks !== undefined) {
     const ticks = processStartTicks(writer.pid);
     // Same pid, another start time: the pid was reused by a new process.

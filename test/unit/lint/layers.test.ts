@@ -25,6 +25,8 @@ describe('layers of src/main', () => {
     ['src/main/service/probe.ts', '../server/http', /service\/ must not import src\/main\/server\//],
     ['src/main/run/probe.ts', '../agent/device-agent', /run\/ must not import src\/main\/agent\//],
     ['src/main/disk/probe.ts', '../store/paths', /disk\/ must not import src\/main\/store\//],
+    // What memory/ and store/ both need (process liveness) lives in disk/.
+    ['src/main/memory/probe.ts', '../store/writer-identity', /memory\/ must not import src\/main\/store\//],
   ];
   for (const [file, from, message] of refused) {
     it(`refuses ${from} in ${file}`, async () => {
@@ -41,6 +43,8 @@ describe('layers of src/main', () => {
     ['src/main/operator/keyboard/probe.ts', '../x11/connection'],
     ['src/main/store/probe.ts', '../disk/files'],
     ['src/main/memory/probe.ts', '../disk/files'],
+    ['src/main/memory/probe.ts', '../disk/process-exists'],
+    ['src/main/store/probe.ts', '../disk/folder-walk'],
   ];
   for (const [file, from] of allowed) {
     it(`allows ${from} in ${file}`, async () => {

@@ -3,10 +3,9 @@
  * and its managers on their real storage: every status string, the degradation paths, a custom
  * prompt, and memory carried from one interaction to the next.
  */
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_WORKING_MEMORY_PROMPT,
   FileMemoryManager,
@@ -15,38 +14,12 @@ import {
   WorkingMemoryAgent,
   type WorkingMemoryManager,
 } from '../../../src/main/memory/working';
-import { openRedis, type RedisConnection } from '../../../src/main/memory/redis';
 import { openMemoryCipher } from '../../../src/main/memory/encryption';
-import { startRedis, type TestRedis } from '../../fixtures/redis-server';
+import { useMemoryStorage } from '../../fixtures/memory-storage';
+import { startRedis } from '../../fixtures/redis-server';
 import { memoryModel, serve, systemText, userText } from './helpers';
 
-let redis: TestRedis;
-const dirs: string[] = [];
-const connections: RedisConnection[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const connection of connections.splice(0)) await connection.close();
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mnemo-working-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function connect(organisation = `wm-${process.pid}-${Math.random().toString(36).slice(2)}`): Promise<RedisConnection> {
-  const opened = await openRedis(redis.url, { organisation });
-  if (!opened.ok) throw new Error(opened.message);
-  connections.push(opened.connection);
-  return opened.connection;
-}
+const storage = useMemoryStorage('working', { redis: true });
 
 describe('status strings', () => {
   it('success: the model is given the memory so far, the history and the message, and its reply is stored', async () => {
@@ -83,7 +56,7 @@ describe('status strings', () => {
 
   it('error: storage failed - <details>, from a manager that cannot write', async () => {
     const server = await serve([{ text: 'Updated memory' }]);
-    const dir = await tempDir();
+    const dir = await storage.tempDir();
     // The working memory folder is a file: every store fails.
     await mkdir(join(dir, 'memory'), { recursive: true });
     await writeFile(join(dir, 'memory', 'working'), 'not a folder');
@@ -95,11 +68,9 @@ describe('status strings', () => {
   it('error: storage failed - when Redis is gone', async () => {
     const server = await serve([{ text: 'Updated memory' }]);
     const own = await startRedis();
-    const opened = await openRedis(own.url);
-    if (!opened.ok) throw new Error(opened.message);
-    connections.push(opened.connection);
+    const connection = await storage.connect({ url: own.url });
     await own.stop();
-    const agent = new WorkingMemoryAgent({ llmClient: memoryModel(server.url), memoryManager: new RedisMemoryManager(opened.connection) });
+    const agent = new WorkingMemoryAgent({ llmClient: memoryModel(server.url), memoryManager: new RedisMemoryManager(connection) });
     const status = await agent.process({ message: 'test', metadata: { conversation_id: 'test' } });
     expect(status).toMatch(/^error: storage failed - Redis at redis:\/\/127\.0\.0\.1:\d+ did not take the change/);
   });
@@ -146,7 +117,7 @@ describe('degradation and options', () => {
 
 describe('managers', () => {
   it('file (encrypted with a key), and Redis shared by two connections', async () => {
-    const dir = await tempDir();
+    const dir = await storage.tempDir();
     const cipher = await openMemoryCipher(join(dir, 'memory'), { secret: 'k', origin: 'test' });
     if (!cipher.ok) throw new Error(cipher.message);
     const file = new FileMemoryManager(dir, cipher.cipher);
@@ -156,9 +127,9 @@ describe('managers', () => {
     await expect(new FileMemoryManager(dir).retrieve({ conversation_id: 'conv-1' })).rejects.toThrow(/encrypted/);
 
     const organisation = `wm-shared-${process.pid}`;
-    const a = new RedisMemoryManager(await connect(organisation));
+    const a = new RedisMemoryManager(await storage.connect({ organisation }));
     await a.store({ conversation_id: 'conv-2', working_memory: 'Shared' });
-    const b = new RedisMemoryManager(await connect(organisation));
+    const b = new RedisMemoryManager(await storage.connect({ organisation }));
     expect((await b.retrieve({ conversation_id: 'conv-2' }))[0]?.working_memory).toBe('Shared');
     expect(await b.list()).toEqual(['conv-2']);
     await b.delete({ conversation_id: 'conv-2' });

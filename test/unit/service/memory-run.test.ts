@@ -11,23 +11,20 @@
  * - Redis stopped mid-run: the failed writes are shown, the run ends normally, and the memory works
  *   again once Redis is back.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
 import type { MemoryChange } from '../../../src/shared/memory';
-import { loadConfig } from '../../../src/main/settings/settings';
-import { RunService, type RunHandle } from '../../../src/main/service/run-service';
+import type { RunHandle, RunService } from '../../../src/main/service/run-service';
+import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';
+import { runTsFile, type CliRun } from '../../fixtures/mnemo-cli';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
 import { startRedis, type TestRedis } from '../../fixtures/redis-server';
 import { FAST_SETTLE } from '../run/agent-harness';
-import { collect, FakeOperator, ofType } from '../run/fakes';
+import { collect, ofType } from '../run/fakes';
 import { systemPrompt, toolCall } from './service-harness';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 let redis: TestRedis;
 const cleanups: Array<() => Promise<void>> = [];
@@ -77,12 +74,13 @@ async function tempDir(): Promise<string> {
 
 async function serviceFor(model: ScriptedServer, memoryModel: ScriptedServer, memory: Record<string, unknown> = {}): Promise<{ service: RunService; dataDir: string; log: string[] }> {
   const dataDir = await tempDir();
-  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModel.url }, ...memory } }));
-  const config = await loadConfig({ dataDir }, {});
-  if (!config.ok) throw new Error(config.message);
   const log: string[] = [];
-  const operator = new FakeOperator();
-  const service = new RunService({ config: config.config, env: {}, flags: { baseUrl: model.url, model: 'gpt-4.1', family: 'tools' }, openOperator: async () => ({ ok: true, operator }), log: (line) => log.push(line) });
+  const { service } = await serviceOnFakeDisplay({
+    dataDir,
+    config: { memory: { model: { baseUrl: memoryModel.url }, ...memory } },
+    modelUrl: model.url,
+    deps: { log: (line) => log.push(line) },
+  });
   cleanups.push(() => service.close());
   return { service, dataDir, log };
 }
@@ -181,16 +179,9 @@ describe('facts and working memory in a run', () => {
 });
 
 describe('one memory for several machines', () => {
-  function peer(input: Record<string, unknown>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.js'), join(ROOT, 'test/fixtures/memory-peer.ts'), JSON.stringify(input)], { cwd: ROOT });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  /** memory-peer.ts: another Mnemo process, on a data directory of its own, running one task. */
+  function peer(input: Record<string, unknown>): Promise<CliRun> {
+    return runTsFile('test/fixtures/memory-peer.ts', [JSON.stringify(input)]);
   }
 
   it('two processes with different data directories share facts, the blackboard and the working memory through Redis', { timeout: 240_000 }, async () => {

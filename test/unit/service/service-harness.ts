@@ -4,14 +4,14 @@
  * HTTP, the real client, GET /v1/models for the provider check), the memory model at a server of
  * its own so its summaries never take an agent's reply.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../../src/shared/events';
-import { loadConfig } from '../../../src/main/settings/settings';
-import { RunService, type RunServiceDeps } from '../../../src/main/service/run-service';
+import type { RunService, RunServiceDeps } from '../../../src/main/service/run-service';
 import { startScriptedServer, type RecordedRequest, type ReplyScript, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
-import { FakeOperator } from '../run/fakes';
+import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';
+import type { FakeOperator } from '../run/fakes';
 
 export interface ServiceSetup {
   service: RunService;
@@ -23,17 +23,12 @@ export interface ServiceSetup {
 
 export async function startService(replies: ReplyScript, memoryModelUrl: string, extra: { deps?: Partial<RunServiceDeps>; config?: Record<string, unknown> } = {}): Promise<ServiceSetup> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mnemo-service-'));
-  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModelUrl } }, ...extra.config }));
-  const config = await loadConfig({ dataDir }, {});
-  if (!config.ok) throw new Error(config.message);
   const server = await startScriptedServer({ replies });
-  const operator = new FakeOperator();
-  const service = new RunService({
-    config: config.config,
-    env: {},
-    flags: { baseUrl: server.url, model: 'gpt-4.1', family: 'tools' },
-    openOperator: async () => ({ ok: true, operator }),
-    ...extra.deps,
+  const { service, operator } = await serviceOnFakeDisplay({
+    dataDir,
+    config: { memory: { model: { baseUrl: memoryModelUrl } }, ...extra.config },
+    modelUrl: server.url,
+    deps: extra.deps,
   });
   return {
     service,

@@ -4,7 +4,7 @@
  * `{subject, keyword, description, value}` (or `values` for several). Code fences and prose around
  * the array are tolerated; a reply that does not parse is asked for once more, then reported.
  */
-import { parseJsonOrUndefined } from '../../../shared/json';
+import { findJsonInText } from '../../../shared/json';
 import { describeModelError, type TextMessage, type TextModel } from '../text-model';
 import { FactType, SUBJECT_NAME_PATTERN, type Fact, type MemorySubject } from './model';
 
@@ -33,38 +33,7 @@ Use "values": [texts] instead of "value" when the concept holds several things a
 
 /** The first JSON array in a reply: fenced or not, prose around it or not. */
 export function findJsonArray(text: string): unknown[] | null {
-  const fence = /```[ \t]*(?:json)?[ \t]*\n([\s\S]*?)```/gi;
-  for (const match of text.matchAll(fence)) {
-    const parsed = parseJsonOrUndefined((match[1] ?? '').trim());
-    if (Array.isArray(parsed)) return parsed;
-  }
-  const whole = parseJsonOrUndefined(text.trim());
-  if (Array.isArray(whole)) return whole;
-  for (let start = text.indexOf('['); start >= 0; start = text.indexOf('[', start + 1)) {
-    const end = closingBracket(text, start);
-    if (end < 0) continue;
-    const parsed = parseJsonOrUndefined(text.slice(start, end + 1));
-    if (Array.isArray(parsed)) return parsed;
-  }
-  return null;
-}
-
-function closingBracket(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i += 1) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '[' || c === '{') depth += 1;
-    else if (c === ']' || c === '}') {
-      depth -= 1;
-      if (depth === 0) return c === ']' ? i : -1;
-    }
-  }
-  return -1;
+  return findJsonInText(text, '[', (value) => (Array.isArray(value) ? value : undefined))?.value ?? null;
 }
 
 /** The facts of a reply; elements that are not facts are skipped, each with the reason. */

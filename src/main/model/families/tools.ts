@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { type Action, ActionSchema } from '../../../shared/actions';
 import { buildAction, checkActionsInImage, describeSize, failure, isRecord, nonEmpty } from './common';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
-import { parseJsonOrUndefined } from '../../../shared/json';
+import { findJsonInText, type JsonInText } from '../../../shared/json';
 
 export const COMPUTER_TOOL_NAME = 'computer';
 
@@ -217,11 +217,11 @@ function contentText(content: unknown): string | null {
 export function parseToolsText(text: string, options: ToolsOptions = {}): ToolsParse {
   const found = findJsonContainer(text);
   if (!found) return failure('no action in the reply');
-  const built = buildActions(found.container.actions);
+  const built = buildActions(found.value.actions);
   if (!built.ok) return built;
   const rest = `${text.slice(0, found.start).trimEnd()}\n${text.slice(found.end).trimStart()}`;
   const prose = nonEmpty(rest.replace(/^\s*Thought\s*[:：]/i, ''));
-  return finish(found.container.thought ?? prose, built.actions, [], options);
+  return finish(found.value.thought ?? prose, built.actions, [], options);
 }
 
 function finish(thought: string | null, actions: Action[], toolCallIds: string[], options: ToolsOptions): ToolsParse {
@@ -293,53 +293,10 @@ function lenient(raw: unknown): unknown {
 // ---------------------------------------------------------------------------------------------
 // Finding JSON in prose
 
-interface FoundContainer {
-  container: Container;
-  start: number;
-  end: number;
-}
-
-const FENCE = /```[ \t]*(?:json|JSON|jsonc)?[ \t]*\n([\s\S]*?)```/g;
-
-function findJsonContainer(text: string): FoundContainer | null {
-  for (const fence of text.matchAll(FENCE)) {
-    const parsed = parseJsonOrUndefined((fence[1] as string).trim());
-    if (parsed === undefined) continue;
-    const container = readContainer(parsed);
-    if (container.ok && container.actions.length > 0) {
-      const start = fence.index ?? 0;
-      return { container, start, end: start + fence[0].length };
-    }
-  }
-  for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
-    const end = balancedEnd(text, start);
-    if (end < 0) continue;
-    const parsed = parseJsonOrUndefined(text.slice(start, end));
-    if (parsed === undefined) continue;
-    const container = readContainer(parsed);
-    if (container.ok && container.actions.length > 0) return { container, start, end };
-  }
-  return null;
-}
-
-
-/** Index just after the `}` that closes the `{` at `start` (strings respected), or -1. */
-function balancedEnd(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i += 1) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    else if (c === '{') depth += 1;
-    else if (c === '}') {
-      depth -= 1;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
+/** The first fenced block, or else balanced object in the prose, that holds at least one action. */
+function findJsonContainer(text: string): JsonInText<Container> | null {
+  return findJsonInText(text, '{', (value) => {
+    const container = readContainer(value);
+    return container.ok && container.actions.length > 0 ? container : undefined;
+  });
 }

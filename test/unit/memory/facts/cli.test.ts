@@ -3,43 +3,14 @@
  * seen from the command line, exit 2 on a bad subject, scope or argument, and the same commands
  * against a real redis-server.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { FactJson } from '../../../../src/main/memory/facts/model';
+import { useMemoryStorage } from '../../../fixtures/memory-storage';
 import { runMnemo } from '../../../fixtures/mnemo-cli';
-import { startRedis, type TestRedis } from '../../../fixtures/redis-server';
 
-let redis: TestRedis;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mnemo-facts-cli-'));
-  dirs.push(dir);
-  return dir;
-}
-
-interface FactOut {
-  id: string;
-  subject: string;
-  scope: string;
-  keyword: string;
-  description: string;
-  factType: 'single' | 'multiple';
-  values: string[];
-  timestamp: number;
-  score?: number;
-}
+const storage = useMemoryStorage('facts-cli', { redis: true });
 
 async function add(dataDir: string, args: string[], extra: string[] = []): Promise<string> {
   const run = await runMnemo(['facts', 'add', '--data-dir', dataDir, ...args, ...extra]);
@@ -49,25 +20,25 @@ async function add(dataDir: string, args: string[], extra: string[] = []): Promi
 
 describe('mnemo facts', () => {
   it('add prints the id (or the fact with --json); list and search print the documented objects', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
+    const dataDir = await storage.tempDir();
     const id = await add(dataDir, ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'preferred-editor', '--description', "The user's preferred text editor", '--value', 'Vim']);
     expect(id).toMatch(/^f-[0-9a-f]{12}$/);
     const multiple = await runMnemo(['facts', 'add', '--data-dir', dataDir, '--subject', 'machine', '--scope', 'agent:mnemo@box', '--keyword', 'installed-editors', '--description', 'Editors installed here', '--value', 'vim', '--value', 'code', '--multiple', '--json']);
-    const fact = JSON.parse(multiple.stdout) as FactOut;
+    const fact = JSON.parse(multiple.stdout) as FactJson;
     expect(Object.keys(fact)).toEqual(['id', 'subject', 'scope', 'keyword', 'description', 'factType', 'values', 'timestamp']);
     expect(fact).toMatchObject({ subject: 'machine', scope: 'agent:mnemo@box', keyword: 'installed-editors', factType: 'multiple', values: ['vim', 'code'] });
     await add(dataDir, ['--subject', 'everything', '--scope', 'cross-product', '--keyword', 'company', '--description', 'Where the user works', '--value', 'ACME']);
 
-    const listed = JSON.parse((await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir])).stdout) as FactOut[];
+    const listed = JSON.parse((await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir])).stdout) as FactJson[];
     expect(listed.map((f) => f.keyword).sort()).toEqual(['company', 'installed-editors', 'preferred-editor']);
     expect(listed.at(-1)?.subject).toBe('everything');
     expect(listed.find((f) => f.id === id)).toEqual({ id, subject: 'user', scope: 'product:mnemo', keyword: 'preferred-editor', description: "The user's preferred text editor", factType: 'single', values: ['Vim'], timestamp: expect.any(Number) });
-    const bySubject = JSON.parse((await runMnemo(['facts', 'list', '--json', '--subject', 'machine', '--data-dir', dataDir])).stdout) as FactOut[];
+    const bySubject = JSON.parse((await runMnemo(['facts', 'list', '--json', '--subject', 'machine', '--data-dir', dataDir])).stdout) as FactJson[];
     expect(bySubject.map((f) => f.keyword)).toEqual(['installed-editors']);
-    const byScope = JSON.parse((await runMnemo(['facts', 'list', '--json', '--scope', 'cross-product', '--data-dir', dataDir])).stdout) as FactOut[];
+    const byScope = JSON.parse((await runMnemo(['facts', 'list', '--json', '--scope', 'cross-product', '--data-dir', dataDir])).stdout) as FactJson[];
     expect(byScope.map((f) => f.keyword)).toEqual(['company']);
 
-    const found = JSON.parse((await runMnemo(['facts', 'search', 'which text editor', '--json', '--data-dir', dataDir])).stdout) as FactOut[];
+    const found = JSON.parse((await runMnemo(['facts', 'search', 'which text editor', '--json', '--data-dir', dataDir])).stdout) as FactJson[];
     expect(found[0]).toMatchObject({ id, keyword: 'preferred-editor', score: expect.any(Number) });
     expect(found.every((f, i) => i === 0 || (found[i - 1]?.score ?? 0) >= (f.score ?? 0))).toBe(true);
     const text = await runMnemo(['facts', 'list', '--data-dir', dataDir]);
@@ -75,12 +46,12 @@ describe('mnemo facts', () => {
   });
 
   it('the same fact twice is stored once; a new value supersedes; forget removes it', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
+    const dataDir = await storage.tempDir();
     const args = ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'home-city', '--description', 'Where the user lives'];
     const first = await add(dataDir, [...args, '--value', 'Lyon']);
     expect(await add(dataDir, [...args, '--value', 'Lyon'])).toBe(first);
     expect(await add(dataDir, [...args, '--value', 'Paris'])).toBe(first);
-    const listed = JSON.parse((await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir])).stdout) as FactOut[];
+    const listed = JSON.parse((await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir])).stdout) as FactJson[];
     expect(listed).toMatchObject([{ id: first, values: ['Paris'] }]);
     const forget = await runMnemo(['facts', 'forget', first, '--data-dir', dataDir]);
     expect(forget.code).toBe(0);
@@ -91,7 +62,7 @@ describe('mnemo facts', () => {
   });
 
   it('exit 2 with a clear message on a bad scope, subject or argument', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
+    const dataDir = await storage.tempDir();
     const base = ['facts', 'add', '--data-dir', dataDir, '--keyword', 'k', '--description', 'd', '--value', 'v'];
     const cases: Array<[string[], RegExp]> = [
       [[...base, '--subject', 'user', '--scope', 'product'], /"product" is not a scope: scopes are written agent:<name>, feature:<id>, product:<name> or cross-product/],
@@ -114,16 +85,14 @@ describe('mnemo facts', () => {
   });
 
   it('custom subjects come from the settings file', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
-    const { writeFile } = await import('node:fs/promises');
+    const dataDir = await storage.tempDir();
     await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { facts: { subjects: [{ name: 'project', promptDescription: 'The project at hand', priorityLevel: 0 }] } } }));
     const id = await add(dataDir, ['--subject', 'project', '--scope', 'feature:billing', '--keyword', 'build-tool', '--description', 'How it builds', '--value', 'gradle']);
     expect(id).toMatch(/^f-/);
   });
 
   it('Redis unreachable at start: the local files with a warning where the settings allow it', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
-    const { writeFile } = await import('node:fs/promises');
+    const dataDir = await storage.tempDir();
     await writeFile(join(dataDir, 'config.json'), JSON.stringify({ memory: { redisUrl: 'redis://127.0.0.1:1', redisFallback: 'local' } }));
     const id = await add(dataDir, ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'offline', '--description', 'Saved while Redis was away', '--value', 'kept locally']);
     const listed = await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir]);
@@ -134,23 +103,23 @@ describe('mnemo facts', () => {
   });
 
   it('Redis unreachable: exit 1 naming the server; two data directories share facts through Redis', { timeout: 240_000 }, async () => {
-    const [a, b] = [await tempDir(), await tempDir()];
+    const [a, b] = [await storage.tempDir(), await storage.tempDir()];
     const down = await runMnemo(['facts', 'list', '--data-dir', a, '--redis-url', 'redis://127.0.0.1:1']);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('cannot reach Redis at redis://127.0.0.1:1');
-    const env = { MNEMO_REDIS_URL: redis.url };
-    const id = await add(a, ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'shared-fact', '--description', 'Seen by every machine', '--value', 'hello from A'], ['--redis-url', redis.url]);
+    const env = { MNEMO_REDIS_URL: storage.redis.url };
+    const id = await add(a, ['--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'shared-fact', '--description', 'Seen by every machine', '--value', 'hello from A'], ['--redis-url', storage.redis.url]);
     const seen = await runMnemo(['facts', 'search', 'shared', '--json', '--data-dir', b], { env });
     expect(JSON.parse(seen.stdout)).toMatchObject([{ id, values: ['hello from A'] }]);
     const forgot = await runMnemo(['facts', 'forget', id, '--data-dir', b], { env });
     expect(forgot.code).toBe(0);
-    expect(JSON.parse((await runMnemo(['facts', 'list', '--json', '--data-dir', a, '--redis-url', redis.url])).stdout)).toEqual([]);
+    expect(JSON.parse((await runMnemo(['facts', 'list', '--json', '--data-dir', a, '--redis-url', storage.redis.url])).stdout)).toEqual([]);
   });
 });
 
 describe('mnemo memory working', () => {
   it('prints the working memory kept for the conversation (text and --json); none is exit 1', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
+    const dataDir = await storage.tempDir();
     const { FileMemoryManager } = await import('../../../../src/main/memory/working');
     await new FileMemoryManager(dataDir).store({ conversation_id: 'conv-abc', working_memory: 'The user is planning a trip to Lyon.' });
     const text = await runMnemo(['memory', 'working', '--conversation', 'conv-abc', '--data-dir', dataDir]);

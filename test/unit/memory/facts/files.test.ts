@@ -3,40 +3,20 @@
  * once lose none; encrypted files hold no plaintext of any fact and every write has its own nonce;
  * a wrong key fails clearly and leaves the files as they were.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryCipher } from '../../../../src/main/memory/encryption';
 import { openFileFactStore } from '../../../../src/main/memory/facts';
-import { runMnemo } from '../../../fixtures/mnemo-cli';
+import { useMemoryStorage } from '../../../fixtures/memory-storage';
+import { runMnemo, runTsFile, type CliRun } from '../../../fixtures/mnemo-cli';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const dirs: string[] = [];
+const storage = useMemoryStorage('facts-files');
 
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mnemo-facts-files-'));
-  dirs.push(dir);
-  return dir;
-}
-
-function writer(dataDir: string, tag: string, count: number, keyFile?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/run-ts.js'), join(ROOT, 'test/fixtures/facts-writer.ts'), dataDir, tag, String(count), ...(keyFile ? [keyFile] : [])], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** facts-writer.ts in a process of its own: saves `count` facts tagged `tag` to the data directory. */
+function writer(dataDir: string, tag: string, count: number, keyFile?: string): Promise<CliRun> {
+  return runTsFile('test/fixtures/facts-writer.ts', [dataDir, tag, String(count), ...(keyFile ? [keyFile] : [])]);
 }
 
 /** Every file under a folder: path → content. */
@@ -57,7 +37,7 @@ function digest(files: Map<string, Buffer>): string[] {
 
 describe('two processes writing at once', () => {
   it('2 × 500 saves to the same data directory lose none', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
+    const dataDir = await storage.tempDir();
     const [a, b] = await Promise.all([writer(dataDir, 'alpha', 500), writer(dataDir, 'bravo', 500)]);
     expect(a).toMatchObject({ code: 0, stdout: 'done\n' });
     expect(b).toMatchObject({ code: 0, stdout: 'done\n' });
@@ -71,10 +51,9 @@ describe('two processes writing at once', () => {
   });
 
   it('the same with the files encrypted', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
-    const keyFile = join(dataDir, '..', `${dataDir.split('/').pop()}.key`);
+    const dataDir = await storage.tempDir();
+    const keyFile = join(await storage.tempDir(), 'memory.key');
     await writeFile(keyFile, 'a key for two writers\n');
-    dirs.push(keyFile);
     const [a, b] = await Promise.all([writer(dataDir, 'alpha', 150, keyFile), writer(dataDir, 'bravo', 150, keyFile)]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
@@ -89,7 +68,7 @@ describe('encryption at rest', () => {
   const secretValues = ['swordfish-7731', 'Oberwolfach Lane 12', 'cobalt-kestrel'];
 
   it('the files hold no plaintext of any fact; each write has a fresh 12-byte nonce', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
+    const dataDir = await storage.tempDir();
     const env = { MNEMO_MEMORY_KEY: KEY };
     for (const [index, value] of secretValues.entries()) {
       const added = await runMnemo(['facts', 'add', '--data-dir', dataDir, '--subject', 'user', '--scope', 'product:mnemo', '--keyword', `hidden-keyword-${index}`, '--description', `confidential description ${index}`, '--value', value], { env });
@@ -111,7 +90,7 @@ describe('encryption at rest', () => {
   });
 
   it('a wrong key fails clearly and leaves what is stored as it was; no key is refused too', { timeout: 240_000 }, async () => {
-    const dataDir = await tempDir();
+    const dataDir = await storage.tempDir();
     await runMnemo(['facts', 'add', '--data-dir', dataDir, '--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'pin', '--description', 'a pin', '--value', '4711'], { env: { MNEMO_MEMORY_KEY: KEY } });
     const before = digest(await filesUnder(dataDir));
     const wrong = { MNEMO_MEMORY_KEY: 'not the key' };
@@ -132,7 +111,7 @@ describe('encryption at rest', () => {
     const right = await runMnemo(['facts', 'list', '--json', '--data-dir', dataDir], { env: { MNEMO_MEMORY_KEY: KEY } });
     expect(JSON.parse(right.stdout)).toMatchObject([{ keyword: 'pin', values: ['4711'] }]);
     // Plain facts opened with a key are refused too, and leave no key check behind.
-    const plain = await tempDir();
+    const plain = await storage.tempDir();
     await runMnemo(['facts', 'add', '--data-dir', plain, '--subject', 'user', '--scope', 'product:mnemo', '--keyword', 'pin', '--description', 'a pin', '--value', '4711']);
     const plainBefore = digest(await filesUnder(plain));
     const keyed = await runMnemo(['facts', 'list', '--data-dir', plain], { env: { MNEMO_MEMORY_KEY: KEY } });

@@ -3,10 +3,9 @@
  * directory (plain and encrypted) and a real redis-server. Dedup, supersede with history,
  * subject priority then recency, forget (history included), ranked search, the seed's four calls.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   FactType,
   InMemoryFactStore,
@@ -23,8 +22,7 @@ import {
   type SingleFact,
 } from '../../../../src/main/memory/facts';
 import { openMemoryCipher } from '../../../../src/main/memory/encryption';
-import { openRedis, type RedisConnection } from '../../../../src/main/memory/redis';
-import { startRedis, type TestRedis } from '../../../fixtures/redis-server';
+import { useMemoryStorage } from '../../../fixtures/memory-storage';
 
 const app = MemoryScope.Product('my-app');
 
@@ -36,34 +34,7 @@ function multiple(keyword: string, values: string[], timestamp: number): Multipl
   return { concept: { keyword, description: `the ${keyword}`, factType: FactType.MULTIPLE }, values, timestamp };
 }
 
-let redis: TestRedis;
-const connections: RedisConnection[] = [];
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(async () => {
-  for (const connection of connections.splice(0)) await connection.close();
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mnemo-facts-'));
-  dirs.push(dir);
-  return dir;
-}
-
-let namespace = 0;
-async function connect(organisation = `test-${process.pid}-${++namespace}`): Promise<RedisConnection> {
-  const opened = await openRedis(redis.url, { organisation });
-  if (!opened.ok) throw new Error(opened.message);
-  connections.push(opened.connection);
-  return opened.connection;
-}
+const storage = useMemoryStorage('facts', { redis: true });
 
 /** Two handles on one storage, as two processes would have. */
 type Pair = { a: FactStore; b: FactStore };
@@ -73,11 +44,11 @@ const providers: Record<string, () => Promise<Pair>> = {
     return { a: store, b: store };
   },
   file: async () => {
-    const dir = await tempDir();
+    const dir = await storage.tempDir();
     return { a: await openFileFactStore(dir), b: await openFileFactStore(dir) };
   },
   'file, encrypted': async () => {
-    const dir = await tempDir();
+    const dir = await storage.tempDir();
     const key = { secret: 'correct horse battery staple', origin: 'the test' };
     const cipherA = await openMemoryCipher(join(dir, 'memory'), key);
     const cipherB = await openMemoryCipher(join(dir, 'memory'), key);
@@ -85,8 +56,8 @@ const providers: Record<string, () => Promise<Pair>> = {
     return { a: await openFileFactStore(dir, { cipher: cipherA.cipher }), b: await openFileFactStore(dir, { cipher: cipherB.cipher }) };
   },
   redis: async () => {
-    const organisation = `test-${process.pid}-${++namespace}`;
-    return { a: await openRedisFactStore({ connection: await connect(organisation) }), b: await openRedisFactStore({ connection: await connect(organisation) }) };
+    const organisation = storage.newOrganisation();
+    return { a: await openRedisFactStore({ connection: await storage.connect({ organisation }) }), b: await openRedisFactStore({ connection: await storage.connect({ organisation }) }) };
   },
 };
 
@@ -173,7 +144,7 @@ describe.each(Object.keys(providers))('%s provider', (name) => {
 
 describe('storage after forgetting', () => {
   it('no file of the file provider holds a forgotten fact or its history', async () => {
-    const dir = await tempDir();
+    const dir = await storage.tempDir();
     const store = await openFileFactStore(dir);
     const saved = await store.save(single('pin', 'alpha-4711', 1000), MemorySubjects.User, app);
     await store.save(single('pin', 'bravo-0815', 2000), MemorySubjects.User, app);
@@ -189,7 +160,7 @@ describe('storage after forgetting', () => {
   });
 
   it('Redis holds nothing of a forgotten fact', async () => {
-    const connection = await connect();
+    const connection = await storage.connect();
     const store = await openRedisFactStore({ connection });
     const saved = await store.save(single('pin', 'alpha-4711', 1000), MemorySubjects.User, app);
     await store.forget(saved.fact.id);
