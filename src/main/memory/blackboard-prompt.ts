@@ -25,7 +25,9 @@ export const TASK_SUMMARY_KIND = 'task-summary';
 
 type Part = 'questions' | 'requests' | 'trajectories' | 'screenshots';
 const PARTS: readonly Part[] = ['questions', 'requests', 'trajectories', 'screenshots'];
-const PART_WORDS: Record<Part, string> = { questions: 'questions', requests: 'requests', trajectories: 'tasks or steps', screenshots: 'screenshots' };
+/** What an entry is, for saying how many of each were left out. */
+type Noun = 'task' | 'step' | 'question' | 'request' | 'screenshot';
+const NOUNS: readonly Noun[] = ['task', 'step', 'question', 'request', 'screenshot'];
 
 const RECENT_SHARE = 0.4;
 const RELEVANT_SHARE = 0.75;
@@ -33,6 +35,7 @@ const CURRENT_QUESTIONS_SHARE = 0.3;
 
 interface Entry {
   part: Part;
+  noun: Noun;
   /** Larger is more recent. */
   recency: number;
   text: string;
@@ -118,23 +121,23 @@ function entriesOf(board: BlackboardDict, currentTask: string | null): { entries
   const current: Entry[] = [];
   for (const task of tasks.values()) {
     if (task.taskId === currentTask) continue;
-    entries.push({ part: 'trajectories', recency: task.order, text: taskLine(task) });
+    entries.push({ part: 'trajectories', noun: 'task', recency: task.order, text: taskLine(task) });
   }
   // Entries from before tasks had ids: each on its own, placed in time by its position.
-  const legacy = (part: Part, items: readonly MemoryItemData[], text: (item: MemoryItemData) => string) =>
+  const legacy = (part: Part, noun: Noun, items: readonly MemoryItemData[], text: (item: MemoryItemData) => string) =>
     items.forEach((item, index) => {
-      if (taskIdOf(item) === null) entries.push({ part, recency: ((index + 1) / Math.max(1, items.length)) * count - count, text: text(item) });
+      if (taskIdOf(item) === null) entries.push({ part, noun, recency: ((index + 1) / Math.max(1, items.length)) * count - count, text: text(item) });
     });
-  legacy('requests', board.requests, (item) => oneLine(str(item.request) || str(item.text)));
-  legacy('trajectories', board.trajectories, stepLine);
-  legacy('questions', board.questions, questionLine);
+  legacy('requests', 'request', board.requests, (item) => oneLine(str(item.request) || str(item.text)));
+  legacy('trajectories', 'step', board.trajectories, stepLine);
+  legacy('questions', 'question', board.questions, questionLine);
   for (const item of board.questions) {
     const id = taskIdOf(item);
     if (id === null) continue;
-    const entry = { part: 'questions' as const, recency: tasks.get(id)?.order ?? 0, text: questionLine(item) };
+    const entry: Entry = { part: 'questions', noun: 'question', recency: tasks.get(id)?.order ?? 0, text: questionLine(item) };
     (id === currentTask ? current : entries).push(entry);
   }
-  board.screenshots.forEach((item, index) => entries.push({ part: 'screenshots', recency: count + index, text: `${oneLine(str(item.metadata), 120)} (${str(item.image_path)})` }));
+  board.screenshots.forEach((item, index) => entries.push({ part: 'screenshots', noun: 'screenshot', recency: count + index, text: `${oneLine(str(item.metadata), 120)} (${str(item.image_path)})` }));
   return { entries, current };
 }
 
@@ -163,7 +166,7 @@ export function renderBlackboardSection(board: BlackboardDict, task: string, cur
     if (shown.length > 0) lines.push(BLACKBOARD_PROMPT_HEADINGS[part], ...shown.map((entry) => `- ${entry.text}`));
   }
   const omitted = all.length - chosen.size;
-  const leftOut = describeCounts(PARTS.map((part) => [PART_WORDS[part], all.filter((entry) => entry.part === part && !chosen.has(entry)).length] as const));
+  const leftOut = describeCounts(NOUNS.map((noun) => [noun, `${noun}s`, all.filter((entry) => entry.noun === noun && !chosen.has(entry)).length] as const));
   if (omitted > 0) lines.push(`(${omitted} older blackboard entr${omitted === 1 ? 'y is' : 'ies are'} not shown: ${leftOut}. They are kept; a task that names them brings them back.)`);
   const text = lines.join('\n');
   return { name: 'blackboard', budgetTokens, usedTokens: tokensOf(text), shown: chosen.size, omitted, leftOut, text };

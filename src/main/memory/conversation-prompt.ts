@@ -54,11 +54,11 @@ export function renderConversationSection(conversation: TieredMemory, task: stri
   const messages = shownOf(context);
   if (messages.length > 0) lines.push('Conversation so far:', ...messages.map((entry) => entry.text));
   const counts = [
-    ['earlier messages', context.length - messages.length],
-    ['short-term memories', shortTerm.length - shownOf(shortTerm).length],
-    ['long-term memories', conversation.longTerm.length - shownOf(longTerm).length],
+    ['earlier message', 'earlier messages', context.length - messages.length],
+    ['short-term memory', 'short-term memories', shortTerm.length - shownOf(shortTerm).length],
+    ['long-term memory', 'long-term memories', conversation.longTerm.length - shownOf(longTerm).length],
   ] as const;
-  const omitted = counts.reduce((sum, [, count]) => sum + count, 0);
+  const omitted = counts.reduce((sum, [, , count]) => sum + count, 0);
   const leftOut = describeCounts(counts);
   if (omitted > 0) lines.push(`(Not shown: ${leftOut}. Ask for what you need with query_long_term_memory.)`);
   const text = lines.join('\n');

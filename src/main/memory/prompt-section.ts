@@ -66,11 +66,11 @@ export function oneLine(text: string, max = 240): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** "3 requests, 40 trajectories": counts in words, the empty ones left out. */
-export function describeCounts(counts: ReadonlyArray<readonly [string, number]>): string {
+/** "1 request, 40 tasks": counts in words (singular, plural), the empty ones left out. */
+export function describeCounts(counts: ReadonlyArray<readonly [singular: string, plural: string, count: number]>): string {
   return counts
-    .filter(([, count]) => count > 0)
-    .map(([what, count]) => `${count} ${what}`)
+    .filter(([, , count]) => count > 0)
+    .map(([singular, plural, count]) => `${count} ${count === 1 ? singular : plural}`)
     .join(', ');
 }
 
