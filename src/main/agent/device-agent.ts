@@ -127,7 +127,7 @@ class AgentRun {
     private readonly conversationId: string | undefined,
   ) {
     this.memory = new RunMemory(
-      { ...deps.memory, onProblem: (message) => this.life.emit({ type: 'note', step: this.step, message: `memory: ${message}` }) },
+      { ...deps.memory, sessionId: this.life.runId, onProblem: (message) => this.life.emit({ type: 'note', step: this.step, message: `memory: ${message}` }) },
       { ...options.memory, pruning: { screenshotKeepCount: options.keepScreenshots, ...options.memory?.pruning } },
       (change) => this.life.emit({ type: 'memory', step: this.step, change }),
       // Said when it happens, not after the run: the memory the next run relies on is not kept.
