@@ -83,6 +83,7 @@ export const CheckProviderSchema = z.object({
 
 /** One check of `mnemo doctor`, as the Settings view lists it. */
 export const DoctorCheckSchema = z.object({ check: z.string(), status: z.enum(['ok', 'warn', 'fail']), detail: z.string(), fix: z.string() });
+export type DoctorCheck = z.infer<typeof DoctorCheckSchema>;
 
 export const ProviderCheckResultSchema = z.union([
   z.object({ ok: z.literal(true), latencyMs: z.number(), imageAccepted: z.boolean(), reply: z.string(), note: z.string().optional() }),

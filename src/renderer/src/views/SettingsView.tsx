@@ -1,7 +1,7 @@
 /**
  * Settings, saved to the same config.json the CLI reads: the provider (presets fill the base
- * URL), model, family and version, "Test connection", limits, memory budgets, confirmation
- * rules, data directory and retention, and the window's language.
+ * URL), model, family and version, "Test connection", the checks of `mnemo doctor`, limits,
+ * memory budgets, confirmation rules, data directory and retention, and the window's language.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +13,7 @@ import { LANGUAGES } from '../i18n';
 import { NAMES } from '../i18n/names';
 import { PROVIDER_PRESETS, presetOf } from './provider-presets';
 import { ConfirmationRules, type RuleDraft } from './ConfirmationRules';
+import { DoctorChecks } from './DoctorChecks';
 
 interface Draft {
   baseUrl: string;
@@ -210,6 +211,8 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
           <CheckOutcome />
         </div>
       </fieldset>
+
+      <DoctorChecks />
 
       <fieldset className="panel">
         <legend>{t('settingsView.limits')}</legend>
