@@ -118,6 +118,8 @@ describe('the window against mnemo serve', () => {
     expect(saved.agent?.confirmationRules).toEqual([{ keys: ['enter'], reason: 'Enter runs the command' }]);
     // The notice goes once a provider is there.
     await expect.poll(() => page.getByText(/No model provider is set up yet/).count()).toBe(0);
+    // The system checks ran at start (the picture shows them, not "Checking…").
+    await expect.poll(() => page.getByRole('region', { name: 'System checks' }).getByRole('listitem').count(), { timeout: 120_000 }).toBeGreaterThan(0);
     await saveScreenshot(page, 'settings');
     expect(problems).toEqual([]);
   });
