@@ -22,7 +22,7 @@ import type { Fact } from '../../src/shared/app-api';
 import { CHROMIUM_EXECUTABLE, HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
 import { runMnemo } from '../fixtures/mnemo-cli';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
-import { dataDirWith, openApp, serveApp, startUiDisplay, type ServedApp, type UiDisplay } from '../fixtures/ui/app-harness';
+import { closeUiTest, dataDirWith, openApp, serveApp, startUiDisplay, type ServedApp, type UiDisplay } from '../fixtures/ui/app-harness';
 
 /** This file's display: apart from app.test.ts's :181. */
 const DISPLAY = ':174';
@@ -90,11 +90,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const page of pages) await page.context().close().catch(() => undefined);
-  await browser?.close();
-  await app?.close();
-  await Promise.all([model?.close(), memoryModel?.close()]);
-  await display?.close();
+  await closeUiTest({ pages, browser, app, servers: [model, memoryModel], display });
   rmSync(scratch, { recursive: true, force: true });
 });
 

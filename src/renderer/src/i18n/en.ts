@@ -1,34 +1,8 @@
-/** English text. Keys that are accessible names (names.ts) must read exactly as those. */
+/** English text. The accessible names (names.ts) are the English text of their keys, as they are. */
+import { NAMES } from './names';
+
 export const en = {
-  run: 'Run',
-  memory: 'Memory',
-  blackboard: 'Blackboard',
-  history: 'History',
-  settings: 'Settings',
-  task: 'Task',
-  start: 'Start',
-  pause: 'Pause',
-  resume: 'Resume',
-  stop: 'Stop',
-  steps: 'Steps',
-  currentScreen: 'Current screen',
-  answer: 'Answer',
-  send: 'Send',
-  allow: 'Allow',
-  deny: 'Deny',
-  pending: 'Pending',
-  recentSteps: 'Recent steps',
-  summary: 'Summary',
-  screenshots: 'Screenshots',
-  conversation: 'Conversation',
-  searchSessions: 'Search sessions',
-  step: 'Step',
-  replay: 'Replay',
-  exportReport: 'Export report',
-  baseUrl: 'Base URL',
-  model: 'Model',
-  testConnection: 'Test connection',
-  save: 'Save',
+  ...NAMES,
 
   appTitle: 'Mnemo',
   views: 'Views',

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { DoctorCheck } from '../../../shared/app-api';
 import { useServices, useSettings } from '../app-context';
 import { NAMES } from '../i18n/names';
+import { ErrorLine } from '../components/ErrorLine';
 
 const MARKS: Record<DoctorCheck['status'], string> = { ok: '✓', warn: '⚠', fail: '✗' };
 
@@ -33,11 +34,7 @@ export function DoctorChecks() {
     <section className="panel doctor" aria-label={NAMES.systemChecks} aria-busy={running}>
       <h2>{t('doctor.title')}</h2>
       <p className="note">{t('doctor.intro')}</p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {!checks && !running && <p className="note">{t('doctor.notRun')}</p>}
       {checks && (
         <ul className="check-list">

@@ -9,6 +9,7 @@ import { formatUsd } from '../../../shared/format';
 import { useServices, useHistory } from '../app-context';
 import { formatWhen } from '../format';
 import { NAMES } from '../i18n/names';
+import { ErrorLine } from '../components/ErrorLine';
 
 const STATUSES = [...RUN_STATUSES, 'running', 'interrupted'];
 
@@ -45,11 +46,7 @@ export function HistoryView({ onOpen }: { onOpen: (sessionId: string) => void })
           </select>
         </label>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {!loading && sessions.length === 0 && <p className="note empty">{t('historyView.none')}</p>}
       <ul className="session-list" aria-label={t('historyView.sessions')}>
         {sessions.map((session) => (

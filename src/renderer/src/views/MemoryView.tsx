@@ -10,6 +10,7 @@ import { SessionImage } from '../components/SessionImage';
 import { NAMES } from '../i18n/names';
 import { FactsPanel } from './memory/FactsPanel';
 import { WorkingMemoryPanel } from './memory/WorkingMemoryPanel';
+import { ErrorLine } from '../components/ErrorLine';
 
 const DEFAULT_BUDGETS = { recent: 500, summary: 2000 };
 /** The strip shows this many of the latest steps. */
@@ -44,11 +45,7 @@ function SessionMemory() {
         <Layer name={NAMES.recentSteps} title={t('recentSteps')} text={layers.recent} budget={recentBudget} busy={memory.layersCompressing} />
         <Layer name={NAMES.summary} title={t('summary')} text={layers.summary} budget={summaryBudget} busy={memory.layersCompressing} />
       </div>
-      {memory.layersError && (
-        <p className="error" role="alert">
-          {memory.layersError}
-        </p>
-      )}
+      <ErrorLine message={memory.layersError} />
       <ScreenshotStrip />
       <ConversationTiers />
     </>

@@ -14,6 +14,7 @@ import { NAMES } from '../i18n/names';
 import { PROVIDER_PRESETS, presetOf } from './provider-presets';
 import { ConfirmationRules, type RuleDraft } from './ConfirmationRules';
 import { DoctorChecks } from './DoctorChecks';
+import { ErrorLine } from '../components/ErrorLine';
 
 interface Draft {
   baseUrl: string;
@@ -148,11 +149,7 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
           {t('settingsView.noProvider')}
         </p>
       )}
-      {loadError && (
-        <p className="error" role="alert">
-          {loadError}
-        </p>
-      )}
+      <ErrorLine message={loadError} />
       <fieldset className="panel">
         <legend>{t('settingsView.provider')}</legend>
         <label className="field">

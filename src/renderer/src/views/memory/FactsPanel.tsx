@@ -9,6 +9,7 @@ import type { Fact } from '../../../../shared/app-api';
 import { useServices } from '../../app-context';
 import { formatWhen } from '../../format';
 import { NAMES } from '../../i18n/names';
+import { ErrorLine } from '../../components/ErrorLine';
 
 /** The subjects every store knows, offered before any fact shows others. */
 const BUILT_IN_SUBJECTS = ['user', 'machine', 'everything'];
@@ -73,11 +74,7 @@ export function FactsPanel({ onOpenSession }: { onOpenSession: OpenSession }) {
           </datalist>
         </label>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {facts && facts.length === 0 && <p className="note">{search.trim() ? t('factsPanel.noMatch') : t('factsPanel.none')}</p>}
       <ul className="fact-list" aria-label={t('factsPanel.list')}>
         {(facts ?? []).map((fact) => (
@@ -155,11 +152,7 @@ function FactItem({ fact, onOpenSession, onChanged }: { fact: Fact; onOpenSessio
           </ol>
         </details>
       )}
-      {problem && (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      )}
+      <ErrorLine message={problem} />
       {!editing && (
         <div className="fact-actions">
           <button type="button" className="small" aria-label={`Edit ${fact.keyword}`} onClick={() => setEditing(true)}>
@@ -216,11 +209,7 @@ function FactEditor({ fact, onDone }: { fact: Fact; onDone: (saved: boolean) => 
         {t('factsPanel.description')}
         <input type="text" aria-label={NAMES.description} value={description} onChange={(event) => setDescription(event.target.value)} />
       </label>
-      {problem && (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      )}
+      <ErrorLine message={problem} />
       <div className="field-row">
         <button type="submit" className="primary small" aria-label={NAMES.saveFact}>
           {t('factsPanel.save')}

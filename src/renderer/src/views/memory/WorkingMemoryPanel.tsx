@@ -8,6 +8,7 @@ import type { WorkingMemory } from '../../../../shared/app-api';
 import { useServices, useSession } from '../../app-context';
 import { formatWhen } from '../../format';
 import { NAMES } from '../../i18n/names';
+import { ErrorLine } from '../../components/ErrorLine';
 
 export function WorkingMemoryPanel() {
   const { t } = useTranslation();
@@ -46,11 +47,7 @@ export function WorkingMemoryPanel() {
   return (
     <section className="panel working-memory" aria-label={NAMES.workingMemory}>
       <h2>{t('workingMemoryPanel.title')}</h2>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {conversations && conversations.length === 0 ? (
         <p className="note">{t('workingMemoryPanel.none')}</p>
       ) : (
