@@ -107,6 +107,7 @@ export const en = {
     valuesPerLine: 'Values (one per line)',
     description: 'Description',
     needsValue: 'A fact needs a value.',
+    sameValues: 'The values are the same: a fact changes with its values (the description changes with them).',
     save: 'Save',
     cancel: 'Cancel',
   },

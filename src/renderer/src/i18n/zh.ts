@@ -149,6 +149,7 @@ export const zh: Messages = {
     valuesPerLine: '值（每行一个）',
     description: '描述',
     needsValue: '事实需要一个值。',
+    sameValues: '值没有变化：事实随其值而变化（描述随值一起更新）。',
     save: '保存',
     cancel: '取消',
   },

@@ -186,6 +186,10 @@ function FactEditor({ fact, onDone }: { fact: Fact; onDone: (saved: boolean) => 
       setProblem(t('factsPanel.needsValue'));
       return;
     }
+    const sameValues = next.length === fact.values.length && next.every((value) => fact.values.includes(value));
+    // The store keeps a fact's versions by value: a new description alone is not a new version.
+    if (sameValues && description.trim() !== fact.description) return setProblem(t('factsPanel.sameValues'));
+    if (sameValues) return onDone(false);
     if (multiple && fact.values.some((value) => !next.includes(value))) {
       const forgotten = await client.forgetFact(fact.id);
       if (!forgotten.ok) return setProblem(forgotten.error.message);
