@@ -83,9 +83,77 @@ export const CheckProviderSchema = z.object({
 
 /** One check of `mnemo doctor`, as the Settings view lists it. */
 export const DoctorCheckSchema = z.object({ check: z.string(), status: z.enum(['ok', 'warn', 'fail']), detail: z.string(), fix: z.string() });
+export type DoctorCheck = z.infer<typeof DoctorCheckSchema>;
 
 export const ProviderCheckResultSchema = z.union([
   z.object({ ok: z.literal(true), latencyMs: z.number(), imageAccepted: z.boolean(), reply: z.string(), note: z.string().optional() }),
   z.object({ ok: z.literal(false), message: z.string(), status: z.number().optional() }),
 ]);
 export type ProviderCheckResult = z.infer<typeof ProviderCheckResultSchema>;
+
+// ── the long-lived memory: facts and working memory (the Memory view) ──────────────────────────
+
+/** One version of a fact that a newer one superseded. */
+export const FactVersionSchema = z.object({
+  values: z.array(z.string()),
+  description: z.string(),
+  /** Milliseconds since the epoch. */
+  timestamp: z.number(),
+  /** The session of the run that taught this version; absent when a person saved it. */
+  sessionId: z.string().optional(),
+});
+
+/** A fact as `mnemo facts list --json` prints it, with the versions it superseded. */
+export const FactSchema = z.object({
+  id: z.string(),
+  subject: z.string(),
+  scope: z.string(),
+  keyword: z.string(),
+  description: z.string(),
+  factType: z.enum(['single', 'multiple']),
+  values: z.array(z.string()),
+  timestamp: z.number(),
+  /** The session of the run that taught the current value; absent when a person saved it. */
+  sessionId: z.string().optional(),
+  /** How well it matches a search (BM25), in search answers only. */
+  score: z.number().optional(),
+  history: z.array(FactVersionSchema).optional(),
+});
+export type Fact = z.infer<typeof FactSchema>;
+
+/** Which facts: any subject or scope when absent (an empty string counts as absent). */
+export const FactQuerySchema = z.object({
+  subject: z.string().optional(),
+  scope: z.string().optional(),
+});
+export type FactQuery = z.infer<typeof FactQuerySchema>;
+
+export const FactSearchSchema = FactQuerySchema.extend({
+  text: z.string().trim().min(1, 'the search text is empty'),
+  limit: z.number().int().positive().max(200).optional(),
+});
+export type FactSearch = z.infer<typeof FactSearchSchema>;
+
+/**
+ * A fact to save, as a person gives it. Its identity is (subject, scope, keyword): saving one that
+ * exists with a new value supersedes a SINGLE fact's value (the old one stays in its history) and
+ * adds to a MULTIPLE fact's values.
+ */
+export const SaveFactSchema = z.object({
+  subject: z.string().min(1),
+  scope: z.string().min(1),
+  keyword: z.string().trim().min(1, 'the keyword is empty'),
+  description: z.string().default(''),
+  values: z.array(z.string()).min(1, 'a fact needs a value'),
+  multiple: z.boolean().optional(),
+});
+export type SaveFact = z.input<typeof SaveFactSchema>;
+
+/** A conversation's working memory (one summary the model rewrites after each task). */
+export const WorkingMemorySchema = z.object({
+  conversationId: z.string(),
+  memory: z.string(),
+  /** Milliseconds since the epoch. */
+  updatedAt: z.number(),
+});
+export type WorkingMemory = z.infer<typeof WorkingMemorySchema>;

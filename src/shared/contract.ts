@@ -13,14 +13,19 @@ import {
   AnswerSchema,
   CheckProviderSchema,
   DoctorCheckSchema,
+  FactQuerySchema,
+  FactSchema,
+  FactSearchSchema,
   ProviderCheckResultSchema,
   RunStateSchema,
+  SaveFactSchema,
   SaveSettingsSchema,
   SessionListItemSchema,
   SettingsViewSchema,
   StartedSchema,
   StartReplaySchema,
   StartRunSchema,
+  WorkingMemorySchema,
 } from './app-api';
 import { AgentEventSchema, type AgentEvent } from './events';
 
@@ -137,6 +142,18 @@ export const commands = {
   'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema),
   /** The checks of `mnemo doctor`: display, capture, input, clipboard, data directory, provider. */
   'doctor:run': command(NoRequestSchema, z.array(DoctorCheckSchema)),
+  /** The facts remembered across tasks, most specific subject first, then newest; each with its history. */
+  'facts:list': command(FactQuerySchema, z.array(FactSchema)),
+  /** Ranked search (BM25) over keywords, descriptions and values, best first. */
+  'facts:search': command(FactSearchSchema, z.array(FactSchema)),
+  /** Saves a fact (a new value of an existing one supersedes it; the old value stays in its history). */
+  'facts:save': command(SaveFactSchema, FactSchema),
+  /** Removes a fact and its history everywhere it is kept. */
+  'facts:forget': command(z.object({ id: z.string().min(1) }), z.object({ id: z.string() })),
+  /** The conversations that have a working memory. */
+  'memory:conversations': command(NoRequestSchema, z.array(z.string())),
+  /** A conversation's working memory; null when it has none yet. */
+  'memory:working': command(z.object({ conversationId: z.string().min(1) }), WorkingMemorySchema.nullable()),
 } satisfies Record<`${string}:${string}`, CommandSpec>;
 
 export type Commands = typeof commands;

@@ -11,7 +11,7 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_EXECUTABLE, HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
-import { dataDirWith, openApp, serveApp, startUiDisplay, type ServedApp, type UiDisplay } from '../fixtures/ui/app-harness';
+import { closeUiTest, dataDirWith, openApp, serveApp, startUiDisplay, type ServedApp, type UiDisplay } from '../fixtures/ui/app-harness';
 
 const SCREENSHOTS = resolve(import.meta.dirname, '../../docs/screenshots');
 const scratch = join(tmpdir(), `mnemo-ui-app-${process.pid}`);
@@ -86,11 +86,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  for (const page of pages) await page.context().close().catch(() => undefined);
-  await browser?.close();
-  await app?.close();
-  await Promise.all([model?.close(), memoryModel?.close()]);
-  await display?.close();
+  await closeUiTest({ pages, browser, app, servers: [model, memoryModel], display });
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -118,6 +114,8 @@ describe('the window against mnemo serve', () => {
     expect(saved.agent?.confirmationRules).toEqual([{ keys: ['enter'], reason: 'Enter runs the command' }]);
     // The notice goes once a provider is there.
     await expect.poll(() => page.getByText(/No model provider is set up yet/).count()).toBe(0);
+    // The system checks ran at start (the picture shows them, not "Checking…").
+    await expect.poll(() => page.getByRole('region', { name: 'System checks' }).getByRole('listitem').count(), { timeout: 120_000 }).toBeGreaterThan(0);
     await saveScreenshot(page, 'settings');
     expect(problems).toEqual([]);
   });

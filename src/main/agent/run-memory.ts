@@ -213,7 +213,7 @@ export class RunMemory {
     if (!facts) return `The fact ${action.keyword} was not saved: no fact memory is kept for this run.`;
     const values = (action.values ?? (action.value !== undefined ? [action.value] : [])).filter((value) => value.trim() !== '');
     try {
-      const outcome = await facts.save({ subject: action.subject, keyword: action.keyword, description: action.description, values, multiple: action.values !== undefined });
+      const outcome = await facts.save({ subject: action.subject, keyword: action.keyword, description: action.description, values, multiple: action.values !== undefined, sessionId: this.deps.sessionId });
       this.onChange({ kind: 'facts', op: 'saved', source: 'save_fact', facts: [brief(outcome.fact, outcome.change)], tokens: 0, error: null });
       return `Saved the fact ${outcome.fact.keyword} about the ${outcome.fact.subject} (${outcome.change}).`;
     } catch (error) {
@@ -305,7 +305,7 @@ export class RunMemory {
     const facts = this.deps.facts;
     if (!facts?.config.autoDetect) return;
     try {
-      const { detection, outcomes } = await facts.saveFromHistory(record, signal);
+      const { detection, outcomes } = await facts.saveFromHistory(record, signal, this.deps.sessionId);
       if (!detection.ok) {
         const message = `no facts were taken from this run: ${detection.error}`;
         this.onChange({ kind: 'facts', op: 'saved', source: 'auto-detect', facts: [], tokens: 0, error: message });

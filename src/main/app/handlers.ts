@@ -1,7 +1,7 @@
 /**
  * The command handlers. Every collaborator is passed in; this module only maps commands to them:
- * the run service through the app backend (the same methods `mnemo serve` answers with), the
- * display list, and the save-dialog export.
+ * the run service and the long-lived memory through the app backend (the same methods `mnemo
+ * serve` answers with), the display list, and the save-dialog export.
  */
 import { err, ok, type ResponseInputOf, type Result } from '../../shared/contract';
 import type { AppBackend } from '../service/app-backend';
@@ -45,5 +45,11 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'settings:save': async (request) => fromService(await backend.saveSettings(request)),
     'provider:check': async ({ model, apiKey }) => fromService(await backend.checkProvider(model ?? {}, apiKey)),
     'doctor:run': async () => ok(await backend.doctor()),
+    'facts:list': async (query) => fromService(await backend.facts(query)),
+    'facts:search': async (request) => fromService(await backend.searchFacts(request)),
+    'facts:save': async (request) => fromService(await backend.saveFact(request)),
+    'facts:forget': async ({ id }) => fromService(await backend.forgetFact(id)),
+    'memory:conversations': async () => fromService(await backend.conversations()),
+    'memory:working': async ({ conversationId }) => fromService(await backend.workingMemory(conversationId)),
   };
 }

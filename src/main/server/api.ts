@@ -11,10 +11,18 @@
  * and what the window needs besides: GET /api/runs/current, POST /api/replays,
  * GET /api/sessions/<id>/events?since=, GET /api/sessions/<id>/files/<path>[?thumb=W],
  * GET /api/sessions/<id>/report.html, DELETE /api/sessions/<id>, GET|PUT /api/settings,
- * POST /api/provider/check, GET /api/doctor, GET /api/version.
+ * POST /api/provider/check, GET /api/doctor, GET /api/version; and the Memory view's long-lived
+ * memory:
+ *
+ *   GET    /api/facts?subject=&scope=           the facts (`mnemo facts list --json`), with their history
+ *   GET    /api/facts/search?q=&subject=&scope=&limit=   ranked, best first, each with its score
+ *   POST   /api/facts {subject, scope, keyword, description, values, multiple?}   saves (or edits) one
+ *   DELETE /api/facts/<id>                      forgets it and its history
+ *   GET    /api/memory/conversations            the conversations that have a working memory
+ *   GET    /api/memory/working?conversation=<id>   one's working memory, or null
  */
 import type { z } from 'zod';
-import { AnswerSchema, CheckProviderSchema, SaveSettingsSchema, StartReplaySchema, StartRunSchema } from '../../shared/app-api';
+import { AnswerSchema, CheckProviderSchema, FactQuerySchema, FactSearchSchema, SaveFactSchema, SaveSettingsSchema, StartReplaySchema, StartRunSchema } from '../../shared/app-api';
 import { describeConfigIssues } from '../../shared/config';
 import type { AppBackend } from '../service/app-backend';
 import type { ServiceError, ServiceResult } from '../service/run-service';
@@ -39,12 +47,24 @@ function answer<T>(result: ServiceResult<T>): Reply {
   return failure(STATUS[error.kind], error.message, { kind: error.kind, ...(error.sessionId ? { id: error.sessionId } : {}) });
 }
 
-async function parsed<T extends z.ZodType>(request: ApiRequest, schema: T): Promise<{ ok: true; value: z.output<T> } | { ok: false; reply: Reply }> {
-  const body = await request.body();
-  if (!body.ok) return { ok: false, reply: failure(400, body.message) };
-  const result = schema.safeParse(body.value);
+type Checked<T extends z.ZodType> = { ok: true; value: z.output<T> } | { ok: false; reply: Reply };
+
+/** A request's body or query as `schema` takes it, or the 400 that names what is wrong. */
+function validated<T extends z.ZodType>(value: unknown, schema: T): Checked<T> {
+  const result = schema.safeParse(value);
   if (!result.success) return { ok: false, reply: failure(400, describeConfigIssues(result.error.issues)) };
   return { ok: true, value: result.data };
+}
+
+async function parsed<T extends z.ZodType>(request: ApiRequest, schema: T): Promise<Checked<T>> {
+  const body = await request.body();
+  if (!body.ok) return { ok: false, reply: failure(400, body.message) };
+  return validated(body.value, schema);
+}
+
+/** The query parameters `names` that are present, as an object. */
+function queryOf(query: URLSearchParams, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.flatMap((name) => (query.has(name) ? [[name, query.get(name) as string]] : [])));
 }
 
 /** The URL path a session's file is served at. */
@@ -76,11 +96,42 @@ export class MnemoApiRoutes {
       return body.ok ? answer(await this.backend.saveSettings(body.value)) : body.reply;
     }
     if (route === 'GET doctor' && id === undefined) return json(200, await this.backend.doctor());
+    if (head === 'facts' && action === undefined) return this.facts(request, id);
+    if (route === 'GET memory' && action === undefined) return this.memory(request, id);
     if (route === 'POST provider' && id === 'check') {
       const body = await parsed(request, CheckProviderSchema);
       return body.ok ? answer(await this.backend.checkProvider(body.value.model ?? {}, body.value.apiKey)) : body.reply;
     }
     return failure(404, `no route ${method} /api${path}`);
+  }
+
+  private async facts(request: ApiRequest, id: string | undefined): Promise<Reply> {
+    const { method, query } = request;
+    if (id === undefined && method === 'GET') {
+      const filter = validated(queryOf(query, ['subject', 'scope']), FactQuerySchema);
+      return filter.ok ? answer(await this.backend.facts(filter.value)) : filter.reply;
+    }
+    if (id === undefined && method === 'POST') {
+      const body = await parsed(request, SaveFactSchema);
+      return body.ok ? answer(await this.backend.saveFact(body.value)) : body.reply;
+    }
+    if (id === 'search' && method === 'GET') {
+      const { q, limit, ...filter } = queryOf(query, ['q', 'subject', 'scope', 'limit']);
+      const search = validated({ ...filter, text: q ?? '', ...(limit !== undefined ? { limit: Number(limit) } : {}) }, FactSearchSchema);
+      return search.ok ? answer(await this.backend.searchFacts(search.value)) : search.reply;
+    }
+    if (id !== undefined && method === 'DELETE') return answer(await this.backend.forgetFact(id));
+    return failure(404, `no route ${method} /api/facts${id ? `/${id}` : ''}`);
+  }
+
+  private async memory(request: ApiRequest, part: string | undefined): Promise<Reply> {
+    if (part === 'conversations') return answer(await this.backend.conversations());
+    if (part === 'working') {
+      const conversation = request.query.get('conversation');
+      if (!conversation) return failure(400, 'name the conversation: /api/memory/working?conversation=<id>');
+      return answer(await this.backend.workingMemory(conversation));
+    }
+    return failure(404, `no route GET /api/memory${part ? `/${part}` : ''}`);
   }
 
   private async runs(request: ApiRequest, id: string | undefined, action: string | undefined): Promise<Reply> {

@@ -7,7 +7,8 @@
  * it is stored is the shell's choice (`KeyStore`): the OS keychain in the app, config.json in
  * browser mode (as the CLI reads it).
  */
-import type { RunState, SaveSettings, SettingsView, SessionListItem, StartRun } from '../../shared/app-api';
+import type { FactQuery, FactSearch, RunState, SaveFact, SaveSettings, SettingsView, SessionListItem, StartRun } from '../../shared/app-api';
+import type { FactJson } from '../memory/facts';
 import type { ConfigFile } from '../../shared/config';
 import type { AgentEvent } from '../../shared/events';
 import type { ModelSettingsInput } from '../../shared/settings';
@@ -18,6 +19,7 @@ import { renderHtmlReport } from '../replay/report';
 import { saveConfig } from '../settings/settings';
 import type { RunHandle, RunService, ServiceResult } from './run-service';
 import { runDoctor, type DoctorCheck } from './doctor';
+import type { MemoryService, WorkingMemoryView } from './memory-service';
 import { PACKAGE_ROOT } from '../package-root';
 import { listItemOf } from './session-views';
 
@@ -52,6 +54,13 @@ export function runState(run: RunHandle): RunState {
 }
 
 const notRunning = (id: string): ServiceResult<never> => ({ ok: false, error: { kind: 'not_found', message: `no run ${id} is going on` } });
+
+/** A filter field left empty (in a form, a query string) means "any". */
+function factQueryOf(query: FactQuery): { subject?: string; scope?: string } {
+  const subject = query.subject?.trim();
+  const scope = query.scope?.trim();
+  return { ...(subject ? { subject } : {}), ...(scope ? { scope } : {}) };
+}
 
 export class AppBackend {
   constructor(
@@ -145,6 +154,40 @@ export class AppBackend {
     if (request.apiKey !== undefined) await this.keys.set(key);
     this.service.useConfig(saved.config);
     return { ok: true, value: this.settings() };
+  }
+
+  /** The long-lived memory the runs use (the data directory or Redis, as the settings say). */
+  private async withMemory<T>(work: (memory: MemoryService) => Promise<ServiceResult<T>>): Promise<ServiceResult<T>> {
+    const opened = await this.service.memoryService();
+    return opened.ok ? work(opened.value) : opened;
+  }
+
+  /** The Memory view's Facts: each fact with the versions it superseded, to show what an edit replaced. */
+  facts(query: FactQuery = {}): Promise<ServiceResult<FactJson[]>> {
+    return this.withMemory((memory) => memory.listFacts(factQueryOf(query), { history: true }));
+  }
+
+  searchFacts(request: FactSearch): Promise<ServiceResult<FactJson[]>> {
+    const { text, limit, ...query } = request;
+    return this.withMemory((memory) => memory.searchFacts(text, { ...factQueryOf(query), ...(limit !== undefined ? { limit } : {}) }, { history: true }));
+  }
+
+  /** A fact saved or edited by a person (so no run taught this version). */
+  saveFact(request: SaveFact): Promise<ServiceResult<FactJson>> {
+    const { description = '', multiple, ...fact } = request;
+    return this.withMemory((memory) => memory.addFact({ ...fact, description, ...(multiple !== undefined ? { multiple } : {}) }, { history: true }));
+  }
+
+  forgetFact(id: string): Promise<ServiceResult<{ id: string }>> {
+    return this.withMemory((memory) => memory.forgetFact(id));
+  }
+
+  conversations(): Promise<ServiceResult<string[]>> {
+    return this.withMemory((memory) => memory.conversations());
+  }
+
+  workingMemory(conversationId: string): Promise<ServiceResult<WorkingMemoryView | null>> {
+    return this.withMemory((memory) => memory.workingMemory(conversationId));
   }
 
   /** "Test connection" with the model settings as the form holds them. */

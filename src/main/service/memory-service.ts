@@ -19,6 +19,11 @@ export interface FactQuery {
   scope?: string;
 }
 
+/** How facts are answered: the app also shows the versions each one superseded. */
+export interface FactView {
+  history?: boolean;
+}
+
 export interface NewFact {
   subject: string;
   scope: string;
@@ -90,30 +95,31 @@ export class MemoryService {
   }
 
   /** Stored facts, most specific subject first, then newest. */
-  async listFacts(query: FactQuery = {}): Promise<ServiceResult<FactJson[]>> {
+  async listFacts(query: FactQuery = {}, view: FactView = {}): Promise<ServiceResult<FactJson[]>> {
     const problem = this.checkQuery(query);
     if (problem) return settingsError(problem);
     try {
-      return { ok: true, value: (await this.backends.facts.list(this.filterOf(query))).map((fact) => factJson(fact)) };
+      return { ok: true, value: (await this.backends.facts.list(this.filterOf(query))).map((fact) => factJson(fact, view)) };
     } catch (error) {
       return memoryError(error);
     }
   }
 
   /** Ranked search (BM25) over keywords, descriptions and values; best first, each with its score. */
-  async searchFacts(text: string, query: FactQuery & { limit?: number } = {}): Promise<ServiceResult<FactJson[]>> {
+  async searchFacts(text: string, query: FactQuery & { limit?: number } = {}, view: FactView = {}): Promise<ServiceResult<FactJson[]>> {
     if (text.trim() === '') return settingsError('the search text is empty');
     const problem = this.checkQuery(query);
     if (problem) return settingsError(problem);
     try {
       const hits = await this.backends.facts.search(text, { ...this.filterOf(query), limit: query.limit ?? 20 });
-      return { ok: true, value: hits.map((hit) => factJson(hit.fact, hit.score)) };
+      return { ok: true, value: hits.map((hit) => factJson(hit.fact, { ...view, score: hit.score })) };
     } catch (error) {
       return memoryError(error);
     }
   }
 
-  async addFact(input: NewFact): Promise<ServiceResult<FactJson>> {
+  /** Saves a fact as a person gives it: a new SINGLE value supersedes the old one, which goes to its history. */
+  async addFact(input: NewFact, view: FactView = {}): Promise<ServiceResult<FactJson>> {
     if (!this.knownSubject(input.subject)) return settingsError(this.subjectProblem(input.subject));
     const scope = parseScope(input.scope);
     if (!scope.ok) return settingsError(scope.message);
@@ -127,7 +133,7 @@ export class MemoryService {
     const timestamp = this.now();
     try {
       const outcome = await this.backends.facts.save(multiple ? { concept, values, timestamp } : { concept, value: values[0] as string, timestamp }, input.subject, scope.value);
-      return { ok: true, value: factJson(outcome.fact) };
+      return { ok: true, value: factJson(outcome.fact, view) };
     } catch (error) {
       return memoryError(error);
     }

@@ -1,6 +1,7 @@
 /**
  * The window: navigation between the views (hash routes, so a reload keeps the view) and the
- * first-run rule: with no provider configured the app opens on Settings and says why.
+ * first-run rules: with no provider configured the app opens on Settings and says why; when a
+ * check of `mnemo doctor` fails at start, a notice says what and how to fix it.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +9,7 @@ import { useServices, useSettings } from './app-context';
 import { NAMES } from './i18n/names';
 import { providerConfigured } from './store/settings-store';
 import { BlackboardView } from './views/BlackboardView';
+import { StartupNotice } from './views/DoctorChecks';
 import { HistoryView } from './views/HistoryView';
 import { MemoryView } from './views/MemoryView';
 import { RunView } from './views/run/RunView';
@@ -23,9 +25,10 @@ function viewOfHash(hash: string): ViewName | null {
 
 export function App() {
   const { t } = useTranslation();
-  const { session, settings } = useServices();
+  const { client, session, settings } = useServices();
   const [view, setView] = useState<ViewName>(() => viewOfHash(location.hash) ?? 'run');
   const [providerMissing, setProviderMissing] = useState(false);
+  const [noticeDismissed, setNoticeDismissed] = useState(false);
   const saved = useSettings((s) => s.saved);
 
   useEffect(() => {
@@ -45,6 +48,13 @@ export function App() {
         }
       });
   }, [settings]);
+
+  useEffect(() => {
+    // The checks move the pointer by a pixel and back: never while a run drives the desktop.
+    void client.currentRun().then((current) => {
+      if (current.ok && current.value === null) void settings.getState().runDoctor();
+    });
+  }, [client, settings]);
 
   useEffect(() => {
     if (providerMissing && providerConfigured(saved)) setProviderMissing(false);
@@ -76,8 +86,9 @@ export function App() {
         </nav>
       </header>
       <main className="app-main">
+        {!noticeDismissed && <StartupNotice onDismiss={() => setNoticeDismissed(true)} onOpenSettings={() => go('settings')} />}
         {view === 'run' && <RunView />}
-        {view === 'memory' && <MemoryView />}
+        {view === 'memory' && <MemoryView onOpenSession={openSession} />}
         {view === 'blackboard' && <BlackboardView onOpenStep={openStep} />}
         {view === 'history' && <HistoryView onOpen={openSession} />}
         {view === 'settings' && <SettingsView explainMissingProvider={providerMissing} />}

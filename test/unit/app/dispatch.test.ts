@@ -142,3 +142,28 @@ describe('the run service through IPC', () => {
     expect(await dispatch('settings:get', trusted, undefined)).toMatchObject({ ok: true, value: { config: {}, hasApiKey: false } });
   });
 });
+
+describe('the long-lived memory through IPC', () => {
+  it('saves, lists, searches and forgets facts; lists conversations and reads a working memory; failures are typed', async () => {
+    const dispatch = createDispatcher(handlers(), isTrustedUrl);
+    const saved = await dispatch('facts:save', trusted, { subject: 'user', scope: 'product:mnemo', keyword: 'editor', description: 'The editor the user prefers', values: ['Vim'] });
+    expect(saved).toMatchObject({ ok: true, value: { subject: 'user', keyword: 'editor', values: ['Vim'], factType: 'single', history: [] } });
+    const id = (saved as { value: { id: string } }).value.id;
+    // A new value supersedes; the old one is history, and a person (no session) taught both.
+    await dispatch('facts:save', trusted, { subject: 'user', scope: 'product:mnemo', keyword: 'editor', values: ['Helix'] });
+    const listed = await dispatch('facts:list', trusted, { subject: '', scope: 'product:mnemo' });
+    expect(listed).toMatchObject({ ok: true, value: [{ id, values: ['Helix'], history: [{ values: ['Vim'] }] }] });
+    expect((listed as { value: Array<Record<string, unknown>> }).value[0]).not.toHaveProperty('sessionId');
+    expect(await dispatch('facts:search', trusted, { text: 'editor' })).toMatchObject({ ok: true, value: [{ id, score: expect.any(Number) }] });
+    expect(await dispatch('facts:search', trusted, { text: '  ' })).toMatchObject({ ok: false, error: { kind: 'invalid_request', message: expect.stringMatching(/the search text is empty/) } });
+    expect(await dispatch('facts:list', trusted, { subject: 'nobody' })).toMatchObject({ ok: false, error: { kind: 'settings' } });
+    expect(await dispatch('facts:save', trusted, { subject: 'user', scope: 'product:mnemo', keyword: 'editor', values: [] })).toMatchObject({ ok: false, error: { kind: 'invalid_request' } });
+    expect(await dispatch('facts:forget', trusted, { id })).toEqual(ok({ id }));
+    expect(await dispatch('facts:forget', trusted, { id })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+    expect(await dispatch('facts:list', trusted, {})).toEqual(ok([]));
+
+    expect(await dispatch('memory:conversations', trusted, undefined)).toEqual(ok([]));
+    expect(await dispatch('memory:working', trusted, { conversationId: 'conv-0123abcd' })).toEqual(ok(null));
+    expect(await dispatch('memory:working', trusted, { conversationId: '../etc' })).toMatchObject({ ok: false, error: { kind: 'settings', message: expect.stringMatching(/is not a conversation id/) } });
+  });
+});

@@ -231,3 +231,59 @@ describe('settings', () => {
     expect(await checked.json()).toMatchObject({ ok: false, message: expect.stringContaining(`did you mean ${setup.server.origin}/v1?`) });
   });
 });
+
+describe('the long-lived memory', () => {
+  it('facts: POST saves, GET lists with history and filters, search ranks, DELETE forgets; a run teaches a fact naming its session; bad requests are 400', async () => {
+    const fact = { type: 'save_fact', keyword: 'report-folder', description: 'Where the user keeps reports', value: 'Documents/Reports' };
+    const { setup, call } = await serve([toolCall([fact], 'I remember the folder.'), done]);
+    const started = (await (await call('/api/runs', { method: 'POST', body: JSON.stringify({ task: 'Remember the reports folder' }) })).json()) as { id: string };
+    await setup.service.run(started.id)?.done;
+
+    const person = { subject: 'machine', scope: 'cross-product', keyword: 'shell', description: 'The login shell', values: ['bash'] };
+    const saved = await call('/api/facts', { method: 'POST', body: JSON.stringify(person) });
+    expect(saved.status).toBe(200);
+    const shell = (await saved.json()) as { id: string };
+    expect(shell).toMatchObject({ subject: 'machine', keyword: 'shell', values: ['bash'], history: [] });
+    await call('/api/facts', { method: 'POST', body: JSON.stringify({ ...person, values: ['fish'] }) });
+
+    const all = (await (await call('/api/facts')).json()) as Array<{ keyword: string; sessionId?: string; values: string[]; history: Array<{ values: string[] }> }>;
+    expect(all.map((entry) => entry.keyword).sort()).toEqual(['report-folder', 'shell']);
+    expect(all.find((entry) => entry.keyword === 'report-folder')).toMatchObject({ sessionId: started.id, values: ['Documents/Reports'] });
+    expect(all.find((entry) => entry.keyword === 'shell')).toMatchObject({ values: ['fish'], history: [{ values: ['bash'] }] });
+    expect(all.find((entry) => entry.keyword === 'shell')).not.toHaveProperty('sessionId');
+    // The same as the CLI prints (which leaves the history out).
+    const cli = JSON.parse((await runMnemo(['facts', 'list', '--json', '--data-dir', setup.dataDir])).stdout) as unknown[];
+    expect(all.map(({ history: _history, ...rest }) => rest)).toEqual(cli);
+
+    expect(((await (await call('/api/facts?subject=machine&scope=')).json()) as unknown[]).length).toBe(1);
+    const hits = (await (await call('/api/facts/search?q=reports&limit=5')).json()) as Array<{ keyword: string; score: number }>;
+    expect(hits).toMatchObject([{ keyword: 'report-folder', score: expect.any(Number) }]);
+
+    const noText = await call('/api/facts/search?q=');
+    expect(noText.status).toBe(400);
+    expect(await noText.json()).toMatchObject({ error: expect.stringMatching(/the search text is empty/) });
+    expect((await call('/api/facts?subject=nobody')).status).toBe(400);
+    expect((await call('/api/facts', { method: 'POST', body: JSON.stringify({ ...person, values: [] }) })).status).toBe(400);
+
+    expect((await call(`/api/facts/${encodeURIComponent(shell.id)}`, { method: 'DELETE' })).status).toBe(200);
+    const again = await call(`/api/facts/${encodeURIComponent(shell.id)}`, { method: 'DELETE' });
+    expect(again.status).toBe(404);
+    expect(await again.json()).toMatchObject({ kind: 'not_found' });
+    expect(((await (await call('/api/facts')).json()) as Array<{ keyword: string }>).map((entry) => entry.keyword)).toEqual(['report-folder']);
+  });
+
+  it('GET /api/memory/conversations and /api/memory/working?conversation= answer the working memory a run wrote', async () => {
+    const { setup, call } = await serve([done]);
+    const started = (await (await call('/api/runs', { method: 'POST', body: JSON.stringify({ task: 'Do one thing' }) })).json()) as { id: string; conversationId: string };
+    await setup.service.run(started.id)?.done;
+    const conversations = (await (await call('/api/memory/conversations')).json()) as string[];
+    expect(conversations).toEqual([started.conversationId]);
+    const working = await call(`/api/memory/working?conversation=${started.conversationId}`);
+    expect(working.status).toBe(200);
+    expect(await working.json()).toMatchObject({ conversationId: started.conversationId, memory: expect.any(String), updatedAt: expect.any(Number) });
+    expect(await (await call('/api/memory/working?conversation=conv-00000000')).json()).toBeNull();
+    expect((await call('/api/memory/working')).status).toBe(400);
+    expect((await call('/api/memory/working?conversation=..%2Fx')).status).toBe(400);
+    expect((await call('/api/memory/nothing')).status).toBe(404);
+  });
+});

@@ -76,7 +76,8 @@ function renderFacts(facts: readonly FactJson[], empty: string): string {
     .map((fact) => {
       const score = fact.score !== undefined ? ` score ${fact.score.toFixed(3)}` : '';
       const when = new Date(fact.timestamp).toISOString().replace('T', ' ').slice(0, 16);
-      return `${fact.id}  ${fact.subject}  ${fact.scope}  ${fact.keyword}${fact.factType === 'multiple' ? ' (multiple)' : ''}: ${fact.values.join('; ')}\n    ${fact.description}  (${when}${score})`;
+      const taught = fact.sessionId ? `, from session ${fact.sessionId}` : '';
+      return `${fact.id}  ${fact.subject}  ${fact.scope}  ${fact.keyword}${fact.factType === 'multiple' ? ' (multiple)' : ''}: ${fact.values.join('; ')}\n    ${fact.description}  (${when}${taught}${score})`;
     })
     .join('\n')}\n`;
 }
@@ -95,7 +96,7 @@ export function registerFactsCommand(program: Command): void {
       .description('Stored facts, the more specific subject first, then the newest')
       .option('--subject <name>', 'only facts about this subject')
       .option('--scope <scope>', 'only facts in this scope')
-      .option('--json', 'print [{id, subject, scope, keyword, description, factType, values, timestamp}]'),
+      .option('--json', 'print [{id, subject, scope, keyword, description, factType, values, timestamp}], with sessionId where a run taught the fact'),
   ).action(async (options: MemoryStoreOptions & { subject?: string; scope?: string; json?: boolean }) => {
     await withService(options, async (service) => {
       const listed = await service.listFacts({ ...(options.subject !== undefined ? { subject: options.subject } : {}), ...(options.scope !== undefined ? { scope: options.scope } : {}) });

@@ -51,6 +51,8 @@ export interface FactInput {
   description: string;
   values: string[];
   multiple?: boolean;
+  /** The session of the run that teaches it (its `save_fact`). */
+  sessionId?: string | undefined;
 }
 
 function factLine(fact: StoredFact): string {
@@ -119,11 +121,14 @@ export class AgentMemory {
     const timestamp = this.now();
     const values = input.values.map(mask);
     const fact = multiple ? { concept, values, timestamp } : { concept, value: values[0] ?? '', timestamp };
-    return this.provider.save(fact, input.subject, scope ?? this.scopeFor(input.subject));
+    return this.provider.save(fact, input.subject, scope ?? this.scopeFor(input.subject), input.sessionId);
   }
 
-  /** Auto-detection over the run's record; the facts found are saved. Storage failures throw. */
-  async saveFromHistory(transcript: string, signal?: AbortSignal): Promise<{ detection: Detection; outcomes: SaveOutcome[] }> {
+  /**
+   * Auto-detection over the run's record; the facts found are saved, taught by `sessionId` (the
+   * run's session). Storage failures throw.
+   */
+  async saveFromHistory(transcript: string, signal?: AbortSignal, sessionId?: string): Promise<{ detection: Detection; outcomes: SaveOutcome[] }> {
     const model = this.deps.model;
     if (!model) return { detection: { ok: false, error: 'no memory model is configured to detect facts', attempts: 0, reply: null }, outcomes: [] };
     const subjects = this.config.detectSubjects.map((name) => this.config.subjects.get(name)).filter((subject): subject is MemorySubject => subject !== undefined);
@@ -134,7 +139,7 @@ export class AgentMemory {
       const concept = { ...fact.concept, keyword: mask(fact.concept.keyword), description: mask(fact.concept.description) };
       return 'value' in fact ? { ...fact, concept, value: mask(fact.value) } : { ...fact, concept, values: fact.values.map(mask) };
     };
-    const outcomes = await this.provider.saveMany(detection.facts.map(({ subject, fact }) => ({ fact: masked(fact), subject, scope: this.scopeFor(subject) })));
+    const outcomes = await this.provider.saveMany(detection.facts.map(({ subject, fact }) => ({ fact: masked(fact), subject, scope: this.scopeFor(subject), sessionId })));
     return { detection, outcomes };
   }
 }

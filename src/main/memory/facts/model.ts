@@ -170,6 +170,8 @@ export interface FactVersion {
   values: string[];
   description: string;
   timestamp: number;
+  /** The session of the run that saved this version; absent when a person did (the CLI, the app). */
+  sessionId?: string;
 }
 
 /**
@@ -185,6 +187,11 @@ export interface StoredFact {
   factType: FactType;
   values: string[];
   timestamp: number;
+  /**
+   * The session of the run that taught the current value (its `save_fact`, or auto-detection
+   * after it), so a person can see where a fact came from; absent when a person saved it.
+   */
+  sessionId?: string;
   history: FactVersion[];
 }
 
@@ -226,6 +233,17 @@ function cleanValues(values: readonly string[]): string[] {
   return out;
 }
 
+/** The version a fact holds now, as it goes to history when a newer one supersedes it. */
+export function versionOf(fact: StoredFact): FactVersion {
+  return { values: fact.values, description: fact.description, timestamp: fact.timestamp, ...(fact.sessionId ? { sessionId: fact.sessionId } : {}) };
+}
+
+/** A fact whose current version came from `sessionId` (or from a person: no session). */
+function taughtBy(fact: StoredFact, sessionId: string | undefined): StoredFact {
+  const { sessionId: _before, ...rest } = fact;
+  return sessionId ? { ...rest, sessionId } : rest;
+}
+
 /**
  * The rules the seed leaves out, in one place (every provider applies them):
  *   - the same fact saved twice is stored once (`unchanged`);
@@ -234,36 +252,32 @@ function cleanValues(values: readonly string[]): string[] {
  *   - a save older than the stored version never replaces it (it goes to history instead), so
  *     two processes replaying the same saves in any order agree.
  */
-export function applySave(existing: StoredFact | undefined, fact: Fact, subject: string, scope: string): SaveOutcome {
+export function applySave(existing: StoredFact | undefined, fact: Fact, subject: string, scope: string, sessionId?: string): SaveOutcome {
   const keyword = fact.concept.keyword.trim();
   const values = cleanValues(factValues(fact));
   const id = factId(subject, scope, keyword);
   const description = fact.concept.description.trim();
   if (existing === undefined) {
-    return { change: 'added', fact: { id, subject, scope, keyword, description, factType: fact.concept.factType, values, timestamp: fact.timestamp, history: [] } };
+    return { change: 'added', fact: taughtBy({ id, subject, scope, keyword, description, factType: fact.concept.factType, values, timestamp: fact.timestamp, history: [] }, sessionId) };
   }
-  const current: FactVersion = { values: existing.values, description: existing.description, timestamp: existing.timestamp };
+  const current = versionOf(existing);
   const sameType = existing.factType === fact.concept.factType;
   if (sameType && fact.concept.factType === FactType.MULTIPLE) {
     const added = values.filter((value) => !existing.values.includes(value));
     if (added.length === 0) return { change: 'unchanged', fact: existing };
-    return {
-      change: 'extended',
-      fact: { ...existing, description: description || existing.description, values: [...existing.values, ...added], timestamp: Math.max(existing.timestamp, fact.timestamp), history: [...existing.history, current] },
-    };
+    const extended = { ...existing, description: description || existing.description, values: [...existing.values, ...added], timestamp: Math.max(existing.timestamp, fact.timestamp), history: [...existing.history, current] };
+    return { change: 'extended', fact: taughtBy(extended, sessionId) };
   }
   if (sameType && sameValues(existing.values, values)) return { change: 'unchanged', fact: existing };
   if (fact.timestamp < existing.timestamp) {
     // An older value arriving late is history, not the current value.
-    const old: FactVersion = { values, description, timestamp: fact.timestamp };
+    const old: FactVersion = { values, description, timestamp: fact.timestamp, ...(sessionId ? { sessionId } : {}) };
     if (existing.history.some((version) => version.timestamp === old.timestamp && sameValues(version.values, old.values))) return { change: 'unchanged', fact: existing };
     const history = [...existing.history, old].sort((a, b) => a.timestamp - b.timestamp);
     return { change: 'superseded', fact: { ...existing, history } };
   }
-  return {
-    change: 'superseded',
-    fact: { ...existing, keyword, description: description || existing.description, factType: fact.concept.factType, values, timestamp: fact.timestamp, history: [...existing.history, current] },
-  };
+  const superseding = { ...existing, keyword, description: description || existing.description, factType: fact.concept.factType, values, timestamp: fact.timestamp, history: [...existing.history, current] };
+  return { change: 'superseded', fact: taughtBy(superseding, sessionId) };
 }
 
 function sameValues(a: readonly string[], b: readonly string[]): boolean {
@@ -288,7 +302,10 @@ export function resolveFacts(facts: readonly StoredFact[], subjects: SubjectRegi
   });
 }
 
-/** `[{id, subject, scope, keyword, description, factType, values, timestamp}]`: what `mnemo facts --json` prints. */
+/**
+ * `[{id, subject, scope, keyword, description, factType, values, timestamp}]`: what `mnemo facts --json`
+ * prints, plus `sessionId` where a run taught the fact; the app also asks for the `history`.
+ */
 export interface FactJson {
   id: string;
   subject: string;
@@ -298,10 +315,13 @@ export interface FactJson {
   factType: 'single' | 'multiple';
   values: string[];
   timestamp: number;
+  sessionId?: string;
   score?: number;
+  /** The versions it superseded, oldest first (only when asked for). */
+  history?: FactVersion[];
 }
 
-export function factJson(fact: StoredFact, score?: number): FactJson {
+export function factJson(fact: StoredFact, extra: { score?: number | undefined; history?: boolean } = {}): FactJson {
   return {
     id: fact.id,
     subject: fact.subject,
@@ -311,6 +331,8 @@ export function factJson(fact: StoredFact, score?: number): FactJson {
     factType: fact.factType === FactType.SINGLE ? 'single' : 'multiple',
     values: [...fact.values],
     timestamp: fact.timestamp,
-    ...(score !== undefined ? { score } : {}),
+    ...(fact.sessionId ? { sessionId: fact.sessionId } : {}),
+    ...(extra.score !== undefined ? { score: extra.score } : {}),
+    ...(extra.history ? { history: fact.history.map((version) => ({ ...version, values: [...version.values] })) } : {}),
   };
 }

@@ -31,13 +31,18 @@ export interface SaveRequest {
   fact: Fact;
   subject: MemorySubject | string;
   scope: MemoryScope | string;
+  /** The session of the run that teaches it; absent when a person saves it. */
+  sessionId?: string | undefined;
 }
 
 export interface FactStore extends AgentMemoryProvider {
   /** Where the facts are, for messages: `file /path`, `redis redis://host:6379`. */
   readonly location: string;
-  /** As the seed's save; the subject and scope may also be given by name (`user`, `product:mnemo`). */
-  save(fact: Fact, subject: MemorySubject | string, scope: MemoryScope | string): Promise<SaveOutcome>;
+  /**
+   * As the seed's save; the subject and scope may also be given by name (`user`, `product:mnemo`),
+   * and `sessionId` names the run that teaches the fact.
+   */
+  save(fact: Fact, subject: MemorySubject | string, scope: MemoryScope | string, sessionId?: string): Promise<SaveOutcome>;
   saveMany(requests: readonly SaveRequest[]): Promise<SaveOutcome[]>;
   /** Stored facts, most specific subject first, then newest. */
   list(filter?: FactFilter): Promise<StoredFact[]>;

@@ -12,7 +12,7 @@
  * of the fact remains.
  */
 import type { RedisConnection } from '../redis';
-import type { StoredFact } from './model';
+import { versionOf, type StoredFact } from './model';
 import { MemoryStoreError } from './provider';
 import { type FactChange, TableFactStore, type TableStoreOptions } from './table';
 
@@ -182,7 +182,7 @@ export class RedisFactStore extends TableFactStore {
     if (!theirs) return change;
     const ours = change.put;
     // Merge: the newer current value wins; every other version becomes history, each once.
-    const versions = [...theirs.history, ...ours.history, { values: theirs.values, description: theirs.description, timestamp: theirs.timestamp }, { values: ours.values, description: ours.description, timestamp: ours.timestamp }];
+    const versions = [...theirs.history, ...ours.history, versionOf(theirs), versionOf(ours)];
     const newest = ours.timestamp >= theirs.timestamp ? ours : theirs;
     const seen = new Set<string>();
     const history = versions

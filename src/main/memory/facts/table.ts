@@ -119,8 +119,8 @@ export abstract class TableFactStore implements FactStore {
     return run;
   }
 
-  save(fact: Fact, subject: MemorySubject | string, scope: MemoryScope | string): Promise<SaveOutcome> {
-    return this.saveMany([{ fact, subject, scope }]).then((outcomes) => outcomes[0] as SaveOutcome);
+  save(fact: Fact, subject: MemorySubject | string, scope: MemoryScope | string, sessionId?: string): Promise<SaveOutcome> {
+    return this.saveMany([{ fact, subject, scope, sessionId }]).then((outcomes) => outcomes[0] as SaveOutcome);
   }
 
   saveMany(requests: readonly SaveRequest[]): Promise<SaveOutcome[]> {
@@ -134,7 +134,7 @@ export abstract class TableFactStore implements FactStore {
           const subject = subjectName(request.subject);
           const scope = scopeName(request.scope);
           const id = factId(subject, scope, request.fact.concept.keyword);
-          const outcome = applySave(pending.get(id) ?? this.table.get(id), request.fact, subject, scope);
+          const outcome = applySave(pending.get(id) ?? this.table.get(id), request.fact, subject, scope, request.sessionId);
           if (outcome.change !== 'unchanged') pending.set(id, outcome.fact);
           outcomes.push(outcome);
         }
@@ -210,12 +210,12 @@ export class InMemoryFactStore extends TableFactStore {
 export class NoMemoryProvider implements FactStore {
   readonly location = 'none';
   readonly warnings: readonly string[] = [];
-  async save(fact: Fact, subject: MemorySubject | string, scope: MemoryScope | string): Promise<SaveOutcome> {
-    const outcome = applySave(undefined, fact, subjectName(subject), scopeName(scope));
+  async save(fact: Fact, subject: MemorySubject | string, scope: MemoryScope | string, sessionId?: string): Promise<SaveOutcome> {
+    const outcome = applySave(undefined, fact, subjectName(subject), scopeName(scope), sessionId);
     return { ...outcome, change: 'unchanged' };
   }
   async saveMany(requests: readonly SaveRequest[]): Promise<SaveOutcome[]> {
-    return Promise.all(requests.map((request) => this.save(request.fact, request.subject, request.scope)));
+    return Promise.all(requests.map((request) => this.save(request.fact, request.subject, request.scope, request.sessionId)));
   }
   async load(): Promise<Fact[]> {
     return [];

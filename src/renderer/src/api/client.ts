@@ -4,7 +4,7 @@
  * http-client.ts). Every command answers a `Result`, as the contract does; events arrive in
  * `seq` order per session, each once.
  */
-import type { ProviderCheckResult, RunState, SaveSettings, SessionListItem, SettingsView, StartRun } from '../../../shared/app-api';
+import type { DoctorCheck, Fact, FactQuery, FactSearch, ProviderCheckResult, RunState, SaveFact, SaveSettings, SessionListItem, SettingsView, StartRun, WorkingMemory } from '../../../shared/app-api';
 import type { Result } from '../../../shared/contract';
 import type { AgentEvent } from '../../../shared/events';
 
@@ -36,6 +36,17 @@ export interface MnemoClient {
   settings(): Promise<Result<SettingsView>>;
   saveSettings(request: SaveSettings): Promise<Result<SettingsView>>;
   checkProvider(request: { model?: SaveSettings['config']['model']; apiKey?: string }): Promise<Result<ProviderCheckResult>>;
+  /** The checks of `mnemo doctor`, run by the core (the display, input, data directory, provider). */
+  doctor(): Promise<Result<DoctorCheck[]>>;
+  /** The facts remembered across tasks, each with the versions it superseded. */
+  facts(query?: FactQuery): Promise<Result<Fact[]>>;
+  searchFacts(request: FactSearch): Promise<Result<Fact[]>>;
+  /** Saves or edits a fact (same subject, scope and keyword: a new value supersedes the old). */
+  saveFact(request: SaveFact): Promise<Result<Fact>>;
+  forgetFact(id: string): Promise<Result<{ id: string }>>;
+  /** The conversations that have a working memory. */
+  conversations(): Promise<Result<string[]>>;
+  workingMemory(conversationId: string): Promise<Result<WorkingMemory | null>>;
   /** Where a session file (a screenshot, a raw reply) loads from; `thumbWidth` asks for a small JPEG. */
   fileUrl(sessionId: string, path: string, thumbWidth?: number): string;
   /**

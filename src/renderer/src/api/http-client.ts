@@ -13,6 +13,13 @@ const STATUS_KINDS: Record<number, IpcErrorKind> = { 400: 'invalid_request', 401
 const segment = encodeURIComponent;
 const sessionPath = (id: string) => `/sessions/${segment(id)}`;
 
+/** `?name=value&…` for the fields that are set (empty strings left out), or nothing. */
+function queryString(fields: Record<string, string | number | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== '') query.set(name, String(value));
+  return query.size > 0 ? `?${query}` : '';
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
   let response: Response;
   try {
@@ -49,12 +56,7 @@ export function createHttpClient(): MnemoClient {
     stop: (id) => call('POST', `/runs/${segment(id)}/stop`, {}),
     answer: (id, text, questionId) => call('POST', `/runs/${segment(id)}/answer`, { text, ...(questionId ? { questionId } : {}) }),
     startReplay: (request) => call('POST', '/replays', request),
-    sessions: (filter = {}) => {
-      const query = new URLSearchParams();
-      if (filter.search) query.set('search', filter.search);
-      if (filter.status) query.set('status', filter.status);
-      return call('GET', `/sessions${query.size > 0 ? `?${query}` : ''}`);
-    },
+    sessions: ({ search, status } = {}) => call('GET', `/sessions${queryString({ search, status })}`),
     sessionEvents: (id, since = 0) => call('GET', `${sessionPath(id)}/events?since=${since}`),
     deleteSession: (id) => call('DELETE', sessionPath(id)),
     async exportReport(id) {
@@ -70,6 +72,13 @@ export function createHttpClient(): MnemoClient {
     settings: () => call('GET', '/settings'),
     saveSettings: (request) => call('PUT', '/settings', request),
     checkProvider: (request) => call('POST', '/provider/check', request),
+    doctor: () => call('GET', '/doctor'),
+    facts: (query = {}) => call('GET', `/facts${queryString(query)}`),
+    searchFacts: ({ text, ...rest }) => call('GET', `/facts/search${queryString({ q: text, ...rest })}`),
+    saveFact: (request) => call('POST', '/facts', request),
+    forgetFact: (id) => call('DELETE', `/facts/${segment(id)}`),
+    conversations: () => call('GET', '/memory/conversations'),
+    workingMemory: (conversationId) => call('GET', `/memory/working${queryString({ conversation: conversationId })}`),
     fileUrl: (id, path, thumbWidth) =>
       `/api${sessionPath(id)}/files/${path.split('/').map(segment).join('/')}${thumbWidth ? `?thumb=${Math.round(thumbWidth)}` : ''}`,
     subscribe(since, onEvent) {

@@ -28,6 +28,13 @@ export function createIpcClient(api: MnemoApi): MnemoClient {
     settings: () => api['settings:get'](),
     saveSettings: (request) => api['settings:save'](request),
     checkProvider: (request) => api['provider:check'](request),
+    doctor: () => api['doctor:run'](),
+    facts: (query = {}) => api['facts:list'](query),
+    searchFacts: (request) => api['facts:search'](request),
+    saveFact: (request) => api['facts:save'](request),
+    forgetFact: (id) => api['facts:forget']({ id }),
+    conversations: () => api['memory:conversations'](),
+    workingMemory: (conversationId) => api['memory:working']({ conversationId }),
     fileUrl: (id, path, thumbWidth) =>
       `${SESSION_FILE_SCHEME}://session/${encodeURIComponent(id)}/${path.split('/').map(encodeURIComponent).join('/')}${thumbWidth ? `?thumb=${Math.round(thumbWidth)}` : ''}`,
     subscribe(since, onEvent) {

@@ -33,6 +33,20 @@ export const NAMES = {
   model: 'Model',
   testConnection: 'Test connection',
   save: 'Save',
+  systemChecks: 'System checks',
+  runChecks: 'Run the checks again',
+  setupProblems: 'Setup problems',
+  dismiss: 'Dismiss',
+  facts: 'Facts',
+  workingMemory: 'Working memory',
+  searchFacts: 'Search facts',
+  subject: 'Subject',
+  scope: 'Scope',
+  values: 'Values',
+  description: 'Description',
+  saveFact: 'Save fact',
+  chooseConversation: 'Choose a conversation',
+  sample: 'Sample',
 } as const;
 
 export type NameKey = keyof typeof NAMES;

@@ -1,12 +1,20 @@
 /**
- * The Settings view's state: the settings as saved (config.json, the same file the CLI reads)
- * and the result of "Test connection". The form keeps its own draft; this holds what is saved.
+ * The Settings view's state: the settings as saved (config.json, the same file the CLI reads),
+ * the result of "Test connection" and the checks of `mnemo doctor` (also shown at start when one
+ * fails). The form keeps its own draft; this holds what is saved.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { ProviderCheckResult, SaveSettings, SettingsView } from '../../../shared/app-api';
+import type { DoctorCheck, ProviderCheckResult, SaveSettings, SettingsView } from '../../../shared/app-api';
 import type { MnemoClient } from '../api/client';
 
 export type CheckState = { status: 'idle' } | { status: 'checking' } | { status: 'done'; result: ProviderCheckResult } | { status: 'failed'; message: string };
+
+/** The doctor's checks: the last ones stay shown while they run again. */
+export interface DoctorState {
+  running: boolean;
+  checks: DoctorCheck[] | null;
+  error: string | null;
+}
 
 export interface SettingsStore {
   saved: SettingsView | null;
@@ -14,9 +22,11 @@ export interface SettingsStore {
   saving: boolean;
   saveMessage: { ok: boolean; text: string } | null;
   check: CheckState;
+  doctor: DoctorState;
   load(): Promise<SettingsView | null>;
   save(request: SaveSettings): Promise<boolean>;
   testConnection(request: { model?: SaveSettings['config']['model']; apiKey?: string }): Promise<void>;
+  runDoctor(): Promise<void>;
 }
 
 /** A provider is configured when the run engine has a base URL and a model to call. */
@@ -25,12 +35,13 @@ export function providerConfigured(settings: SettingsView | null): boolean {
 }
 
 export function createSettingsStore(client: MnemoClient): StoreApi<SettingsStore> {
-  return createStore<SettingsStore>()((set) => ({
+  return createStore<SettingsStore>()((set, get) => ({
     saved: null,
     loadError: null,
     saving: false,
     saveMessage: null,
     check: { status: 'idle' },
+    doctor: { running: false, checks: null, error: null },
     async load() {
       const read = await client.settings();
       set(read.ok ? { saved: read.value, loadError: null } : { loadError: read.error.message });
@@ -46,6 +57,12 @@ export function createSettingsStore(client: MnemoClient): StoreApi<SettingsStore
       set({ check: { status: 'checking' } });
       const checked = await client.checkProvider(request);
       set({ check: checked.ok ? { status: 'done', result: checked.value } : { status: 'failed', message: checked.error.message } });
+    },
+    async runDoctor() {
+      if (get().doctor.running) return;
+      set({ doctor: { ...get().doctor, running: true, error: null } });
+      const checked = await client.doctor();
+      set({ doctor: checked.ok ? { running: false, checks: checked.value, error: null } : { ...get().doctor, running: false, error: checked.error.message } });
     },
   }));
 }

@@ -1,4 +1,7 @@
-/** Recorded sessions: search, status filter, delete; one opens in the Run view. */
+/**
+ * Recorded sessions: search, status filter, delete; one opens in the Run view. The sample session
+ * Mnemo ships carries a badge, and is removed like any session (it is not offered again).
+ */
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RUN_STATUSES } from '../../../shared/events';
@@ -6,6 +9,7 @@ import { formatUsd } from '../../../shared/format';
 import { useServices, useHistory } from '../app-context';
 import { formatWhen } from '../format';
 import { NAMES } from '../i18n/names';
+import { ErrorLine } from '../components/ErrorLine';
 
 const STATUSES = [...RUN_STATUSES, 'running', 'interrupted'];
 
@@ -22,8 +26,8 @@ export function HistoryView({ onOpen }: { onOpen: (sessionId: string) => void })
     void history.getState().refresh();
   }, [history]);
 
-  const remove = (id: string) => {
-    if (window.confirm(t('historyView.confirmDelete', { id }))) void history.getState().remove(id);
+  const remove = (id: string, sample: boolean) => {
+    if (window.confirm(sample ? t('historyView.confirmRemoveSample') : t('historyView.confirmDelete', { id }))) void history.getState().remove(id);
   };
 
   return (
@@ -42,24 +46,32 @@ export function HistoryView({ onOpen }: { onOpen: (sessionId: string) => void })
           </select>
         </label>
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine message={error} />
       {!loading && sessions.length === 0 && <p className="note empty">{t('historyView.none')}</p>}
       <ul className="session-list" aria-label={t('historyView.sessions')}>
         {sessions.map((session) => (
           <li key={session.id} className="session-item">
-            <button type="button" className="session-open" onClick={() => onOpen(session.id)} aria-label={`${t('historyView.open')} ${session.task}`}>
+            <button type="button" className="session-open" onClick={() => onOpen(session.id)} aria-label={`${t('historyView.open')} ${session.sample ? `${NAMES.sample}: ` : ''}${session.task}`}>
               <span className={`status-badge status-${session.status}`}>{t(`status.${session.status}`, { defaultValue: session.status })}</span>
-              <span className="session-task">{session.task}</span>
+              <span className="session-task">
+                {session.sample && (
+                  <span className="sample-badge" title={t('historyView.sampleHint')}>
+                    {t('historyView.sample')}
+                  </span>
+                )}
+                {session.task}
+              </span>
               <span className="session-meta">
                 {formatWhen(session.startedAt)} · {t('historyView.steps', { count: session.steps })} · {formatUsd(session.cost)} · <code>{session.id}</code>
               </span>
             </button>
-            <button type="button" className="danger small" onClick={() => remove(session.id)} aria-label={`${t('historyView.delete')} ${session.id}`}>
-              {t('historyView.delete')}
+            <button
+              type="button"
+              className="danger small"
+              onClick={() => remove(session.id, session.sample === true)}
+              aria-label={session.sample ? `Remove sample ${session.id}` : `${t('historyView.delete')} ${session.id}`}
+            >
+              {session.sample ? t('historyView.removeSample') : t('historyView.delete')}
             </button>
           </li>
         ))}

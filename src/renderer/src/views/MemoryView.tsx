@@ -1,41 +1,54 @@
 /**
  * The memory live: the three layers with their budgets as gauges, the screenshots the model still
- * sees and those pruned (thumbnails), and the conversation tiers.
+ * sees and those pruned (thumbnails), and the conversation tiers; and the memory kept across
+ * tasks: the facts and each conversation's working memory.
  */
 import { useTranslation } from 'react-i18next';
 import type { StepView } from '../../../shared/steps';
 import { useServices, useSession, useSettings } from '../app-context';
 import { SessionImage } from '../components/SessionImage';
 import { NAMES } from '../i18n/names';
+import { FactsPanel } from './memory/FactsPanel';
+import { WorkingMemoryPanel } from './memory/WorkingMemoryPanel';
+import { ErrorLine } from '../components/ErrorLine';
 
 const DEFAULT_BUDGETS = { recent: 500, summary: 2000 };
 /** The strip shows this many of the latest steps. */
 const STRIP_LENGTH = 12;
 const THUMB_WIDTH = 160;
 
-export function MemoryView() {
+export function MemoryView({ onOpenSession }: { onOpenSession: (sessionId: string) => void }) {
+  return (
+    <div className="memory-view">
+      <SessionMemory />
+      <div className="long-lived">
+        <FactsPanel onOpenSession={onOpenSession} />
+        <WorkingMemoryPanel />
+      </div>
+    </div>
+  );
+}
+
+/** The open session's memory: the layers, the screenshots, the conversation tiers. */
+function SessionMemory() {
   const { t } = useTranslation();
   const memory = useSession((s) => s.session?.memory ?? null);
   const budgets = useSettings((s) => s.saved?.config.memory);
-  if (!memory) return <p className="note empty">{t('memoryView.noSession')}</p>;
+  if (!memory) return <p className="note">{t('memoryView.noSession')}</p>;
   const { layers } = memory.snapshot;
   const recentBudget = budgets?.recentBudget ?? DEFAULT_BUDGETS.recent;
   const summaryBudget = budgets?.summaryBudget ?? DEFAULT_BUDGETS.summary;
   return (
-    <div className="memory-view">
+    <>
       <div className="layers">
         <Layer name={NAMES.pending} title={t('pending')} text={layers.pending} budget={null} />
         <Layer name={NAMES.recentSteps} title={t('recentSteps')} text={layers.recent} budget={recentBudget} busy={memory.layersCompressing} />
         <Layer name={NAMES.summary} title={t('summary')} text={layers.summary} budget={summaryBudget} busy={memory.layersCompressing} />
       </div>
-      {memory.layersError && (
-        <p className="error" role="alert">
-          {memory.layersError}
-        </p>
-      )}
+      <ErrorLine message={memory.layersError} />
       <ScreenshotStrip />
       <ConversationTiers />
-    </div>
+    </>
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * Settings, saved to the same config.json the CLI reads: the provider (presets fill the base
- * URL), model, family and version, "Test connection", limits, memory budgets, confirmation
- * rules, data directory and retention, and the window's language.
+ * URL), model, family and version, "Test connection", the checks of `mnemo doctor`, limits,
+ * memory budgets, confirmation rules, data directory and retention, and the window's language.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +13,8 @@ import { LANGUAGES } from '../i18n';
 import { NAMES } from '../i18n/names';
 import { PROVIDER_PRESETS, presetOf } from './provider-presets';
 import { ConfirmationRules, type RuleDraft } from './ConfirmationRules';
+import { DoctorChecks } from './DoctorChecks';
+import { ErrorLine } from '../components/ErrorLine';
 
 interface Draft {
   baseUrl: string;
@@ -147,11 +149,7 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
           {t('settingsView.noProvider')}
         </p>
       )}
-      {loadError && (
-        <p className="error" role="alert">
-          {loadError}
-        </p>
-      )}
+      <ErrorLine message={loadError} />
       <fieldset className="panel">
         <legend>{t('settingsView.provider')}</legend>
         <label className="field">
@@ -210,6 +208,8 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
           <CheckOutcome />
         </div>
       </fieldset>
+
+      <DoctorChecks />
 
       <fieldset className="panel">
         <legend>{t('settingsView.limits')}</legend>

@@ -2,10 +2,10 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatUsd } from '../../../../shared/format';
-import { useServices, useSession } from '../../app-context';
+import { useSession } from '../../app-context';
 import { formatDuration, formatTokens } from '../../format';
-import { NAMES } from '../../i18n/names';
 import { useShownStatus } from './status';
+import { RunControls } from '../../components/RunControls';
 
 /** Re-renders every second while `active`, for the elapsed time. */
 function useNow(active: boolean): number {
@@ -60,26 +60,5 @@ export function RunHeader() {
       {live && <RunControls paused={run.paused} />}
       {run.reason && !live && <p className="run-reason">{run.reason}</p>}
     </section>
-  );
-}
-
-function RunControls({ paused }: { paused: boolean }) {
-  const { t } = useTranslation();
-  const { session } = useServices();
-  return (
-    <div className="run-controls">
-      {paused ? (
-        <button type="button" aria-label={NAMES.resume} onClick={() => void session.getState().resume()}>
-          {t('resume')}
-        </button>
-      ) : (
-        <button type="button" aria-label={NAMES.pause} onClick={() => void session.getState().pause()}>
-          {t('pause')}
-        </button>
-      )}
-      <button type="button" className="danger" aria-label={NAMES.stop} onClick={() => void session.getState().stop()}>
-        {t('stop')}
-      </button>
-    </div>
   );
 }

@@ -78,39 +78,23 @@ export function StepInspector() {
       )}
       <section>
         <h3>{t('inspector.timings')}</h3>
-        <dl className="figures">
-          {(['observe', 'model', 'act', 'settle'] as const).map((part) => (
-            <div key={part}>
-              <dt>{t(`inspector.${part === 'model' ? 'modelCall' : part}`)}</dt>
-              <dd>{formatDuration(step.timings?.[part])}</dd>
-            </div>
-          ))}
-          <div>
-            <dt>{t('inspector.total')}</dt>
-            <dd>{formatDuration(step.durationMs)}</dd>
-          </div>
-        </dl>
+        <Figures
+          rows={[
+            ...(['observe', 'model', 'act', 'settle'] as const).map((part): [string, string] => [t(`inspector.${part === 'model' ? 'modelCall' : part}`), formatDuration(step.timings?.[part])]),
+            [t('inspector.total'), formatDuration(step.durationMs)],
+          ]}
+        />
       </section>
       <section>
         <h3>{t('inspector.usage')}</h3>
-        <dl className="figures">
-          <div>
-            <dt>{t('inspector.input')}</dt>
-            <dd>{step.usage ? formatTokens(step.usage.inputTokens) : '—'}</dd>
-          </div>
-          <div>
-            <dt>{t('inspector.output')}</dt>
-            <dd>{step.usage ? formatTokens(step.usage.outputTokens) : '—'}</dd>
-          </div>
-          <div>
-            <dt>{t('header.cost')}</dt>
-            <dd>{formatUsd(step.usage?.costUsd)}</dd>
-          </div>
-          <div>
-            <dt>{t('inspector.runCost')}</dt>
-            <dd>{formatUsd(step.costUsd)}</dd>
-          </div>
-        </dl>
+        <Figures
+          rows={[
+            [t('inspector.input'), step.usage ? formatTokens(step.usage.inputTokens) : '—'],
+            [t('inspector.output'), step.usage ? formatTokens(step.usage.outputTokens) : '—'],
+            [t('header.cost'), formatUsd(step.usage?.costUsd)],
+            [t('inspector.runCost'), formatUsd(step.costUsd)],
+          ]}
+        />
       </section>
       <section>
         <h3>{t('inspector.memoryChanges')}</h3>
@@ -216,4 +200,18 @@ export function describeChange(change: MemoryChange): string {
         .map((section) => `${section.name} ${section.usedTokens}${section.budgetTokens !== null ? `/${section.budgetTokens}` : ''}${section.omitted ? `, ${section.omitted} left out` : ''}`)
         .join('; ')})`;
   }
+}
+
+/** Labelled figures (timings, tokens, cost), one term and value each. */
+function Figures({ rows }: { rows: ReadonlyArray<readonly [string, string]> }) {
+  return (
+    <dl className="figures">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }
