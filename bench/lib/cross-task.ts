@@ -10,17 +10,15 @@
  * as the pruning module estimates), at the last step of chosen tasks, with the memory sections of
  * that prompt; and, for scale, what the seed's rendering of the same blackboard would cost.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PromptView } from '../../src/shared/memory';
-import { loadConfig } from '../../src/main/settings/settings';
-import { RunService } from '../../src/main/service/run-service';
 import { openBlackboard, APPEND_TO_SHORT_TERM_MEMORY, REWRITE_MEMORY } from '../../src/main/memory';
 import { TASK_SUMMARY_PROMPT } from '../../src/main/memory/blackboard-compaction';
 import { estimateTextTokens } from '../../src/main/memory/pruning';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply } from '../../test/fixtures/openai-server';
-import { FakeOperator } from '../../test/unit/run/fakes';
+import { serviceOnFakeDisplay } from '../../test/fixtures/fake-display-service';
 
 export interface CrossTaskPoint {
   task: number;
@@ -106,11 +104,7 @@ export async function runCrossTask(tasks: number, reportAt: readonly number[], o
       return { text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions: [{ type: 'click', x: 100 + index * 40, y: 200 }] } }], usage };
     },
   });
-  writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryServer.url } } }));
-  const config = await loadConfig({ dataDir }, {});
-  if (!config.ok) throw new Error(config.message);
-  const operator = new FakeOperator();
-  const service = new RunService({ config: config.config, env: {}, flags: { baseUrl: agentServer.url, model: 'gpt-4.1', family: 'tools' }, openOperator: async () => ({ ok: true, operator }) });
+  const { service } = await serviceOnFakeDisplay({ dataDir, config: { memory: { model: { baseUrl: memoryServer.url } } }, modelUrl: agentServer.url });
   const points: CrossTaskPoint[] = [];
   let conversationId: string | undefined;
   try {

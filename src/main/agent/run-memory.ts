@@ -25,7 +25,7 @@ import {
   type TieredMemory,
 } from '../memory';
 import { describeError, type AgentMemory, type SaveOutcome, type StoredFact } from '../memory/facts';
-import { renderBlackboardSection, TASK_END_KIND } from '../memory/blackboard-prompt';
+import { BlackboardPromptModel, TASK_END_KIND } from '../memory/blackboard-prompt';
 import { renderConversationSection } from '../memory/conversation-prompt';
 import { DEFAULT_PROMPT_BUDGETS, emptySection, textSection, type PromptBudgets } from '../memory/prompt-section';
 import type { WorkingMemoryAgent, WorkingMemoryManager } from '../memory/working';
@@ -99,6 +99,8 @@ export class RunMemory {
   private factsText = '';
   private factsOmitted = 0;
   private readonly budgets: PromptBudgets;
+  /** The board as prompt entries, kept up to date between steps. */
+  private readonly boardPrompt: BlackboardPromptModel;
   private workingText = '';
   private task = '';
   private readonly transcript: string[] = [];
@@ -114,6 +116,7 @@ export class RunMemory {
     this.deps = deps;
     this.onChange = onChange;
     this.budgets = { ...DEFAULT_PROMPT_BUDGETS, ...options.budgets };
+    this.boardPrompt = new BlackboardPromptModel(deps.sessionId ?? null);
     this.trace = new MemoryItemList({ ...(options.maxTraceItems ? { maxItems: options.maxTraceItems } : {}), onChange });
     this.layers = new LayeredMemory(options.layers, { model: deps.model ?? null, onChange });
     this.pruner = new ScreenshotPruner(options.pruning, { onChange });
@@ -187,7 +190,7 @@ export class RunMemory {
     const sections: PromptSectionView[] = [
       textSection('layers', this.layers.compose(), null),
       this.blackboard && !this.blackboard.isEmpty()
-        ? renderBlackboardSection(this.blackboard.blackboardToDict(), this.task, this.deps.sessionId ?? null, budgets.blackboard)
+        ? this.boardPrompt.render(this.blackboard.blackboardToDict(), this.task, budgets.blackboard)
         : emptySection('blackboard', budgets.blackboard),
       this.conversation ? renderConversationSection(this.conversation, this.task, budgets.conversation) : emptySection('conversation', budgets.conversation),
       textSection('workingMemory', this.workingText, budgets.workingMemory, WORKING_MEMORY_HEADING),

@@ -32,6 +32,8 @@ const NOUNS: readonly Noun[] = ['task', 'step', 'question', 'request', 'screensh
 const RECENT_SHARE = 0.4;
 const RELEVANT_SHARE = 0.75;
 const CURRENT_QUESTIONS_SHARE = 0.3;
+/** Old entries a search brings back at most. */
+const RELEVANT_HITS = 50;
 
 interface Entry {
   part: Part;
@@ -113,61 +115,191 @@ function questionLine(item: MemoryItemData): string {
   return `Q: ${oneLine(str(item.question), 200)} → A: ${answer}`;
 }
 
-/** The board's entries for the prompt, and the current task's questions apart. */
-function entriesOf(board: BlackboardDict, currentTask: string | null): { entries: Entry[]; current: Entry[] } {
-  const tasks = tasksOnBoard(board);
-  const count = Math.max(1, board.requests.length);
-  const entries: Entry[] = [];
-  const current: Entry[] = [];
-  for (const task of tasks.values()) {
-    if (task.taskId === currentTask) continue;
-    entries.push({ part: 'trajectories', noun: 'task', recency: task.order, text: taskLine(task) });
+/** A task's entry and what it is built from, kept up to date as the board grows. */
+interface TaskState {
+  task: TaskOnBoard;
+  entry: Entry;
+}
+
+interface SectionSeen {
+  count: number;
+  last: MemoryItemData | undefined;
+}
+
+/**
+ * The board as prompt entries, kept between renders: a run renders its prompt at every step, and
+ * a board of thousands of tasks is too much to gather and index again each time. Items are only
+ * ever added to the board (the board hands out the same frozen item objects every time), so each
+ * render takes in the items added since the last one; anything else (a board replaced, loaded
+ * again, its screenshots rotated) starts over.
+ */
+export class BlackboardPromptModel {
+  private tasks = new Map<string, TaskState>();
+  private legacy: Entry[] = [];
+  private questions: Array<{ entry: Entry; taskId: string }> = [];
+  private index = new FactSearchIndex();
+  private seen: Record<Exclude<Part, 'screenshots'>, SectionSeen> = this.nothingSeen();
+  private newestFirst: Entry[] | null = null;
+  private searched: { query: string; hits: Entry[] } | null = null;
+  private readonly byKey = new Map<string, Entry>();
+  /** Entries whose text changed since they were last indexed (indexed once per render, not per item). */
+  private readonly unindexed = new Set<string>();
+
+  /** `currentTask`: the id of the task being run (its steps are the layers' part, its questions shown first). */
+  constructor(private readonly currentTask: string | null) {}
+
+  private nothingSeen(): Record<Exclude<Part, 'screenshots'>, SectionSeen> {
+    return { questions: { count: 0, last: undefined }, requests: { count: 0, last: undefined }, trajectories: { count: 0, last: undefined } };
   }
-  // Entries from before tasks had ids: each on its own, placed in time by its position.
-  const legacy = (part: Part, noun: Noun, items: readonly MemoryItemData[], text: (item: MemoryItemData) => string) =>
-    items.forEach((item, index) => {
-      if (taskIdOf(item) === null) entries.push({ part, noun, recency: ((index + 1) / Math.max(1, items.length)) * count - count, text: text(item) });
+
+  private reset(): void {
+    this.tasks = new Map();
+    this.legacy = [];
+    this.questions = [];
+    this.index = new FactSearchIndex();
+    this.seen = this.nothingSeen();
+    this.byKey.clear();
+    this.unindexed.clear();
+    this.changed();
+  }
+
+  private changed(): void {
+    this.newestFirst = null;
+    this.searched = null;
+  }
+
+  /** Takes in what was added to the board since the last call. */
+  update(board: BlackboardDict): void {
+    const parts = ['requests', 'trajectories', 'questions'] as const;
+    const appended = parts.every((part) => {
+      const { count, last } = this.seen[part];
+      const items = board[part];
+      return items.length >= count && (count === 0 || items[count - 1] === last);
     });
-  legacy('requests', 'request', board.requests, (item) => oneLine(str(item.request) || str(item.text)));
-  legacy('trajectories', 'step', board.trajectories, stepLine);
-  legacy('questions', 'question', board.questions, questionLine);
-  for (const item of board.questions) {
-    const id = taskIdOf(item);
-    if (id === null) continue;
-    const entry: Entry = { part: 'questions', noun: 'question', recency: tasks.get(id)?.order ?? 0, text: questionLine(item) };
-    (id === currentTask ? current : entries).push(entry);
+    if (!appended) this.reset();
+    for (const part of parts) {
+      const items = board[part];
+      const seen = this.seen[part];
+      for (let position = seen.count; position < items.length; position++) this.take(part, items[position] as MemoryItemData, position);
+      this.seen[part] = { count: items.length, last: items.at(-1) };
+    }
   }
-  board.screenshots.forEach((item, index) => entries.push({ part: 'screenshots', noun: 'screenshot', recency: count + index, text: `${oneLine(str(item.metadata), 120)} (${str(item.image_path)})` }));
-  return { entries, current };
+
+  private taskState(id: string): TaskState {
+    let state = this.tasks.get(id);
+    if (!state) {
+      const task: TaskOnBoard = { taskId: id, request: undefined, steps: [], end: undefined, summary: undefined, questions: [], order: this.tasks.size };
+      state = { task, entry: { part: 'trajectories', noun: 'task', recency: task.order, text: '' } };
+      this.tasks.set(id, state);
+      this.changed();
+    }
+    return state;
+  }
+
+  private indexed(key: string, entry: Entry): void {
+    this.byKey.set(key, entry);
+    this.unindexed.add(key);
+    this.searched = null;
+  }
+
+  private indexChanges(): void {
+    for (const key of this.unindexed) {
+      const entry = this.byKey.get(key);
+      if (entry) this.index.set(key, { keyword: '', description: entry.text, values: [] });
+    }
+    this.unindexed.clear();
+  }
+
+  private take(part: Exclude<Part, 'screenshots'>, item: MemoryItemData, position: number): void {
+    const id = taskIdOf(item);
+    if (id === null) {
+      // Written before tasks had ids: each entry on its own, placed before every task that has one.
+      const text = part === 'requests' ? oneLine(str(item.request) || str(item.text)) : part === 'questions' ? questionLine(item) : stepLine(item);
+      const entry: Entry = { part, noun: part === 'requests' ? 'request' : part === 'questions' ? 'question' : 'step', recency: -1_000_000 + position / 1000, text };
+      this.legacy.push(entry);
+      this.indexed(`legacy:${part}:${position}`, entry);
+      this.changed();
+      return;
+    }
+    if (part === 'questions') {
+      const state = this.taskState(id);
+      state.task.questions.push(item);
+      const entry: Entry = { part: 'questions', noun: 'question', recency: state.task.order, text: questionLine(item) };
+      this.questions.push({ entry, taskId: id });
+      if (id !== this.currentTask) this.indexed(`question:${position}`, entry);
+      this.changed();
+      return;
+    }
+    const state = this.taskState(id);
+    const { task } = state;
+    if (part === 'requests') task.request ??= str(item.request) || str(item.text);
+    // The last summary wins (two machines may both have written one).
+    else if (item.kind === TASK_SUMMARY_KIND) task.summary = item;
+    else if (item.kind === TASK_END_KIND) task.end = item;
+    else task.steps.push(item);
+    if (id === this.currentTask) return;
+    state.entry.text = taskLine(task);
+    this.indexed(`task:${id}`, state.entry);
+  }
+
+  /** The blackboard section for `task` within `budgetTokens` (screenshots: the board's few, as they are now). */
+  render(board: BlackboardDict, task: string, budgetTokens: number): PromptSectionView {
+    this.update(board);
+    const screenshots: Entry[] = board.screenshots.map((item, index) => ({ part: 'screenshots', noun: 'screenshot', recency: this.tasks.size + index, text: `${oneLine(str(item.metadata), 120)} (${str(item.image_path)})` }));
+    const current = this.questions.filter((question) => question.taskId === this.currentTask).map((question) => question.entry);
+    const others = this.othersNewestFirst();
+    const entries = [...screenshots.reverse(), ...others];
+    if (entries.length === 0 && current.length === 0) return emptySection('blackboard', budgetTokens);
+    // The headings and the closing note are paid for first.
+    const frame = tokensOf(BLACKBOARD_PROMPT_HEADINGS.blackboard) + PARTS.length * 10 + 40;
+    const room = Math.max(0, budgetTokens - frame);
+    const chosen = chooseWithinBudget((entry: Entry) => tokensOf(entry.text) + 1, room, [
+      { entries: current, limit: room * CURRENT_QUESTIONS_SHARE },
+      { entries, limit: room * RECENT_SHARE },
+      { entries: this.relevantTo(task), limit: room * RELEVANT_SHARE },
+      { entries, limit: room },
+    ]);
+
+    const lines: string[] = [BLACKBOARD_PROMPT_HEADINGS.blackboard];
+    for (const part of PARTS) {
+      const shown = [...chosen].filter((entry) => entry.part === part).sort((a, b) => a.recency - b.recency);
+      if (shown.length > 0) lines.push(BLACKBOARD_PROMPT_HEADINGS[part], ...shown.map((entry) => `- ${entry.text}`));
+    }
+    const total = entries.length + current.length;
+    const omitted = total - chosen.size;
+    const counts = new Map<Noun, number>();
+    for (const entry of [...current, ...entries]) if (!chosen.has(entry)) counts.set(entry.noun, (counts.get(entry.noun) ?? 0) + 1);
+    const leftOut = describeCounts(NOUNS.map((noun) => [noun, `${noun}s`, counts.get(noun) ?? 0] as const));
+    if (omitted > 0) lines.push(`(${omitted} older blackboard entr${omitted === 1 ? 'y is' : 'ies are'} not shown: ${leftOut}. They are kept; a task that names them brings them back.)`);
+    const text = lines.join('\n');
+    return { name: 'blackboard', budgetTokens, usedTokens: tokensOf(text), shown: chosen.size, omitted, leftOut, text };
+  }
+
+  /** Every entry but the current task's, the most recent first. */
+  private othersNewestFirst(): Entry[] {
+    if (this.newestFirst === null) {
+      const tasks = [...this.tasks.values()].filter((state) => state.task.taskId !== this.currentTask).map((state) => state.entry);
+      const questions = this.questions.filter((question) => question.taskId !== this.currentTask).map((question) => question.entry);
+      this.newestFirst = [...tasks, ...questions, ...this.legacy].sort((a, b) => b.recency - a.recency);
+    }
+    return this.newestFirst;
+  }
+
+  /** The entries a ranked search finds for the task, best first (kept until the board changes). */
+  private relevantTo(task: string): Entry[] {
+    if (this.searched?.query !== task) {
+      this.indexChanges();
+      const hits = this.index.search(task, { limit: RELEVANT_HITS }).flatMap((hit) => {
+        const entry = this.byKey.get(hit.id);
+        return entry ? [entry] : [];
+      });
+      this.searched = { query: task, hits };
+    }
+    return this.searched.hits;
+  }
 }
 
 /** The blackboard section of a prompt for `task` (the current task's id: `currentTask`), within `budgetTokens`. */
 export function renderBlackboardSection(board: BlackboardDict, task: string, currentTask: string | null, budgetTokens: number): PromptSectionView {
-  const { entries, current } = entriesOf(board, currentTask);
-  if (entries.length === 0 && current.length === 0) return emptySection('blackboard', budgetTokens);
-  // The headings and the closing note are paid for first.
-  const frame = tokensOf(BLACKBOARD_PROMPT_HEADINGS.blackboard) + PARTS.length * 10 + 40;
-  const room = Math.max(0, budgetTokens - frame);
-  const newestFirst = [...entries].sort((a, b) => b.recency - a.recency);
-  const index = new FactSearchIndex();
-  entries.forEach((entry, position) => index.set(String(position), { keyword: '', description: entry.text, values: [] }));
-  const relevant = index.search(task, { limit: 50 }).map((hit) => entries[Number(hit.id)] as Entry);
-  const chosen = chooseWithinBudget((entry: Entry) => tokensOf(entry.text) + 1, room, [
-    { entries: current, limit: room * CURRENT_QUESTIONS_SHARE },
-    { entries: newestFirst, limit: room * RECENT_SHARE },
-    { entries: relevant, limit: room * RELEVANT_SHARE },
-    { entries: newestFirst, limit: room },
-  ]);
-
-  const all = [...current, ...entries];
-  const lines: string[] = [BLACKBOARD_PROMPT_HEADINGS.blackboard];
-  for (const part of PARTS) {
-    const shown = all.filter((entry) => entry.part === part && chosen.has(entry)).sort((a, b) => a.recency - b.recency);
-    if (shown.length > 0) lines.push(BLACKBOARD_PROMPT_HEADINGS[part], ...shown.map((entry) => `- ${entry.text}`));
-  }
-  const omitted = all.length - chosen.size;
-  const leftOut = describeCounts(NOUNS.map((noun) => [noun, `${noun}s`, all.filter((entry) => entry.noun === noun && !chosen.has(entry)).length] as const));
-  if (omitted > 0) lines.push(`(${omitted} older blackboard entr${omitted === 1 ? 'y is' : 'ies are'} not shown: ${leftOut}. They are kept; a task that names them brings them back.)`);
-  const text = lines.join('\n');
-  return { name: 'blackboard', budgetTokens, usedTokens: tokensOf(text), shown: chosen.size, omitted, leftOut, text };
+  return new BlackboardPromptModel(currentTask).render(board, task, budgetTokens);
 }

@@ -5,8 +5,8 @@
  *
  *   1. the newest messages of the chat context (up to half the budget; a long one is cut);
  *   2. the newest short-term memories (up to 70%);
- *   3. long-term statements a ranked search finds related to the task (up to 90%), never the
- *      whole of it;
+ *   3. long-term memory (up to 90%): whole when it fits, else the statements a ranked search
+ *      finds related to the task, never a list of all of it;
  *   4. the older messages and memories, newest first;
  *
  * and says what it left out. The agent can still ask long-term memory with `query_long_term_memory`.
@@ -39,7 +39,10 @@ export function renderConversationSection(conversation: TieredMemory, task: stri
   if (context.length === 0 && shortTerm.length === 0 && conversation.longTerm.length === 0) return emptySection('conversation', budgetTokens);
   const heading = `Things you remember about ${conversation.userName}:`;
   const room = Math.max(0, budgetTokens - tokensOf(heading) - 40);
-  const longTerm: Entry[] = conversation.searchLongTerm(task, Math.floor(room * (LONG_TERM_SHARE - SHORT_TERM_SHARE))).map((text, position) => ({ tier: 'longTerm', position, text }));
+  // A long-term memory that fits its share is shown whole; a larger one is searched.
+  const longTermRoom = Math.floor(room * (LONG_TERM_SHARE - SHORT_TERM_SHARE));
+  const whole = conversation.longTerm.reduce((sum, text) => sum + tokensOf(text) + 1, 0) <= longTermRoom;
+  const longTerm: Entry[] = (whole ? [...conversation.longTerm] : conversation.searchLongTerm(task, longTermRoom)).map((text, position) => ({ tier: 'longTerm', position, text }));
   const newest = (entries: Entry[]) => [...entries].reverse();
   const chosen = chooseWithinBudget((entry: Entry) => tokensOf(entry.text) + 1, room, [
     { entries: newest(context), limit: room * CONTEXT_SHARE },

@@ -140,6 +140,40 @@ describe('short-term to long-term memory', () => {
   });
 });
 
+describe('a long-term memory of thousands of statements', () => {
+  const statements = (count: number) => Array.from({ length: count }, (_, n) => (n === 2345 ? 'Dana keeps the lab printer passwords in the blue binder' : `Dana filed expense claim ${n} for project ${n % 23}`));
+
+  it('is searched, not listed, when the manager is asked about it', async () => {
+    const server = await serve([{ text: 'In the blue binder.' }]);
+    const memory = new TieredMemory({ userName: 'Dana', longTermCallTokens: 500 }, { model: memoryModel(server.url) });
+    memory.restore({ context: [], shortTerm: [], longTerm: statements(5000) });
+    const answer = await memory.handleToolCall({ name: QUERY_LONG_TERM_MEMORY_TOOL.name, arguments: '{"hint": "lab printer passwords"}' });
+    expect(answer).toEqual({ ok: true, answer: 'In the blue binder.', fromModel: true });
+    const sent = userText(server.requests[0]!);
+    expect(sent).toMatch(/^Long Term Memory \(the \d+ of 5000 statements related to the question\):\n/);
+    expect(sent).toContain('Dana keeps the lab printer passwords in the blue binder');
+    // Within the call's share (about 3 characters a token), not the 5,000 statements.
+    expect(sent.length).toBeLessThan(500 * 3 + 400);
+  });
+
+  it('has only the part related to the new memories rewritten; the rest stays as it was', async () => {
+    const server = await serve([append('m1'), append('m2'), append('m3'), rewrite('Dana keeps the lab printer passwords in the blue binder, and the toner in the cupboard')]);
+    const memory = new TieredMemory({ userName: 'Dana', longTermCallTokens: 300, shortTermMemoryLimit: 2 }, { model: memoryModel(server.url) });
+    const before = statements(3000);
+    memory.restore({ context: [], shortTerm: ['the lab printer toner is in the cupboard', 'the lab printer needs toner', 'the lab printer passwords changed'], longTerm: before });
+    await converse(memory, 1, 11);
+    const rewriteCall = server.requests.find((request) => toolNames(request).includes(REWRITE_MEMORY));
+    expect(rewriteCall).toBeDefined();
+    expect(userText(rewriteCall!)).toMatch(/^Part of the Long Term Memory \(the \d+ of 3000 statements related to the new memories\):\n/);
+    expect(userText(rewriteCall!)).toContain('Dana keeps the lab printer passwords in the blue binder');
+    // The statements shown were replaced by the rewrite; every other one is still there.
+    expect(memory.longTerm).toContain('Dana keeps the lab printer passwords in the blue binder, and the toner in the cupboard');
+    expect(memory.longTerm).not.toContain('Dana keeps the lab printer passwords in the blue binder');
+    expect(memory.longTerm.length).toBeGreaterThan(2900);
+    expect(memory.longTerm).toContain('Dana filed expense claim 1 for project 1');
+  });
+});
+
 describe('failures lose nothing and are retried', () => {
   const failures: Array<[string, ScriptedReply, string]> = [
     ['an HTTP 500', { status: 500 }, 'Short-term memory update failed: HTTP 500'],
