@@ -213,6 +213,15 @@ describe('the window against mnemo serve', () => {
     expect(await strip.innerText()).toMatch(/seen by the model/);
     const conversation = page.getByRole('region', { name: 'Conversation' });
     expect(await conversation.innerText()).toContain('Ask me what to write, then run it');
+    // What of the memory went into the last prompt: each section with its budget and what it left out.
+    const prompt = page.getByRole('region', { name: 'Memory in the last prompt' });
+    await expect.poll(() => prompt.getByRole('row').count()).toBe(6);
+    const blackboardRow = prompt.getByRole('row', { name: /^Blackboard/ });
+    expect(await blackboardRow.innerText()).toMatch(/~\d+ \/ 600/);
+    expect(await prompt.getByRole('meter', { name: 'Conversation budget' }).getAttribute('max')).toBe('300');
+    expect(await prompt.getByRole('row', { name: /^Layers/ }).innerText()).toMatch(/own limits/);
+    await prompt.getByRole('row', { name: /^Conversation/ }).getByText('What the model was sent').click();
+    await expect.poll(() => prompt.getByRole('row', { name: /^Conversation/ }).innerText()).toContain('Ask me what to write, then run it');
     await saveScreenshot(page, 'memory');
     await page.getByRole('link', { name: 'Blackboard' }).click();
     await saveScreenshot(page, 'blackboard');

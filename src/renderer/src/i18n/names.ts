@@ -47,6 +47,7 @@ export const NAMES = {
   saveFact: 'Save fact',
   chooseConversation: 'Choose a conversation',
   sample: 'Sample',
+  promptMemory: 'Memory in the last prompt',
 } as const;
 
 export type NameKey = keyof typeof NAMES;

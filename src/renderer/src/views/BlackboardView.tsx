@@ -1,5 +1,6 @@
 /** The blackboard: tasks, questions and answers, trajectories and saved screenshots, each linked to its step. */
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import type { BlackboardSection, MemoryItemData } from '../../../shared/memory';
 import { useSession } from '../app-context';
 
@@ -10,10 +11,12 @@ const SECTIONS: Array<{ section: BlackboardSection; title: string }> = [
   { section: 'screenshots', title: 'blackboardView.screenshots' },
 ];
 
-/** The text an item shows: its most telling fields. */
-function itemText(item: MemoryItemData): string {
+/** The text an item shows: its most telling fields (a task's end and summary in words). */
+function itemText(item: MemoryItemData, t: TFunction): string {
+  if (item.kind === 'task-summary') return `${t('blackboardView.taskSummary')}: ${String(item.summary ?? '')}`;
+  if (item.kind === 'task-end') return `${t('blackboardView.taskEnd', { status: String(item.status ?? '') })}: ${String(item.outcome ?? '')}`;
   const parts: string[] = [];
-  for (const key of ['request', 'question', 'answer', 'action', 'observation', 'response', 'control_text', 'comment', 'screenshot']) {
+  for (const key of ['request', 'question', 'answer', 'subtask', 'action', 'observation', 'response', 'control_text', 'comment', 'screenshot']) {
     const value = item[key];
     if (value !== undefined && value !== null && value !== '') parts.push(typeof value === 'string' ? value : JSON.stringify(value));
   }
@@ -26,6 +29,7 @@ export function BlackboardView({ onOpenStep }: { onOpenStep: (step: number) => v
   const { t } = useTranslation();
   const blackboard = useSession((s) => s.session?.memory.snapshot.blackboard ?? null);
   const links = useSession((s) => s.session?.memory.boardSteps);
+  const earlier = useSession((s) => s.session?.memory.snapshot.blackboardEarlier ?? {});
   if (!blackboard || !links) return <p className="note empty">{t('memoryView.noSession')}</p>;
   return (
     <div className="blackboard-view">
@@ -34,6 +38,7 @@ export function BlackboardView({ onOpenStep }: { onOpenStep: (step: number) => v
           <h2>
             {t(title)} <span className="count">{blackboard[section].length}</span>
           </h2>
+          {(earlier[section] ?? 0) > 0 && <p className="note">{t('blackboardView.earlier', { count: earlier[section] })}</p>}
           {blackboard[section].length === 0 ? (
             <p className="note">{t('blackboardView.empty')}</p>
           ) : (
@@ -59,7 +64,7 @@ function BoardItem({ item, step, onOpenStep }: { item: MemoryItemData; step: num
           {t('blackboardView.openStep', { n: step })}
         </button>
       )}
-      <span className="board-text">{itemText(item)}</span>
+      <span className="board-text">{itemText(item, t)}</span>
     </li>
   );
 }

@@ -1,5 +1,6 @@
 /**
- * The memory live: the three layers with their budgets as gauges, the screenshots the model still
+ * The memory live: the three layers with their budgets as gauges, what of the memory went into the
+ * last prompt (each section's budget, cost and what it left out), the screenshots the model still
  * sees and those pruned (thumbnails), and the conversation tiers; and the memory kept across
  * tasks: the facts and each conversation's working memory.
  */
@@ -10,6 +11,7 @@ import { SessionImage } from '../components/SessionImage';
 import { NAMES } from '../i18n/names';
 import { FactsPanel } from './memory/FactsPanel';
 import { WorkingMemoryPanel } from './memory/WorkingMemoryPanel';
+import { PromptMemoryPanel } from './memory/PromptMemoryPanel';
 import { ErrorLine } from '../components/ErrorLine';
 
 const DEFAULT_BUDGETS = { recent: 500, summary: 2000 };
@@ -46,6 +48,7 @@ function SessionMemory() {
         <Layer name={NAMES.summary} title={t('summary')} text={layers.summary} budget={summaryBudget} busy={memory.layersCompressing} />
       </div>
       <ErrorLine message={memory.layersError} />
+      <PromptMemoryPanel />
       <ScreenshotStrip />
       <ConversationTiers />
     </>
