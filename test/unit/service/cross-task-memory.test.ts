@@ -10,15 +10,13 @@
  *   complete, and the next compaction finishes the rest without writing any summary twice;
  * - a board shared through Redis by two processes stays within its budget in both.
  */
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
 import { buildMemorySnapshot, type BlackboardDict, type MemoryItemData, type PromptSectionView } from '../../../src/shared/memory';
 import { openBlackboard } from '../../../src/main/memory';
 import { RedisBlackboardStore } from '../../../src/main/memory/redis-stores';
-import { openRedis } from '../../../src/main/memory/redis';
 import { TASK_END_KIND, TASK_SUMMARY_KIND } from '../../../src/main/memory/blackboard-prompt';
 import { TASK_SUMMARY_PROMPT } from '../../../src/main/memory/blackboard-compaction';
 import { readSession } from '../../../src/main/store/session-reader';
@@ -26,29 +24,19 @@ import type { RunService } from '../../../src/main/service/run-service';
 import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';
 import { runMnemo, runTsFile, startMnemo } from '../../fixtures/mnemo-cli';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
-import { startRedis, type TestRedis } from '../../fixtures/redis-server';
+import { useMemoryStorage } from '../../fixtures/memory-storage';
 import { FAST_SETTLE } from '../run/agent-harness';
 import { collect } from '../run/fakes';
 import { systemPrompt, toolCall } from './service-harness';
 
+const storage = useMemoryStorage('cross-task', { redis: true });
+/** Servers and services of the test, closed after it. */
 const cleanups: Array<() => Promise<void>> = [];
-let redis: TestRedis;
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mnemo-cross-task-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = () => storage.tempDir();
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -250,12 +238,10 @@ describe('mnemo memory compact', () => {
 
 describe('a blackboard shared through Redis', () => {
   it('stays within its budget in both processes, each seeing what the other did', { timeout: 300_000 }, async () => {
-    const prefix = `cross-${process.pid}-${Date.now()}`;
-    // Years of use already in Redis.
-    const connection = await openRedis(redis.url, { prefix });
-    if (!connection.ok) throw new Error(connection.message);
-    cleanups.push(() => connection.connection.close());
-    const seeded = await openBlackboard('', {}, { store: new RedisBlackboardStore(connection.connection) });
+    // Years of use already in Redis, under an organisation of this test's own.
+    const organisation = storage.newOrganisation();
+    const connection = await storage.connect({ organisation });
+    const seeded = await openBlackboard('', {}, { store: new RedisBlackboardStore(connection) });
     seeded.blackboard.blackboardFromDict(yearsOfTasks(2000, 'redis'));
     const flushed = await seeded.store.flush();
     expect(flushed.ok).toBe(true);
@@ -264,7 +250,7 @@ describe('a blackboard shared through Redis', () => {
     cleanups.push(() => model.close());
     const memoryModel = await memoryModelServer();
     const [dirA, dirB] = [await tempDir(), await tempDir()];
-    const common = { modelUrl: model.url, memoryModelUrl: memoryModel.url, redisUrl: redis.url, memory: { redisPrefix: prefix, budgets: { blackboard: 400 } } };
+    const common = { modelUrl: model.url, memoryModelUrl: memoryModel.url, redisUrl: storage.redis.url, memory: { facts: { scopes: { organisation } }, budgets: { blackboard: 400 } } };
     const a = await runTsFile('test/fixtures/memory-peer.ts', [JSON.stringify({ ...common, dataDir: dirA, task: 'Renew the Quokka Labs domain name on machine A' })]);
     expect(a.code, a.stderr).toBe(0);
     const outA = JSON.parse(a.stdout.trim().split('\n').at(-1) as string) as { sessionId: string };
@@ -281,7 +267,7 @@ describe('a blackboard shared through Redis', () => {
       expect(blackboard.omitted).toBeGreaterThan(1900);
     }
     // Both processes' tasks and summaries are in Redis, next to the 2,000 from before.
-    const shared = await openBlackboard('', {}, { store: new RedisBlackboardStore(connection.connection) });
+    const shared = await openBlackboard('', {}, { store: new RedisBlackboardStore(connection) });
     const items: MemoryItemData[] = shared.blackboard.blackboardToDict().trajectories;
     expect(items.filter((item) => item.kind === TASK_SUMMARY_KIND && [outA.sessionId, outB.sessionId].includes(item.task_id as string))).toHaveLength(2);
   });
