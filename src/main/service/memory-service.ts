@@ -10,7 +10,7 @@ import { describeError } from '../memory/facts';
 import { WORKING_MEMORY_ID_PATTERN } from '../memory/working';
 import { memoryStoreSettingsOf, type LoadedConfig, type RunFlags } from '../settings/settings';
 import { openMemoryBackends, type MemoryBackendDeps, type MemoryBackends } from './memory-backends';
-import type { ServiceResult } from './run-service';
+import type { ServiceResult } from './service-result';
 
 export interface FactQuery {
   /** A subject name: user, machine, everything or a custom one. */

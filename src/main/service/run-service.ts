@@ -46,32 +46,12 @@ import { compactSharedBlackboard, openRunMemory, type OpenedMemory } from './mem
 import type { CompactionOptions, CompactionReport } from '../memory/blackboard-compaction';
 import { openMemoryBackends, type BackendsOpen, type MemoryBackends } from './memory-backends';
 import { MemoryService } from './memory-service';
+import type { ServiceResult } from './service-result';
 import type { MemoryStoreSettings } from '../settings/settings';
 
 export type { RunHandle, RunOutcome } from './live-run';
 
-export type ServiceErrorKind =
-  /** Settings missing or invalid (a flag, the config file, an unknown conversation). */
-  | 'settings'
-  /** A run is already going on that display. */
-  | 'busy'
-  /** The display cannot be opened. */
-  | 'no_display'
-  /** The session record cannot be created (the data directory is not writable). */
-  | 'record'
-  /** No such session (or fact). */
-  | 'not_found'
-  /** The memory's storage cannot be used: Redis unreachable, a wrong memory key, a damaged store. */
-  | 'memory';
-
-export interface ServiceError {
-  kind: ServiceErrorKind;
-  message: string;
-  /** For `busy`: the session holding the display, when known. */
-  sessionId?: string | null;
-}
-
-export type ServiceResult<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
+export type { ServiceError, ServiceErrorKind, ServiceResult } from './service-result';
 
 /** An operator for a run, and how to let it go afterwards. */
 export type OperatorOpen = { ok: true; operator: Operator; close?: () => Promise<void> | void } | { ok: false; message: string };

@@ -1,0 +1,27 @@
+/**
+ * How the services answer: a value, or an error of a kind each front end maps to its own terms
+ * (an exit code, an HTTP status, an IPC error). Apart from the services themselves, so each one
+ * (the run service, the memory service) can use it without importing another.
+ */
+export type ServiceErrorKind =
+  /** Settings missing or invalid (a flag, the config file, an unknown conversation). */
+  | 'settings'
+  /** A run is already going on that display. */
+  | 'busy'
+  /** The display cannot be opened. */
+  | 'no_display'
+  /** The session record cannot be created (the data directory is not writable). */
+  | 'record'
+  /** No such session (or fact). */
+  | 'not_found'
+  /** The memory's storage cannot be used: Redis unreachable, a wrong memory key, a damaged store. */
+  | 'memory';
+
+export interface ServiceError {
+  kind: ServiceErrorKind;
+  message: string;
+  /** For `busy`: the session holding the display, when known. */
+  sessionId?: string | null;
+}
+
+export type ServiceResult<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
