@@ -438,6 +438,11 @@ export class RunService {
     this.compaction = { stop, done };
   }
 
+  /** Whether the blackboard compaction after the last run is still going on (close() waits for it). */
+  get compacting(): boolean {
+    return this.compaction !== null;
+  }
+
   private async stopCompaction(): Promise<void> {
     const compaction = this.compaction;
     if (!compaction) return;
