@@ -334,7 +334,7 @@ describe('memory across a run', () => {
       const show = await runMnemo(['memory', 'show', finished.runId, '--data-dir', dataDir, '--json']);
       expect(show.code, show.stderr).toBe(0);
       const snapshot = JSON.parse(show.stdout);
-      expect(Object.keys(snapshot).sort()).toEqual(['blackboard', 'conversation', 'facts', 'layers', 'prunedSteps', 'workingMemory']);
+      expect(Object.keys(snapshot).sort()).toEqual(['blackboard', 'blackboardEarlier', 'conversation', 'facts', 'layers', 'prompt', 'prunedSteps', 'workingMemory']);
       // After the run the conversation's working memory was rewritten by the memory model.
       expect(snapshot.workingMemory).toMatchObject({ conversationId: expect.stringMatching(/^conv-/), status: 'success' });
       expect(Object.keys(snapshot.layers).sort()).toEqual(['pending', 'recent', 'summary']);
@@ -346,7 +346,9 @@ describe('memory across a run', () => {
       expect(JSON.stringify(model.requests[7]!.body)).toContain('[Screenshot removed - Step 5]');
       expect(imagesIn(model.requests[7]!.body)).toHaveLength(3);
       expect(snapshot.blackboard.requests.map((r: { request: string }) => r.request)).toContain(task);
-      expect(snapshot.blackboard.trajectories).toHaveLength(8);
+      // One trajectory per step, then the task's end (what compaction later folds it from), each with the task's id.
+      expect(snapshot.blackboard.trajectories.map((item: { kind?: string; task_id?: string }) => item.kind ?? 'step')).toEqual([...Array(8).fill('step'), 'task-end']);
+      expect(new Set(snapshot.blackboard.trajectories.map((item: { task_id?: string }) => item.task_id)).size).toBe(1);
       expect(snapshot.conversation.context[0]).toMatchObject({ role: 'user', content: task });
       // The blackboard is persisted in the data directory for the next run.
       expect(existsSync(join(dataDir, 'blackboard'))).toBe(true);
