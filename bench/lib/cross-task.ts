@@ -19,6 +19,8 @@ import { TASK_SUMMARY_PROMPT } from '../../src/main/memory/blackboard-compaction
 import { estimateTextTokens } from '../../src/main/memory/pruning';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply } from '../../test/fixtures/openai-server';
 import { serviceOnFakeDisplay } from '../../test/fixtures/fake-display-service';
+import { systemText, toolNames, userText } from '../../test/fixtures/openai-server/request-text';
+import { systemPrompt } from '../../test/unit/service/service-harness';
 
 export interface CrossTaskPoint {
   task: number;
@@ -33,24 +35,6 @@ const ACTIONS = ['mark it paid', 'attach the receipt', 'send a reminder', 'archi
 
 export function taskText(n: number): string {
   return `Open invoice ${1000 + n} of ${CUSTOMERS[n % CUSTOMERS.length]} in the accounting app and ${ACTIONS[n % ACTIONS.length]}`;
-}
-
-function systemOf(request: RecordedRequest): string {
-  const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
-  return messages
-    .filter((message) => message.role === 'system')
-    .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)))
-    .join('\n');
-}
-
-function toolNames(request: RecordedRequest): string[] {
-  const tools = (request.body as { tools?: Array<{ function?: { name?: string } }> }).tools ?? [];
-  return tools.map((tool) => tool.function?.name ?? '');
-}
-
-function userText(request: RecordedRequest): string {
-  const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
-  return messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
 }
 
 /** A memory model that answers every kind of memory request the way a real one is asked to. */
@@ -71,7 +55,7 @@ function memoryReplies(): (request: RecordedRequest) => ScriptedReply {
       const memories = [...shown.split('|'), ...added.split('|')].map((entry) => entry.trim()).filter((entry) => entry !== '');
       return { toolCalls: [{ name: REWRITE_MEMORY, arguments: { memories } }], usage };
     }
-    const system = systemOf(request);
+    const system = systemText(request);
     if (system.startsWith(TASK_SUMMARY_PROMPT.slice(0, 30))) {
       const task = /Task: (.*)/.exec(userText(request))?.[1] ?? 'a task';
       return { text: `${task}: done in 5 steps (opened the app, found the invoice, changed it, saved, checked the list).`, usage };
@@ -129,7 +113,7 @@ export async function runCrossTask(tasks: number, reportAt: readonly number[], o
         const { blackboard } = await openBlackboard(dataDir);
         points.push({
           task,
-          systemTokens: estimateTextTokens(systemOf(last)),
+          systemTokens: estimateTextTokens(systemPrompt(last)),
           prompt: memory.ok ? memory.value.prompt : null,
           seedBoardTokens: estimateTextTokens(
             blackboard

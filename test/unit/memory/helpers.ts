@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterEach } from 'vitest';
 import { type ModelImage, type StepRecord } from '../../../src/main/model';
 import { ClientTextModel, type TextModelSettings } from '../../../src/main/memory';
-import { type RecordedRequest, type ReplyScript, type ScriptedServer, startScriptedServer } from '../../fixtures/openai-server';
+import { type ReplyScript, type ScriptedServer, startScriptedServer } from '../../fixtures/openai-server';
 
 const open: ScriptedServer[] = [];
 
@@ -29,16 +29,7 @@ export function memoryModel(url: string, overrides: Partial<TextModelSettings> =
   );
 }
 
-/** The user message of a recorded chat request (the text the memory model was asked about). */
-export function userText(request: RecordedRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
-  return messages.filter((message) => message.role === 'user').map((message) => message.content).join('\n');
-}
-
-export function systemText(request: RecordedRequest): string {
-  const messages = (request.body as { messages: Array<{ role: string; content: string }> }).messages;
-  return messages.filter((message) => message.role === 'system').map((message) => message.content).join('\n');
-}
+export { systemText, toolNames, userText } from '../../fixtures/openai-server/request-text';
 
 /** A real JPEG of the given size. */
 export async function jpeg(width = 320, height = 200): Promise<ModelImage> {

@@ -15,12 +15,8 @@ import {
   REWRITE_MEMORY,
   TieredMemory,
 } from '../../../src/main/memory';
-import { type RecordedRequest, type ScriptedReply } from '../../fixtures/openai-server';
-import { memoryModel, serve, userText } from './helpers';
-
-function toolNames(request: RecordedRequest): string[] {
-  return ((request.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((tool) => tool.function.name);
-}
+import { type ScriptedReply } from '../../fixtures/openai-server';
+import { memoryModel, serve, toolNames, userText } from './helpers';
 
 function append(...memories: string[]): ScriptedReply {
   return { toolCalls: [{ name: APPEND_TO_SHORT_TERM_MEMORY, arguments: { memories } }] };

@@ -28,6 +28,7 @@ import { useMemoryStorage } from '../../fixtures/memory-storage';
 import { FAST_SETTLE } from '../run/agent-harness';
 import { collect } from '../run/fakes';
 import { systemPrompt, toolCall } from './service-harness';
+import { systemText, userText } from '../../fixtures/openai-server/request-text';
 
 const storage = useMemoryStorage('cross-task', { redis: true });
 /** Servers and services of the test, closed after it. */
@@ -48,24 +49,16 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-function systemOf(request: RecordedRequest): string {
-  return ((request.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === 'system')?.content ?? '') as string;
-}
-
-function userOf(request: RecordedRequest): string {
-  return (request.body as { messages: Array<{ role: string; content: unknown }> }).messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
-}
-
-const isSummary = (request: RecordedRequest) => systemOf(request) === TASK_SUMMARY_PROMPT;
+const isSummary = (request: RecordedRequest) => systemText(request) === TASK_SUMMARY_PROMPT;
 
 /** A memory model whose task summaries say which task they fold (`summary` decides, per request). */
 async function memoryModelServer(summary: (task: string, index: number) => ScriptedReply | Promise<ScriptedReply> = (task) => ({ text: `Summary of "${task}": done.` })): Promise<ScriptedServer> {
   let summaries = 0;
   const server = await startScriptedServer({
     replies: (request): ScriptedReply | Promise<ScriptedReply> => {
-      if (isSummary(request)) return summary(/^Task: (.*)$/m.exec(userOf(request))?.[1] ?? '?', summaries++);
-      if (systemOf(request).startsWith('You pick out lasting facts')) return { text: '[]' };
-      if (systemOf(request).startsWith('You keep the working memory')) return { text: 'Working through the tasks.' };
+      if (isSummary(request)) return summary(/^Task: (.*)$/m.exec(userText(request))?.[1] ?? '?', summaries++);
+      if (systemText(request).startsWith('You pick out lasting facts')) return { text: '[]' };
+      if (systemText(request).startsWith('You keep the working memory')) return { text: 'Working through the tasks.' };
       return { text: JSON.stringify({ summary: 'Earlier steps went as planned.' }) };
     },
   });
@@ -146,7 +139,7 @@ describe('the blackboard across tasks', () => {
     expect(afterFirst.requests).toEqual([{ request: 'Fill in the travel expense form', task_id: first.id }]);
     expect(afterFirst.trajectories.filter((item) => item.task_id === first.id).map((item) => item.kind ?? `step ${item.step}`)).toEqual(['step 1', 'step 2', TASK_END_KIND, TASK_SUMMARY_KIND]);
     const summaryRequest = memoryModel.requests.find(isSummary) as RecordedRequest;
-    expect(userOf(summaryRequest)).toContain('Task: Fill in the travel expense form\nEnded: finished: Done.\nSteps:\n- step 1: Open the form. [click] (success)');
+    expect(userText(summaryRequest)).toContain('Task: Fill in the travel expense form\nEnded: finished: Done.\nSteps:\n- step 1: Open the form. [click] (success)');
 
     const second = await run(service, 'Send the expense form to accounting');
     const prompt = systemPrompt(model.requests.at(-1));
