@@ -17,7 +17,7 @@
 import type { MemoryItemData } from '../../shared/memory';
 import type { Blackboard } from './blackboard';
 import { oneLine } from './prompt-section';
-import { TASK_SUMMARY_KIND, tasksOnBoard, type TaskOnBoard } from './blackboard-prompt';
+import { fieldText, TASK_SUMMARY_KIND, tasksOnBoard, type TaskOnBoard } from './blackboard-prompt';
 import { describeModelError, parseJsonObject, type TextModel } from './text-model';
 
 /** The system prompt of a summary request (scripted test servers recognise it by its first words). */
@@ -63,19 +63,17 @@ export function tasksToSummarise(board: Blackboard): TaskOnBoard[] {
   return [...tasksOnBoard(board.blackboardToDict()).values()].filter((task) => task.end !== undefined && task.summary === undefined).reverse();
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
-
 /** The task as the model is shown it. */
 function describeTask(task: TaskOnBoard): string {
-  const stepLine = (step: MemoryItemData) => `- step ${text(step.step)}: ${oneLine(text(step.subtask), 200)} [${text(step.action)}] (${text(step.status)})`;
+  const stepLine = (step: MemoryItemData) => `- step ${fieldText(step.step)}: ${oneLine(fieldText(step.subtask), 200)} [${fieldText(step.action)}] (${fieldText(step.status)})`;
   const steps =
     task.steps.length > STEPS_SHOWN
       ? [...task.steps.slice(0, STEPS_SHOWN / 2).map(stepLine), `- … ${task.steps.length - STEPS_SHOWN} more steps …`, ...task.steps.slice(-STEPS_SHOWN / 2).map(stepLine)]
       : task.steps.map(stepLine);
-  const questions = task.questions.map((item) => `- asked: ${oneLine(text(item.question), 200)} → answered: ${item.answer === null ? '(no answer)' : oneLine(text(item.answer), 200)}`);
+  const questions = task.questions.map((item) => `- asked: ${oneLine(fieldText(item.question), 200)} → answered: ${item.answer === null ? '(no answer)' : oneLine(fieldText(item.answer), 200)}`);
   return [
     `Task: ${oneLine(task.request ?? '(not recorded)', 600)}`,
-    `Ended: ${text(task.end?.status)}: ${oneLine(text(task.end?.outcome), 400)}`,
+    `Ended: ${fieldText(task.end?.status)}: ${oneLine(fieldText(task.end?.outcome), 400)}`,
     steps.length > 0 ? `Steps:\n${steps.join('\n')}` : 'Steps: none',
     questions.length > 0 ? `Questions to the user:\n${questions.join('\n')}` : '',
   ]
@@ -88,7 +86,7 @@ export function summaryFromReply(reply: string | null): { ok: true; summary: str
   const raw = (reply ?? '').trim();
   if (raw === '') return { ok: false, error: 'the memory model answered with nothing' };
   const json = raw.startsWith('{') || raw.startsWith('```') ? parseJsonObject(raw) : null;
-  const summary = json ? text(json.summary) : raw;
+  const summary = json ? fieldText(json.summary) : raw;
   const line = oneLine(summary, SUMMARY_CHARS);
   return line === '' ? { ok: false, error: `the memory model's reply has no summary: ${oneLine(raw, 120)}` } : { ok: true, summary: line };
 }
@@ -118,7 +116,7 @@ export async function compactBlackboard(board: Blackboard, model: TextModel | nu
       break;
     }
     if (outcome.ok) {
-      board.addTrajectories({ kind: TASK_SUMMARY_KIND, task_id: task.taskId, summary: outcome.summary, status: text(task.end?.status), steps: task.steps.length });
+      board.addTrajectories({ kind: TASK_SUMMARY_KIND, task_id: task.taskId, summary: outcome.summary, status: fieldText(task.end?.status), steps: task.steps.length });
       const saved = await board.flush();
       if (!saved.ok) {
         report.writeError = saved.error;

@@ -55,64 +55,67 @@ export interface TaskOnBoard {
   order: number;
 }
 
-const str = (value: unknown): string => (typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value));
+/** A field of an item as text: a string as it is, nothing as '', anything else as JSON. */
+export const fieldText = (value: unknown): string => (typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value));
 
 export function taskIdOf(item: MemoryItemData): string | null {
   return typeof item.task_id === 'string' && item.task_id !== '' ? item.task_id : null;
 }
 
+function newTask(taskId: string, order: number): TaskOnBoard {
+  return { taskId, request: undefined, steps: [], end: undefined, summary: undefined, questions: [], order };
+}
+
+/** Files one of the task's items where it belongs: its request, a step, its end, its summary, a question. */
+function addToTask(task: TaskOnBoard, part: BoardPart, item: MemoryItemData): void {
+  if (part === 'requests') task.request ??= fieldText(item.request) || fieldText(item.text);
+  else if (part === 'questions') task.questions.push(item);
+  // The last summary wins (two machines may both have written one).
+  else if (item.kind === TASK_SUMMARY_KIND) task.summary = item;
+  else if (item.kind === TASK_END_KIND) task.end = item;
+  else task.steps.push(item);
+}
+
+/** The parts of the board a task leaves items in, in the order they are read. */
+const BOARD_PARTS = ['requests', 'trajectories', 'questions'] as const;
+type BoardPart = (typeof BOARD_PARTS)[number];
+
 /** The tasks on a board that carry an id (older boards' entries have none), oldest first. */
 export function tasksOnBoard(board: BlackboardDict): Map<string, TaskOnBoard> {
   const tasks = new Map<string, TaskOnBoard>();
-  const task = (id: string): TaskOnBoard => {
-    let found = tasks.get(id);
-    if (!found) {
-      found = { taskId: id, request: undefined, steps: [], end: undefined, summary: undefined, questions: [], order: tasks.size };
-      tasks.set(id, found);
+  for (const part of BOARD_PARTS) {
+    for (const item of board[part]) {
+      const id = taskIdOf(item);
+      if (id === null) continue;
+      let task = tasks.get(id);
+      if (!task) tasks.set(id, (task = newTask(id, tasks.size)));
+      addToTask(task, part, item);
     }
-    return found;
-  };
-  board.requests.forEach((item) => {
-    const id = taskIdOf(item);
-    if (id) task(id).request ??= str(item.request) || str(item.text);
-  });
-  for (const item of board.trajectories) {
-    const id = taskIdOf(item);
-    if (!id) continue;
-    const found = task(id);
-    // The last summary wins (two machines may both have written one).
-    if (item.kind === TASK_SUMMARY_KIND) found.summary = item;
-    else if (item.kind === TASK_END_KIND) found.end = item;
-    else found.steps.push(item);
-  }
-  for (const item of board.questions) {
-    const id = taskIdOf(item);
-    if (id) task(id).questions.push(item);
   }
   return tasks;
 }
 
-const stepLine = (step: MemoryItemData): string => `step ${str(step.step)}: ${oneLine(str(step.subtask) || str(step.action), 160)} (${str(step.status)})`;
+const stepLine = (step: MemoryItemData): string => `step ${fieldText(step.step)}: ${oneLine(fieldText(step.subtask) || fieldText(step.action), 160)} (${fieldText(step.status)})`;
 
 /** One line for a task that has no summary (yet): what was asked, how it ended, how far it got. */
 export function plainTaskLine(task: Pick<TaskOnBoard, 'request' | 'steps' | 'end'>): string {
   const failed = task.steps.filter((step) => step.status === 'failed').length;
   const last = task.steps.at(-1);
   const what = task.request ? `"${oneLine(task.request, 120)}"` : 'a task';
-  const ending = task.end ? ` → ${str(task.end.status)}${task.end.outcome ? `: ${oneLine(str(task.end.outcome), 100)}` : ''}` : ' (not finished)';
+  const ending = task.end ? ` → ${fieldText(task.end.status)}${task.end.outcome ? `: ${oneLine(fieldText(task.end.outcome), 100)}` : ''}` : ' (not finished)';
   const steps = `${task.steps.length} step${task.steps.length === 1 ? '' : 's'}${failed ? `, ${failed} failed` : ''}`;
-  return `${what}${ending} (${steps}${last ? `; last: ${oneLine(str(last.subtask) || str(last.action), 80)}` : ''})`;
+  return `${what}${ending} (${steps}${last ? `; last: ${oneLine(fieldText(last.subtask) || fieldText(last.action), 80)}` : ''})`;
 }
 
 /** The line a task is shown by: its summary when it has one. */
 export function taskLine(task: TaskOnBoard): string {
   if (!task.summary) return plainTaskLine(task);
-  return `${oneLine(str(task.summary.summary), 300)} [${str(task.summary.status) || 'ended'}]`;
+  return `${oneLine(fieldText(task.summary.summary), 300)} [${fieldText(task.summary.status) || 'ended'}]`;
 }
 
 function questionLine(item: MemoryItemData): string {
-  const answer = item.answer === null || item.answer === undefined ? 'no answer' : oneLine(str(item.answer), 160);
-  return `Q: ${oneLine(str(item.question), 200)} → A: ${answer}`;
+  const answer = item.answer === null || item.answer === undefined ? 'no answer' : oneLine(fieldText(item.answer), 160);
+  return `Q: ${oneLine(fieldText(item.question), 200)} → A: ${answer}`;
 }
 
 /** A task's entry and what it is built from, kept up to date as the board grows. */
@@ -130,15 +133,15 @@ interface SectionSeen {
  * The board as prompt entries, kept between renders: a run renders its prompt at every step, and
  * a board of thousands of tasks is too much to gather and index again each time. Items are only
  * ever added to the board (the board hands out the same frozen item objects every time), so each
- * render takes in the items added since the last one; anything else (a board replaced, loaded
- * again, its screenshots rotated) starts over.
+ * render takes in the items added since the last one; anything else (a board replaced, or loaded
+ * again) starts over. The few screenshots (the board keeps the newest ten) are read at each render.
  */
 export class BlackboardPromptModel {
   private tasks = new Map<string, TaskState>();
   private legacy: Entry[] = [];
   private questions: Array<{ entry: Entry; taskId: string }> = [];
   private index = new FactSearchIndex();
-  private seen: Record<Exclude<Part, 'screenshots'>, SectionSeen> = this.nothingSeen();
+  private seen: Record<BoardPart, SectionSeen> = this.nothingSeen();
   private newestFirst: Entry[] | null = null;
   private searched: { query: string; hits: Entry[] } | null = null;
   private readonly byKey = new Map<string, Entry>();
@@ -148,7 +151,7 @@ export class BlackboardPromptModel {
   /** `currentTask`: the id of the task being run (its steps are the layers' part, its questions shown first). */
   constructor(private readonly currentTask: string | null) {}
 
-  private nothingSeen(): Record<Exclude<Part, 'screenshots'>, SectionSeen> {
+  private nothingSeen(): Record<BoardPart, SectionSeen> {
     return { questions: { count: 0, last: undefined }, requests: { count: 0, last: undefined }, trajectories: { count: 0, last: undefined } };
   }
 
@@ -170,14 +173,13 @@ export class BlackboardPromptModel {
 
   /** Takes in what was added to the board since the last call. */
   update(board: BlackboardDict): void {
-    const parts = ['requests', 'trajectories', 'questions'] as const;
-    const appended = parts.every((part) => {
+    const appended = BOARD_PARTS.every((part) => {
       const { count, last } = this.seen[part];
       const items = board[part];
       return items.length >= count && (count === 0 || items[count - 1] === last);
     });
     if (!appended) this.reset();
-    for (const part of parts) {
+    for (const part of BOARD_PARTS) {
       const items = board[part];
       const seen = this.seen[part];
       for (let position = seen.count; position < items.length; position++) this.take(part, items[position] as MemoryItemData, position);
@@ -188,7 +190,7 @@ export class BlackboardPromptModel {
   private taskState(id: string): TaskState {
     let state = this.tasks.get(id);
     if (!state) {
-      const task: TaskOnBoard = { taskId: id, request: undefined, steps: [], end: undefined, summary: undefined, questions: [], order: this.tasks.size };
+      const task = newTask(id, this.tasks.size);
       state = { task, entry: { part: 'trajectories', noun: 'task', recency: task.order, text: '' } };
       this.tasks.set(id, state);
       this.changed();
@@ -210,42 +212,36 @@ export class BlackboardPromptModel {
     this.unindexed.clear();
   }
 
-  private take(part: Exclude<Part, 'screenshots'>, item: MemoryItemData, position: number): void {
+  private take(part: BoardPart, item: MemoryItemData, position: number): void {
     const id = taskIdOf(item);
     if (id === null) {
       // Written before tasks had ids: each entry on its own, placed before every task that has one.
-      const text = part === 'requests' ? oneLine(str(item.request) || str(item.text)) : part === 'questions' ? questionLine(item) : stepLine(item);
+      const text = part === 'requests' ? oneLine(fieldText(item.request) || fieldText(item.text)) : part === 'questions' ? questionLine(item) : stepLine(item);
       const entry: Entry = { part, noun: part === 'requests' ? 'request' : part === 'questions' ? 'question' : 'step', recency: -1_000_000 + position / 1000, text };
       this.legacy.push(entry);
       this.indexed(`legacy:${part}:${position}`, entry);
       this.changed();
       return;
     }
+    const state = this.taskState(id);
+    addToTask(state.task, part, item);
     if (part === 'questions') {
-      const state = this.taskState(id);
-      state.task.questions.push(item);
+      // A question is an entry of its own (the current task's are shown first, and not searched).
       const entry: Entry = { part: 'questions', noun: 'question', recency: state.task.order, text: questionLine(item) };
       this.questions.push({ entry, taskId: id });
       if (id !== this.currentTask) this.indexed(`question:${position}`, entry);
       this.changed();
       return;
     }
-    const state = this.taskState(id);
-    const { task } = state;
-    if (part === 'requests') task.request ??= str(item.request) || str(item.text);
-    // The last summary wins (two machines may both have written one).
-    else if (item.kind === TASK_SUMMARY_KIND) task.summary = item;
-    else if (item.kind === TASK_END_KIND) task.end = item;
-    else task.steps.push(item);
     if (id === this.currentTask) return;
-    state.entry.text = taskLine(task);
+    state.entry.text = taskLine(state.task);
     this.indexed(`task:${id}`, state.entry);
   }
 
   /** The blackboard section for `task` within `budgetTokens` (screenshots: the board's few, as they are now). */
   render(board: BlackboardDict, task: string, budgetTokens: number): PromptSectionView {
     this.update(board);
-    const screenshots: Entry[] = board.screenshots.map((item, index) => ({ part: 'screenshots', noun: 'screenshot', recency: this.tasks.size + index, text: `${oneLine(str(item.metadata), 120)} (${str(item.image_path)})` }));
+    const screenshots: Entry[] = board.screenshots.map((item, index) => ({ part: 'screenshots', noun: 'screenshot', recency: this.tasks.size + index, text: `${oneLine(fieldText(item.metadata), 120)} (${fieldText(item.image_path)})` }));
     const current = this.questions.filter((question) => question.taskId === this.currentTask).map((question) => question.entry);
     const others = this.othersNewestFirst();
     const entries = [...screenshots.reverse(), ...others];
