@@ -27,7 +27,7 @@ import {
 import { describeError, type AgentMemory, type SaveOutcome, type StoredFact } from '../memory/facts';
 import { BlackboardPromptModel, TASK_END_KIND } from '../memory/blackboard-prompt';
 import { renderConversationSection } from '../memory/conversation-prompt';
-import { DEFAULT_PROMPT_BUDGETS, emptySection, textSection, type PromptBudgets } from '../memory/prompt-section';
+import { DEFAULT_PROMPT_BUDGETS, describeCounts, emptySection, textSection, type PromptBudgets } from '../memory/prompt-section';
 import type { WorkingMemoryAgent, WorkingMemoryManager } from '../memory/working';
 
 export interface RunMemoryOptions {
@@ -96,8 +96,8 @@ export class RunMemory {
   private readonly unsubscribe: () => void;
   private readonly deps: RunMemoryDeps;
   private readonly onChange: (change: MemoryChange) => void;
-  private factsText = '';
-  private factsOmitted = 0;
+  /** The facts loaded for this task: the prompt's text, how many it holds and how many did not fit. */
+  private loadedFacts = { text: '', shown: 0, omitted: 0 };
   private readonly budgets: PromptBudgets;
   /** The board as prompt entries, kept up to date between steps. */
   private readonly boardPrompt: BlackboardPromptModel;
@@ -151,8 +151,7 @@ export class RunMemory {
     if (!facts) return;
     try {
       const loaded = await facts.loadForTask(task);
-      this.factsText = loaded.text;
-      this.factsOmitted = loaded.omitted;
+      this.loadedFacts = { text: loaded.text, shown: loaded.facts.length, omitted: loaded.omitted };
       this.onChange({ kind: 'facts', op: 'loaded', source: 'prompt', facts: loaded.facts.map((fact) => brief(fact)), tokens: loaded.tokens, error: null });
     } catch (error) {
       const message = `the facts could not be loaded: ${describeError(error)}`;
@@ -194,7 +193,12 @@ export class RunMemory {
         : emptySection('blackboard', budgets.blackboard),
       this.conversation ? renderConversationSection(this.conversation, this.task, budgets.conversation) : emptySection('conversation', budgets.conversation),
       textSection('workingMemory', this.workingText, budgets.workingMemory, WORKING_MEMORY_HEADING),
-      { ...textSection('facts', this.factsText, this.deps.facts?.config.promptBudgetTokens ?? null), ...this.factCounts() },
+      {
+        ...textSection('facts', this.loadedFacts.text, this.deps.facts?.config.promptBudgetTokens ?? null),
+        shown: this.loadedFacts.shown,
+        omitted: this.loadedFacts.omitted,
+        leftOut: describeCounts([['fact', 'facts', this.loadedFacts.omitted]]),
+      },
     ];
     const totalTokens = sections.reduce((sum, section) => sum + section.usedTokens, 0);
     this.onChange({ kind: 'prompt', sections, totalTokens });
@@ -202,12 +206,6 @@ export class RunMemory {
       .map((section) => section.text)
       .filter((text) => text.trim() !== '')
       .join('\n\n');
-  }
-
-  private factCounts(): Pick<PromptSectionView, 'shown' | 'omitted' | 'leftOut'> {
-    const shown = Math.max(0, this.factsText.split('\n').length - 1);
-    if (this.factsText === '') return { shown: 0, omitted: this.factsOmitted, leftOut: this.factsOmitted ? `${this.factsOmitted} facts` : '' };
-    return { shown, omitted: this.factsOmitted, leftOut: this.factsOmitted ? `${this.factsOmitted} facts (searched again for each task)` : '' };
   }
 
   /** The model's `save_fact`: saved in the fact store; the answer (or the failure) goes back to the model. */

@@ -34,6 +34,14 @@ export function memoryStoreOptions(command: Command): Command {
     .option('--memory-key-file <file>', 'the key of the encrypted memory files (env MNEMO_MEMORY_KEY)');
 }
 
+/** The memory's storage as the options name it (the rest comes from the environment and the config). */
+export function memoryStoreFlags(options: MemoryStoreOptions): Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> {
+  return {
+    ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
+    ...(options.memoryKeyFile !== undefined ? { memoryKeyFile: options.memoryKeyFile } : {}),
+  };
+}
+
 /** A service error as the CLI reports it: bad input exits 2 (thrown), the rest 1. */
 export function failWith(error: ServiceError): void {
   if (error.kind === 'settings') throw new InvalidInputError(error.message);
@@ -47,11 +55,7 @@ export async function openMemoryService(options: MemoryStoreOptions): Promise<Me
   if (!config.ok) throw new InvalidInputError(config.message);
   // Loaded on demand: the Redis client and the stores are not needed by other commands.
   const { MemoryService } = await import('../../service/memory-service');
-  const flags: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {
-    ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
-    ...(options.memoryKeyFile !== undefined ? { memoryKeyFile: options.memoryKeyFile } : {}),
-  };
-  const opened = await MemoryService.open(config.config, flags);
+  const opened = await MemoryService.open(config.config, memoryStoreFlags(options));
   if (!opened.ok) {
     failWith(opened.error);
     return undefined;

@@ -19,7 +19,7 @@ import type { Command } from 'commander';
 import { buildMemorySnapshot, type MemoryChange, type MemorySnapshot } from '../../../shared/memory';
 import { defaultDataDir } from '../../settings/settings';
 import { readNamedSession } from '../session-lookup';
-import { failWith, memoryStoreOptions, openMemoryService, type MemoryStoreOptions } from './facts';
+import { failWith, memoryStoreFlags, memoryStoreOptions, openMemoryService, type MemoryStoreOptions } from './facts';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { parsePositiveInt } from '../options';
 import { loadConfig } from '../../settings/settings';
@@ -98,8 +98,7 @@ export function registerMemoryCommand(program: Command): void {
     const config = await loadConfig(options);
     if (!config.ok) throw new InvalidInputError(config.message);
     const { RunService } = await import('../../service/run-service');
-    const flags = { ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}), ...(options.memoryKeyFile !== undefined ? { memoryKeyFile: options.memoryKeyFile } : {}) };
-    const service = new RunService({ config: config.config, flags, openOperator: noOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+    const service = new RunService({ config: config.config, flags: memoryStoreFlags(options), openOperator: noOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
     const stop = new AbortController();
     // Ctrl+C stops after the summary being written; every one written so far is kept.
     const interrupt = () => stop.abort();
