@@ -63,6 +63,14 @@ describe('the blackboard section', () => {
     expect(unrelated.text).not.toContain('Zephyrine');
   });
 
+  it('finds an old question and its answer when the task names it: questions stay searchable', () => {
+    const board = boardOf(4000);
+    board.questions.splice(3, 0, { question: 'Which tray holds the letterhead paper?', answer: 'the lower tray, always', task_id: 'task-35' });
+    const section = renderBlackboardSection(board, 'Print the letter on letterhead paper', null, 600);
+    expect(section.text).toContain('Q: Which tray holds the letterhead paper? → A: the lower tray, always');
+    expect(section.usedTokens).toBeLessThanOrEqual(600);
+  });
+
   it("keeps the current task's questions and leaves its steps to the layers", () => {
     const board = boardOf(50);
     board.requests.push({ request: 'Book a flight to Reykjavik', task_id: 'now' });
