@@ -224,6 +224,8 @@ describe('the window against mnemo serve', () => {
     await expect.poll(() => prompt.getByRole('row', { name: /^Conversation/ }).innerText()).toContain('Ask me what to write, then run it');
     await saveScreenshot(page, 'memory');
     await page.getByRole('link', { name: 'Blackboard' }).click();
+    // The task's end, in words, with its status once: the reason the run ended.
+    await expect.poll(() => page.getByRole('region', { name: 'Trajectories' }).innerText()).toMatch(/the task ended refused: the user refused the action/);
     await saveScreenshot(page, 'blackboard');
     expect(problems).toEqual([]);
   });

@@ -166,7 +166,7 @@ class AgentRun {
     if (unusable) return unusable;
     await this.memory.startRun(this.task, this.signal);
     const ending = await this.loop();
-    await this.memory.finishRun({ status: ending.status, outcome: ending.summary ?? `${ending.status}: ${ending.reason}` }, this.signal);
+    await this.memory.finishRun(ending, this.signal);
     return ending;
   }
 

@@ -9,7 +9,7 @@
  */
 import type { Action, ActionOf } from '../../shared/actions';
 import { MemoryChangeCompactor, type FactBrief, type MemoryChange, type PromptSectionView } from '../../shared/memory';
-import type { RunStatus } from '../../shared/events';
+import type { Ending } from '../run/ending';
 import type { StepRecord } from '../model/types';
 import type { CompletedStep } from './completed-step';
 import {
@@ -56,13 +56,6 @@ export interface RunMemoryDeps {
   onProblem?: (message: string) => void;
   /** The session this run is recorded as: the facts it teaches and its blackboard entries name it, so a person can trace them. */
   sessionId?: string;
-}
-
-/** How a run ended, as the blackboard keeps it. */
-export interface RunEnd {
-  status: RunStatus;
-  /** The agent's summary, or why the run ended. */
-  outcome: string;
 }
 
 const WORKING_MEMORY_HEADING = '[Working memory of this conversation:]';
@@ -284,10 +277,11 @@ export class RunMemory {
    * task into one line from) and in the conversation; then the facts it taught and the working
    * memory, unless the run was stopped.
    */
-  async finishRun(end: RunEnd, signal?: AbortSignal): Promise<void> {
-    const summary = end.outcome;
+  async finishRun(end: Ending, signal?: AbortSignal): Promise<void> {
+    const summary = end.summary ?? `${end.status}: ${end.reason}`;
     try {
-      this.blackboard?.addTrajectories({ kind: TASK_END_KIND, status: end.status, outcome: summary, ...this.taskTag() });
+      // The board keeps the status apart: the outcome is the agent's summary, or why the run ended.
+      this.blackboard?.addTrajectories({ kind: TASK_END_KIND, status: end.status, outcome: end.summary ?? end.reason, ...this.taskTag() });
       await this.conversation?.addMessage({ role: 'assistant', content: summary }, signal);
       await this.blackboard?.flush();
       // Still listening: a write that fails now is said before the run's end.
