@@ -7,6 +7,10 @@ import { z } from 'zod';
 import { AskKindSchema } from './events';
 import { ConfigFileSchema } from './config';
 
+/** Session folder names: what the store's newSessionId makes, and nothing that could leave the folder. */
+export const SESSION_ID_PATTERN = /^[\w][\w.-]*$/;
+export const SessionIdSchema = z.string().regex(SESSION_ID_PATTERN, { error: (issue) => `"${String(issue.input)}" is not a session id` });
+
 export const StartRunSchema = z.object({
   task: z.string().trim().min(1, 'the task is empty'),
   /** Continue this conversation (a follow-up task). */
@@ -23,6 +27,7 @@ export const AnswerSchema = z.object({
 });
 
 export const ReplayPolicySchema = z.enum(['stop', 'ask', 'reground']);
+export type ReplayPolicy = z.infer<typeof ReplayPolicySchema>;
 export const StartReplaySchema = z.object({
   session: z.string().min(1),
   policy: ReplayPolicySchema.default('stop'),

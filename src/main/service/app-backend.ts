@@ -11,6 +11,7 @@ import type { FactQuery, FactSearch, RunState, SaveFact, SaveSettings, SettingsV
 import type { FactJson } from '../memory/facts';
 import type { ConfigFile } from '../../shared/config';
 import type { AgentEvent } from '../../shared/events';
+import type { DisplayInfo } from '../../shared/frame';
 import type { ModelSettingsInput } from '../../shared/settings';
 import type { ModelCheck } from '../model/provider-check';
 import type { ReplayPolicy } from '../replay/policy';
@@ -84,6 +85,19 @@ export class AppBackend {
     });
   }
 
+  /** The displays as the operator sees them (through its isolated host, as a run would open it). */
+  async displays(): Promise<ServiceResult<DisplayInfo[]>> {
+    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    const opened = await createIsolatedOperator();
+    if (!opened.ok) return { ok: false, error: { kind: 'no_display', message: opened.message } };
+    try {
+      const listed = await opened.operator.displays();
+      return listed.ok ? { ok: true, value: listed.displays } : { ok: false, error: { kind: 'no_display', message: listed.message } };
+    } finally {
+      await opened.operator.close();
+    }
+  }
+
   async startRun(request: StartRun): Promise<ServiceResult<{ id: string; conversationId: string | null }>> {
     const started = await this.service.start({ task: request.task, ...(request.conversationId ? { conversationId: request.conversationId } : {}) });
     return started.ok ? { ok: true, value: { id: started.value.id, conversationId: started.value.conversationId } } : started;
@@ -105,7 +119,7 @@ export class AppBackend {
     const run = this.service.run(id);
     if (!run) return notRunning(id);
     if (!run.answer(questionId, text)) {
-      return { ok: false, error: { kind: 'not_found', message: questionId ? `question ${questionId} is not waiting for an answer` : 'no question is waiting for an answer' } };
+      return { ok: false, error: { kind: 'conflict', message: questionId ? `question ${questionId} is not waiting for an answer` : 'no question is waiting for an answer' } };
     }
     return { ok: true, value: runState(run) };
   }
