@@ -15,6 +15,7 @@ import type { DisplayInfo } from '../../shared/frame';
 import type { ModelSettingsInput } from '../../shared/settings';
 import type { ModelCheck } from '../model/provider-check';
 import type { ReplayPolicy } from '../replay/policy';
+import { displayNotNamed } from '../operator/display-check';
 import { screenshotReader } from '../replay/inspect';
 import { renderHtmlReport } from '../replay/report';
 import { saveConfig } from '../settings/settings';
@@ -87,6 +88,9 @@ export class AppBackend {
 
   /** The displays as the operator sees them (through its isolated host, as a run would open it). */
   async displays(): Promise<ServiceResult<DisplayInfo[]>> {
+    // As the doctor does: no host is started for a DISPLAY that names nothing.
+    const unnamed = displayNotNamed(process.env, process.platform);
+    if (unnamed) return { ok: false, error: { kind: 'no_display', message: unnamed } };
     const { createIsolatedOperator } = await import('../operator/isolated-operator');
     const opened = await createIsolatedOperator();
     if (!opened.ok) return { ok: false, error: { kind: 'no_display', message: opened.message } };
