@@ -7,10 +7,6 @@ import { z } from 'zod';
 import { AskKindSchema } from './events';
 import { ConfigFileSchema } from './config';
 
-/** Session folder names: what the store's newSessionId makes, and nothing that could leave the folder. */
-export const SESSION_ID_PATTERN = /^[\w][\w.-]*$/;
-export const SessionIdSchema = z.string().regex(SESSION_ID_PATTERN, { error: (issue) => `"${String(issue.input)}" is not a session id` });
-
 export const StartRunSchema = z.object({
   task: z.string().trim().min(1, 'the task is empty'),
   /** Continue this conversation (a follow-up task). */

@@ -27,7 +27,6 @@ import {
   RunStateSchema,
   SaveFactSchema,
   SaveSettingsSchema,
-  SessionIdSchema,
   SessionListItemSchema,
   SettingsViewSchema,
   StartedSchema,
@@ -37,6 +36,7 @@ import {
 } from './app-api';
 import { AgentEventSchema, type AgentEvent } from './events';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
+import { SessionIdSchema } from './session-id';
 
 // ── results ────────────────────────────────────────────────────────────────────────────────────
 

@@ -35,7 +35,7 @@
  *   GET    /api/events?since=<seq>[&session=<id>]      server-sent events (event-stream.ts)
  */
 import { ok } from '../../shared/contract';
-import { SessionIdSchema } from '../../shared/app-api';
+import { SessionIdSchema } from '../../shared/session-id';
 import { otherRoutes, urlOf } from '../../shared/http-binding';
 import type { AppBackend } from '../service/app-backend';
 import { SessionFiles } from '../service/session-files';
