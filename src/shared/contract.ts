@@ -51,7 +51,7 @@ export const IpcErrorKindSchema = z.enum([
   'internal',
   /** The handler answered something its response schema rejects: a bug on the main side. */
   'invalid_response',
-  // The run service's own failures (src/main/service/run-service.ts, ServiceErrorKind):
+  // The services' own failures (src/main/service/service-result.ts, ServiceErrorKind):
   /** Settings missing or invalid. */
   'settings',
   /** A run is going on on that display (`sessionId` names it). */

@@ -1,7 +1,8 @@
 /**
  * What the app's window asks of the core, in one place for both shells: the Electron main process
- * (IPC handlers, src/main/app/handlers.ts) and `mnemo serve` (HTTP, src/main/server/api.ts) call
- * the same methods, so a button behaves the same in both. Everything is a ServiceResult value.
+ * (IPC, src/main/app/handlers.ts) and `mnemo serve` (HTTP, src/main/server/api.ts) serve the
+ * window's commands with the same handlers over these methods (window-commands.ts), so a button
+ * behaves the same in both. Everything is a ServiceResult value.
  *
  * The API key never reaches the window: the settings view says only whether one is stored. Where
  * it is stored is the shell's choice (`KeyStore`): the OS keychain in the app, config.json in
