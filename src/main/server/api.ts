@@ -44,7 +44,6 @@ import { backendHandlers, fromService } from '../service/window-commands';
 import { failure, json, type Reply } from './http-io';
 import { commandRoutes, createRouter, failed, type ApiRequest, type HttpHandlers, type Route } from './router';
 
-
 /** The version `mnemo serve` reports (the CLI's `--version`). */
 const VERSION = '0.1.0';
 
