@@ -23,6 +23,7 @@ export const AnswerSchema = z.object({
 });
 
 export const ReplayPolicySchema = z.enum(['stop', 'ask', 'reground']);
+export type ReplayPolicy = z.infer<typeof ReplayPolicySchema>;
 export const StartReplaySchema = z.object({
   session: z.string().min(1),
   policy: ReplayPolicySchema.default('stop'),

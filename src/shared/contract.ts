@@ -1,10 +1,17 @@
 /**
- * The one IPC contract between the renderer and the main process.
+ * The one contract between the window and the core, for both transports.
  *
- * Every command is named `domain:verb` and declares a zod schema for its request and its response.
- * The main process validates both at the boundary; the preload generates one function per command
- * from this map; the renderer gets its types from it. Every answer is a `Result`: failures travel
- * as values, never as rejected promises (Electron flattens thrown errors into an opaque string).
+ * Every command is named `domain:verb` and declares, in one line, a zod schema for its request,
+ * one for its response, and its HTTP binding (http-binding.ts: method, path, where the fields
+ * ride). Everything else is generated from this map:
+ * - Electron: the preload's `window.mnemo` (one function per command) and the IPC dispatcher,
+ *   which validates the request and the answer (src/main/app/dispatch.ts);
+ * - `mnemo serve`: the router (src/main/server/router.ts), which validates the request and the
+ *   answer the same way, and the HTTP client (http-commands.ts), which validates every answer
+ *   again, since it cannot trust what comes over the network.
+ * Every answer is a `Result`: failures travel as values, never as rejected promises (Electron
+ * flattens thrown errors into an opaque string); over HTTP a failure is a status and
+ * `{ "error", "kind" }`, a success the bare value.
  *
  * Pure TypeScript + zod: no node, DOM or electron here, so all three environments can import it.
  */
@@ -28,6 +35,8 @@ import {
   WorkingMemorySchema,
 } from './app-api';
 import { AgentEventSchema, type AgentEvent } from './events';
+import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
+import { SessionIdSchema } from './session-id';
 
 // ── results ────────────────────────────────────────────────────────────────────────────────────
 
@@ -42,11 +51,13 @@ export const IpcErrorKindSchema = z.enum([
   'internal',
   /** The handler answered something its response schema rejects: a bug on the main side. */
   'invalid_response',
-  // The run service's own failures (src/main/service/run-service.ts, ServiceErrorKind):
+  // The services' own failures (src/main/service/service-result.ts, ServiceErrorKind):
   /** Settings missing or invalid. */
   'settings',
   /** A run is going on on that display (`sessionId` names it). */
   'busy',
+  /** The request does not fit the run's state: an answer when no question waits. */
+  'conflict',
   /** The display cannot be opened. */
   'no_display',
   /** The session record cannot be written. */
@@ -57,6 +68,22 @@ export const IpcErrorKindSchema = z.enum([
   'memory',
 ]);
 export type IpcErrorKind = z.infer<typeof IpcErrorKindSchema>;
+
+/** The HTTP status `mnemo serve` answers each kind of failure with. */
+export const HTTP_STATUS_OF: Readonly<Record<IpcErrorKind, number>> = {
+  invalid_request: 400,
+  forbidden: 403,
+  unavailable: 503,
+  internal: 500,
+  invalid_response: 500,
+  settings: 400,
+  busy: 409,
+  conflict: 409,
+  no_display: 503,
+  record: 500,
+  not_found: 404,
+  memory: 503,
+};
 
 export const IpcErrorSchema = z.object({ kind: IpcErrorKindSchema, message: z.string(), sessionId: z.string().nullable().optional() });
 export type IpcError = z.infer<typeof IpcErrorSchema>;
@@ -103,57 +130,70 @@ export type Display = z.infer<typeof DisplaySchema>;
 
 // ── the contract ───────────────────────────────────────────────────────────────────────────────
 
-interface CommandSpec<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+interface CommandSpec<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType, Http extends HttpBinding = HttpBinding> {
   request: Req;
   response: Res;
+  /** How the command travels over HTTP (`mnemo serve`). */
+  http: Http;
 }
 
-function command<Req extends z.ZodType, Res extends z.ZodType>(request: Req, response: Res): CommandSpec<Req, Res> {
-  return { request, response };
+/** The fields of a request (none for a command that takes no request). */
+type FieldsOf<Req extends z.ZodType> = z.input<Req> extends object ? Extract<keyof z.input<Req>, string> : never;
+
+/** One command; the compiler checks that its binding names only fields its request has. */
+function command<Req extends z.ZodType, Res extends z.ZodType, const Http extends HttpBinding>(
+  request: Req,
+  response: Res,
+  http: Http & BindingCheck<Http, FieldsOf<Req>>,
+): CommandSpec<Req, Res, Http> {
+  return { request, response, http };
 }
 
-const SessionRefSchema = z.object({ id: z.string().min(1) });
+const SessionRefSchema = z.object({ id: SessionIdSchema });
 const RunRefSchema = z.object({ id: z.string().min(1) });
 
 export const commands = {
-  'app:version': command(NoRequestSchema, AppVersionSchema),
-  'operator:displays': command(NoRequestSchema, z.array(DisplaySchema)),
+  'app:version': command(NoRequestSchema, AppVersionSchema, GET('/version')),
+  'operator:displays': command(NoRequestSchema, z.array(DisplaySchema), GET('/displays')),
   /** Starts a task with the saved settings; `busy` while a run goes on. */
-  'run:start': command(StartRunSchema, StartedSchema),
+  'run:start': command(StartRunSchema, StartedSchema, POST('/runs')),
   /** The run going on, or null. */
-  'run:current': command(NoRequestSchema, RunStateSchema.nullable()),
-  'run:pause': command(RunRefSchema, RunStateSchema),
-  'run:resume': command(RunRefSchema, RunStateSchema),
+  'run:current': command(NoRequestSchema, RunStateSchema.nullable(), GET('/runs/current')),
+  'run:pause': command(RunRefSchema, RunStateSchema, POST('/runs/:id/pause')),
+  'run:resume': command(RunRefSchema, RunStateSchema, POST('/runs/:id/resume')),
   /** Stops the run; a model call in flight is cancelled; the run ends `aborted`. */
-  'run:stop': command(RunRefSchema, RunStateSchema),
-  /** Answers the waiting question, a confirmation ("yes"/"no") or a safety check. */
-  'run:answer': command(RunRefSchema.extend(AnswerSchema.shape), RunStateSchema),
-  'replay:start': command(StartReplaySchema, StartedSchema),
-  'sessions:list': command(z.object({ search: z.string().optional(), status: z.string().optional() }), z.array(SessionListItemSchema)),
+  'run:stop': command(RunRefSchema, RunStateSchema, POST('/runs/:id/stop')),
+  /** Answers the waiting question, a confirmation ("yes"/"no") or a safety check; `conflict` when none waits. */
+  'run:answer': command(RunRefSchema.extend(AnswerSchema.shape), RunStateSchema, POST('/runs/:id/answer')),
+  'replay:start': command(StartReplaySchema, StartedSchema, POST('/replays')),
+  'sessions:list': command(z.object({ search: z.string().optional(), status: z.string().optional() }), z.array(SessionListItemSchema), GET('/sessions')),
   /** A session's events after `since` (all with 0); live ones then come on the event channel. */
-  'sessions:events': command(SessionRefSchema.extend({ since: z.number().int().nonnegative().default(0) }), z.array(AgentEventSchema)),
-  'sessions:delete': command(SessionRefSchema, SessionRefSchema),
-  /** Writes the HTML report where the user chooses (a save dialog); null when they cancel. */
-  'sessions:export': command(SessionRefSchema, z.object({ path: z.string().nullable() })),
-  'settings:get': command(NoRequestSchema, SettingsViewSchema),
+  'sessions:events': command(SessionRefSchema.extend({ since: z.number().int().nonnegative().default(0) }), z.array(AgentEventSchema), GET('/sessions/:id/events')),
+  'sessions:delete': command(SessionRefSchema, SessionRefSchema, DELETE('/sessions/:id')),
+  /**
+   * Saves the HTML report: in the app where the user chooses (a save dialog; null when they
+   * cancel), in a browser as a download, whose name is the path.
+   */
+  'sessions:export': command(SessionRefSchema, z.object({ path: z.string().nullable() }), GET('/sessions/:id/report.html', { download: 'mnemo-:id.html' })),
+  'settings:get': command(NoRequestSchema, SettingsViewSchema, GET('/settings')),
   /** Saves to the same config.json the CLI reads; the API key goes to the OS keychain. */
-  'settings:save': command(SaveSettingsSchema, SettingsViewSchema),
+  'settings:save': command(SaveSettingsSchema, SettingsViewSchema, PUT('/settings')),
   /** "Test connection": latency, whether an image is accepted, or the exact error. */
-  'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema),
+  'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema, POST('/provider/check')),
   /** The checks of `mnemo doctor`: display, capture, input, clipboard, data directory, provider. */
-  'doctor:run': command(NoRequestSchema, z.array(DoctorCheckSchema)),
+  'doctor:run': command(NoRequestSchema, z.array(DoctorCheckSchema), GET('/doctor')),
   /** The facts remembered across tasks, most specific subject first, then newest; each with its history. */
-  'facts:list': command(FactQuerySchema, z.array(FactSchema)),
+  'facts:list': command(FactQuerySchema, z.array(FactSchema), GET('/facts')),
   /** Ranked search (BM25) over keywords, descriptions and values, best first. */
-  'facts:search': command(FactSearchSchema, z.array(FactSchema)),
+  'facts:search': command(FactSearchSchema, z.array(FactSchema), GET('/facts/search', { query: { q: 'text' } })),
   /** Saves a fact (a new value of an existing one supersedes it; the old value stays in its history). */
-  'facts:save': command(SaveFactSchema, FactSchema),
+  'facts:save': command(SaveFactSchema, FactSchema, POST('/facts')),
   /** Removes a fact and its history everywhere it is kept. */
-  'facts:forget': command(z.object({ id: z.string().min(1) }), z.object({ id: z.string() })),
+  'facts:forget': command(z.object({ id: z.string().min(1) }), z.object({ id: z.string() }), DELETE('/facts/:id')),
   /** The conversations that have a working memory. */
-  'memory:conversations': command(NoRequestSchema, z.array(z.string())),
+  'memory:conversations': command(NoRequestSchema, z.array(z.string()), GET('/memory/conversations')),
   /** A conversation's working memory; null when it has none yet. */
-  'memory:working': command(z.object({ conversationId: z.string().min(1) }), WorkingMemorySchema.nullable()),
+  'memory:working': command(z.object({ conversationId: z.string().min(1) }), WorkingMemorySchema.nullable(), GET('/memory/working', { query: { conversation: 'conversationId' } })),
 } satisfies Record<`${string}:${string}`, CommandSpec>;
 
 export type Commands = typeof commands;
@@ -175,6 +215,15 @@ export type ResponseInputOf<C extends CommandName> = z.input<Commands[C]['respon
 /** What the caller receives (after parsing). */
 export type ResponseOf<C extends CommandName> = z.output<Commands[C]['response']>;
 
+/** What serves a command on either transport: the parsed request in, a Result value out. */
+export type Handler<C extends CommandName> = (request: ParsedRequestOf<C>) => Promise<Result<ResponseInputOf<C>>>;
+
+/** One handler per command: adding a command to the contract without a handler is a type error. */
+export type Handlers = { [C in CommandName]: Handler<C> };
+
+/** The commands that answer over HTTP with a file to save rather than JSON. */
+export type DownloadCommand = { [C in CommandName]: Commands[C]['http'] extends { download: string } ? C : never }[CommandName];
+
 // ── events: main → renderer ────────────────────────────────────────────────────────────────────
 
 /** The one channel the main process pushes agent events on. */
@@ -191,7 +240,10 @@ export const SESSION_FILE_SCHEME = 'mnemo-file';
 
 export type CommandFunction<C extends CommandName> = (request: RequestOf<C>) => Promise<Result<ResponseOf<C>>>;
 
-export type MnemoApi = { readonly [C in CommandName]: CommandFunction<C> } & {
+/** One function per command: the preload's bridge, the HTTP client, and the window's client all have this shape. */
+export type CommandApi = { readonly [C in CommandName]: CommandFunction<C> };
+
+export type MnemoApi = CommandApi & {
   /** Subscribes to agent events; returns the unsubscribe function. */
   readonly onEvent: (listener: (event: AgentEventPayload) => void) => () => void;
 };

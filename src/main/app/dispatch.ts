@@ -4,21 +4,9 @@
  * the renderer. Kept free of `electron` so it can be tested with plain zod and plain objects.
  */
 import { z } from 'zod';
-import {
-  commands,
-  err,
-  isCommandName,
-  ok,
-  type CommandName,
-  type ParsedRequestOf,
-  type ResponseInputOf,
-  type Result,
-} from '../../shared/contract';
+import { commands, err, isCommandName, ok, type Handlers, type Result } from '../../shared/contract';
 
-export type Handler<C extends CommandName> = (request: ParsedRequestOf<C>) => Promise<Result<ResponseInputOf<C>>>;
-
-/** One handler per command: adding a command to the contract without a handler is a type error. */
-export type Handlers = { [C in CommandName]: Handler<C> };
+export type { Handler, Handlers } from '../../shared/contract';
 
 /** What the IPC layer knows about who asked. */
 export interface Sender {

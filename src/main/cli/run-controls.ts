@@ -88,6 +88,7 @@ export function startFailure(error: ServiceError): { code: number; message: stri
     case 'settings':
       return { code: ExitCode.invalidInput, message: error.message };
     case 'not_found':
+    case 'conflict':
     case 'record':
       return { code: ExitCode.errorResult, message: error.message };
     case 'busy':

@@ -49,6 +49,12 @@ function displayFromEnv(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): { ok
   return { ok: true, value, parsed };
 }
 
+/** Why DISPLAY names no display (unset, not a display name), without connecting; undefined when it names one. */
+export function displayNotNamed(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+  const display = displayFromEnv(env, platform);
+  return display.ok ? undefined : display.message;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -6,10 +6,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
 import { AppBackend, configFileKeyStore } from '../service/app-backend';
 import type { RunService } from '../service/run-service';
 import { foreignRequest, hasToken, newToken, tokenCookie } from './access';
-import { MnemoApiRoutes } from './api';
+import { createApi } from './api';
 import { streamEvents } from './event-stream';
 import { failure, readJson, send } from './http-io';
 import { rendererFile } from './renderer-files';
@@ -40,7 +41,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? newToken();
   // Browser mode keeps the API key where the CLI reads it: config.json.
-  const api = new MnemoApiRoutes(new AppBackend(options.service, configFileKeyStore(options.service)));
+  const api = createApi(new AppBackend(options.service, configFileKeyStore(options.service)));
   let hosts: string[] = [];
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -59,10 +60,10 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
       return send(response, failure(401, 'unauthorized: open the URL mnemo serve printed (it carries the token), or send Authorization: Bearer <token>'));
     }
 
-    if (url.pathname === '/api/events' && request.method === 'GET') return streamEvents(request, response, options.service, url.searchParams);
-    if (url.pathname.startsWith('/api/')) {
-      const path = decodeURIComponent(url.pathname.slice('/api'.length));
-      const reply = await api.handle({ method: request.method ?? 'GET', path, query: url.searchParams, body: () => readJson(request) });
+    if (url.pathname === urlOf(otherRoutes.events, {}) && request.method === otherRoutes.events.method) return streamEvents(request, response, options.service, url.searchParams);
+    if (url.pathname.startsWith(`${API_PREFIX}/`)) {
+      const path = url.pathname.slice(API_PREFIX.length);
+      const reply = await api({ method: request.method ?? 'GET', path, query: url.searchParams, body: () => readJson(request) });
       return send(response, reply, String(request.headers['accept-encoding'] ?? ''));
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, failure(405, `${request.method} is not served here`));

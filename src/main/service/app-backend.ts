@@ -1,7 +1,8 @@
 /**
  * What the app's window asks of the core, in one place for both shells: the Electron main process
- * (IPC handlers, src/main/app/handlers.ts) and `mnemo serve` (HTTP, src/main/server/api.ts) call
- * the same methods, so a button behaves the same in both. Everything is a ServiceResult value.
+ * (IPC, src/main/app/handlers.ts) and `mnemo serve` (HTTP, src/main/server/api.ts) serve the
+ * window's commands with the same handlers over these methods (window-commands.ts), so a button
+ * behaves the same in both. Everything is a ServiceResult value.
  *
  * The API key never reaches the window: the settings view says only whether one is stored. Where
  * it is stored is the shell's choice (`KeyStore`): the OS keychain in the app, config.json in
@@ -11,9 +12,11 @@ import type { FactQuery, FactSearch, RunState, SaveFact, SaveSettings, SettingsV
 import type { FactJson } from '../memory/facts';
 import type { ConfigFile } from '../../shared/config';
 import type { AgentEvent } from '../../shared/events';
+import type { DisplayInfo } from '../../shared/frame';
 import type { ModelSettingsInput } from '../../shared/settings';
 import type { ModelCheck } from '../model/provider-check';
 import type { ReplayPolicy } from '../replay/policy';
+import { displayNotNamed } from '../operator/display-check';
 import { screenshotReader } from '../replay/inspect';
 import { renderHtmlReport } from '../replay/report';
 import { saveConfig } from '../settings/settings';
@@ -84,6 +87,22 @@ export class AppBackend {
     });
   }
 
+  /** The displays as the operator sees them (through its isolated host, as a run would open it). */
+  async displays(): Promise<ServiceResult<DisplayInfo[]>> {
+    // As the doctor does: no host is started for a DISPLAY that names nothing.
+    const unnamed = displayNotNamed(process.env, process.platform);
+    if (unnamed) return { ok: false, error: { kind: 'no_display', message: unnamed } };
+    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    const opened = await createIsolatedOperator();
+    if (!opened.ok) return { ok: false, error: { kind: 'no_display', message: opened.message } };
+    try {
+      const listed = await opened.operator.displays();
+      return listed.ok ? { ok: true, value: listed.displays } : { ok: false, error: { kind: 'no_display', message: listed.message } };
+    } finally {
+      await opened.operator.close();
+    }
+  }
+
   async startRun(request: StartRun): Promise<ServiceResult<{ id: string; conversationId: string | null }>> {
     const started = await this.service.start({ task: request.task, ...(request.conversationId ? { conversationId: request.conversationId } : {}) });
     return started.ok ? { ok: true, value: { id: started.value.id, conversationId: started.value.conversationId } } : started;
@@ -105,7 +124,7 @@ export class AppBackend {
     const run = this.service.run(id);
     if (!run) return notRunning(id);
     if (!run.answer(questionId, text)) {
-      return { ok: false, error: { kind: 'not_found', message: questionId ? `question ${questionId} is not waiting for an answer` : 'no question is waiting for an answer' } };
+      return { ok: false, error: { kind: 'conflict', message: questionId ? `question ${questionId} is not waiting for an answer` : 'no question is waiting for an answer' } };
     }
     return { ok: true, value: runState(run) };
   }

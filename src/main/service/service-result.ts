@@ -8,6 +8,8 @@ export type ServiceErrorKind =
   | 'settings'
   /** A run is already going on that display. */
   | 'busy'
+  /** The request does not fit the run's state (an answer when no question waits). */
+  | 'conflict'
   /** The display cannot be opened. */
   | 'no_display'
   /** The session record cannot be created (the data directory is not writable). */

@@ -17,8 +17,8 @@ export const EVENTS_FILE = 'events.jsonl';
 export const SCREENSHOTS_DIR = 'screenshots';
 export const REPLIES_DIR = 'replies';
 
-/** Session folder names: what newSessionId makes, and nothing that could leave the folder. */
-export const SESSION_ID_PATTERN = /^[\w][\w.-]*$/;
+/** Session folder names: what newSessionId makes, and nothing that could leave the folder (shared with the window's contract). */
+export { SESSION_ID_PATTERN } from '../../shared/session-id';
 
 export function sessionsRoot(dataDir: string): string {
   return join(dataDir, 'sessions');

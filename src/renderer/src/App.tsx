@@ -51,7 +51,7 @@ export function App() {
 
   useEffect(() => {
     // The checks move the pointer by a pixel and back: never while a run drives the desktop.
-    void client.currentRun().then((current) => {
+    void client['run:current']().then((current) => {
       if (current.ok && current.value === null) void settings.getState().runDoctor();
     });
   }, [client, settings]);

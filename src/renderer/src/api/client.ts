@@ -1,52 +1,16 @@
 /**
  * The one API the views use, whichever shell the window runs in: Electron (over the preload's
  * IPC, ipc-client.ts) or a browser against `mnemo serve` (HTTP and server-sent events,
- * http-client.ts). Every command answers a `Result`, as the contract does; events arrive in
- * `seq` order per session, each once.
+ * http-client.ts). The commands are the contract's, by name (`client['run:pause']({ id })`),
+ * generated for both transports from src/shared/contract.ts; every one answers a `Result`.
+ * Events arrive in `seq` order per session, each once.
  */
-import type { DoctorCheck, Fact, FactQuery, FactSearch, ProviderCheckResult, RunState, SaveFact, SaveSettings, SessionListItem, SettingsView, StartRun, WorkingMemory } from '../../../shared/app-api';
-import type { Result } from '../../../shared/contract';
+import type { CommandApi } from '../../../shared/contract';
 import type { AgentEvent } from '../../../shared/events';
 
-export type ReplayPolicy = 'stop' | 'ask' | 'reground';
-
-export interface SessionFilter {
-  search?: string;
-  status?: string;
-}
-
-export interface MnemoClient {
+export type MnemoClient = CommandApi & {
   /** Which transport answers: shown nowhere important, useful in tests and logs. */
   readonly transport: 'ipc' | 'http';
-  startRun(request: StartRun): Promise<Result<{ id: string; conversationId?: string | null | undefined }>>;
-  currentRun(): Promise<Result<RunState | null>>;
-  pause(runId: string): Promise<Result<RunState>>;
-  resume(runId: string): Promise<Result<RunState>>;
-  /** Stops the run; the model call in flight is cancelled. */
-  stop(runId: string): Promise<Result<RunState>>;
-  /** A question's text, or "yes"/"no" for a confirmation or a safety check. */
-  answer(runId: string, text: string, questionId?: number): Promise<Result<RunState>>;
-  startReplay(request: { session: string; policy: ReplayPolicy; speed: number }): Promise<Result<{ id: string }>>;
-  sessions(filter?: SessionFilter): Promise<Result<SessionListItem[]>>;
-  /** A session's recorded events after `since` (a live run's too). */
-  sessionEvents(sessionId: string, since?: number): Promise<Result<AgentEvent[]>>;
-  deleteSession(sessionId: string): Promise<Result<{ id: string }>>;
-  /** Saves the HTML report: a save dialog in the app, a download in the browser. */
-  exportReport(sessionId: string): Promise<Result<{ savedAs: string | null }>>;
-  settings(): Promise<Result<SettingsView>>;
-  saveSettings(request: SaveSettings): Promise<Result<SettingsView>>;
-  checkProvider(request: { model?: SaveSettings['config']['model']; apiKey?: string }): Promise<Result<ProviderCheckResult>>;
-  /** The checks of `mnemo doctor`, run by the core (the display, input, data directory, provider). */
-  doctor(): Promise<Result<DoctorCheck[]>>;
-  /** The facts remembered across tasks, each with the versions it superseded. */
-  facts(query?: FactQuery): Promise<Result<Fact[]>>;
-  searchFacts(request: FactSearch): Promise<Result<Fact[]>>;
-  /** Saves or edits a fact (same subject, scope and keyword: a new value supersedes the old). */
-  saveFact(request: SaveFact): Promise<Result<Fact>>;
-  forgetFact(id: string): Promise<Result<{ id: string }>>;
-  /** The conversations that have a working memory. */
-  conversations(): Promise<Result<string[]>>;
-  workingMemory(conversationId: string): Promise<Result<WorkingMemory | null>>;
   /** Where a session file (a screenshot, a raw reply) loads from; `thumbWidth` asks for a small JPEG. */
   fileUrl(sessionId: string, path: string, thumbWidth?: number): string;
   /**
@@ -55,4 +19,12 @@ export interface MnemoClient {
    * Returns the function that stops following.
    */
   subscribe(since: number, onEvent: (event: AgentEvent) => void): () => void;
+};
+
+/** Reads a run's recorded events after a `seq`, for a SeqGate filling a gap. */
+export function gapFiller(commands: CommandApi): (runId: string, after: number) => Promise<AgentEvent[]> {
+  return async (runId, after) => {
+    const read = await commands['sessions:events']({ id: runId, since: after });
+    return read.ok ? read.value : [];
+  };
 }

@@ -3,45 +3,21 @@
  * its `onEvent` for the live events of every run. Catching up: live events are held while the
  * record is read from `since`, then both go through one SeqGate, so nothing is missed or doubled.
  */
-import { SESSION_FILE_SCHEME, type MnemoApi } from '../../../shared/contract';
+import { commandNames, SESSION_FILE_SCHEME, type CommandApi, type MnemoApi } from '../../../shared/contract';
 import type { AgentEvent } from '../../../shared/events';
-import type { MnemoClient } from './client';
+import { gapFiller, type MnemoClient } from './client';
 import { SeqGate } from './seq-gate';
 
 export function createIpcClient(api: MnemoApi): MnemoClient {
-  const client: MnemoClient = {
+  // The bridge's functions, called through it (never detached from the object it exposes).
+  const commands = Object.fromEntries(commandNames.map((name) => [name, (request: never) => api[name](request)])) as unknown as CommandApi;
+  return {
+    ...commands,
     transport: 'ipc',
-    startRun: (request) => api['run:start'](request),
-    currentRun: () => api['run:current'](),
-    pause: (id) => api['run:pause']({ id }),
-    resume: (id) => api['run:resume']({ id }),
-    stop: (id) => api['run:stop']({ id }),
-    answer: (id, text, questionId) => api['run:answer']({ id, text, ...(questionId ? { questionId } : {}) }),
-    startReplay: (request) => api['replay:start'](request),
-    sessions: (filter = {}) => api['sessions:list'](filter),
-    sessionEvents: (id, since = 0) => api['sessions:events']({ id, since }),
-    deleteSession: (id) => api['sessions:delete']({ id }),
-    async exportReport(id) {
-      const saved = await api['sessions:export']({ id });
-      return saved.ok ? { ok: true, value: { savedAs: saved.value.path } } : saved;
-    },
-    settings: () => api['settings:get'](),
-    saveSettings: (request) => api['settings:save'](request),
-    checkProvider: (request) => api['provider:check'](request),
-    doctor: () => api['doctor:run'](),
-    facts: (query = {}) => api['facts:list'](query),
-    searchFacts: (request) => api['facts:search'](request),
-    saveFact: (request) => api['facts:save'](request),
-    forgetFact: (id) => api['facts:forget']({ id }),
-    conversations: () => api['memory:conversations'](),
-    workingMemory: (conversationId) => api['memory:working']({ conversationId }),
     fileUrl: (id, path, thumbWidth) =>
       `${SESSION_FILE_SCHEME}://session/${encodeURIComponent(id)}/${path.split('/').map(encodeURIComponent).join('/')}${thumbWidth ? `?thumb=${Math.round(thumbWidth)}` : ''}`,
     subscribe(since, onEvent) {
-      const gate = new SeqGate(onEvent, async (runId, after) => {
-        const read = await client.sessionEvents(runId, after);
-        return read.ok ? read.value : [];
-      });
+      const gate = new SeqGate(onEvent, gapFiller(commands));
       let held: AgentEvent[] | null = [];
       const stop = api.onEvent((event) => (held ? held.push(event) : gate.push(event)));
       void (async () => {
@@ -59,5 +35,4 @@ export function createIpcClient(api: MnemoApi): MnemoClient {
       return stop;
     },
   };
-  return client;
 }

@@ -36,12 +36,12 @@ export function createHistoryStore(client: MnemoClient): StoreApi<HistoryStore> 
       const mine = ++asked;
       set({ loading: true });
       const { search, status } = get();
-      const listed = await client.sessions({ ...(search ? { search } : {}), ...(status ? { status } : {}) });
+      const listed = await client['sessions:list']({ ...(search ? { search } : {}), ...(status ? { status } : {}) });
       if (mine !== asked) return;
       set(listed.ok ? { sessions: listed.value, loading: false, error: null } : { loading: false, error: listed.error.message });
     },
     async remove(id) {
-      const removed = await client.deleteSession(id);
+      const removed = await client['sessions:delete']({ id });
       if (!removed.ok) {
         set({ error: removed.error.message });
         return;

@@ -72,7 +72,7 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
       queue = [];
       heldWhileLoading = [];
       set({ session: emptySession(id), followLive, loading: true, cursor: null, inspected: null, error: null });
-      const read = await client.sessionEvents(id, 0);
+      const read = await client['sessions:events']({ id, since: 0 });
       if (get().session?.id !== id) return;
       const held = heldWhileLoading ?? [];
       heldWhileLoading = null;
@@ -84,7 +84,7 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
       set({ session, loading: false });
     };
 
-    const onRun = async (action: (id: string) => ReturnType<MnemoClient['pause']>) => {
+    const onRun = async (action: (id: string) => ReturnType<MnemoClient['run:pause']>) => {
       const id = get().liveRunId ?? get().session?.id;
       if (!id) return;
       const result = await action(id);
@@ -130,7 +130,7 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
       },
 
       async syncCurrentRun() {
-        const current = await client.currentRun();
+        const current = await client['run:current']();
         if (!current.ok || !current.value) return;
         set({ liveRunId: current.value.id });
         if (get().followLive && get().session?.id !== current.value.id) await load(current.value.id, true);
@@ -138,7 +138,7 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
 
       async start(task, continueConversation) {
         const conversationId = continueConversation ? (get().session?.run.conversationId ?? undefined) : undefined;
-        const started = await client.startRun({ task, ...(conversationId ? { conversationId } : {}) });
+        const started = await client['run:start']({ task, ...(conversationId ? { conversationId } : {}) });
         if (!started.ok) {
           failed(started.error.kind === 'busy' ? `A run is going on already${started.error.sessionId ? ` (session ${started.error.sessionId})` : ''}: ${started.error.message}` : started.error.message);
           return false;
@@ -156,22 +156,22 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
         else set({ followLive: true });
       },
 
-      pause: () => onRun((id) => client.pause(id)),
-      resume: () => onRun((id) => client.resume(id)),
-      stop: () => onRun((id) => client.stop(id)),
+      pause: () => onRun((id) => client['run:pause']({ id })),
+      resume: () => onRun((id) => client['run:resume']({ id })),
+      stop: () => onRun((id) => client['run:stop']({ id })),
 
       async answer(text) {
         const { session } = get();
         const question = session?.run.pendingQuestion;
         if (!session || !question) return;
-        const result = await client.answer(session.id, text, question.id);
+        const result = await client['run:answer']({ id: session.id, text, questionId: question.id });
         if (!result.ok) failed(result.error.message);
       },
 
       async replay(policy, speed) {
         const id = get().session?.id;
         if (!id) return;
-        const started = await client.startReplay({ session: id, policy, speed });
+        const started = await client['replay:start']({ session: id, policy, speed });
         if (!started.ok) {
           failed(started.error.message);
           return;

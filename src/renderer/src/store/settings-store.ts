@@ -43,25 +43,25 @@ export function createSettingsStore(client: MnemoClient): StoreApi<SettingsStore
     check: { status: 'idle' },
     doctor: { running: false, checks: null, error: null },
     async load() {
-      const read = await client.settings();
+      const read = await client['settings:get']();
       set(read.ok ? { saved: read.value, loadError: null } : { loadError: read.error.message });
       return read.ok ? read.value : null;
     },
     async save(request) {
       set({ saving: true, saveMessage: null });
-      const saved = await client.saveSettings(request);
+      const saved = await client['settings:save'](request);
       set(saved.ok ? { saved: saved.value, saving: false, saveMessage: { ok: true, text: saved.value.configPath } } : { saving: false, saveMessage: { ok: false, text: saved.error.message } });
       return saved.ok;
     },
     async testConnection(request) {
       set({ check: { status: 'checking' } });
-      const checked = await client.checkProvider(request);
+      const checked = await client['provider:check'](request);
       set({ check: checked.ok ? { status: 'done', result: checked.value } : { status: 'failed', message: checked.error.message } });
     },
     async runDoctor() {
       if (get().doctor.running) return;
       set({ doctor: { ...get().doctor, running: true, error: null } });
-      const checked = await client.doctor();
+      const checked = await client['doctor:run']();
       set({ doctor: checked.ok ? { running: false, checks: checked.value, error: null } : { ...get().doctor, running: false, error: checked.error.message } });
     },
   }));

@@ -33,7 +33,7 @@ export function FactsPanel({ onOpenSession }: { onOpenSession: OpenSession }) {
     const mine = ++asked.current;
     const query = { subject, scope };
     const text = search.trim();
-    void (text ? client.searchFacts({ ...query, text }) : client.facts(query)).then((answer) => {
+    void (text ? client['facts:search']({ ...query, text }) : client['facts:list'](query)).then((answer) => {
       if (mine !== asked.current) return;
       if (!answer.ok) {
         setError(answer.error.message);
@@ -105,7 +105,7 @@ function FactItem({ fact, onOpenSession, onChanged }: { fact: Fact; onOpenSessio
 
   const forget = async () => {
     if (!window.confirm(t('factsPanel.confirmForget', { keyword: fact.keyword }))) return;
-    const forgotten = await client.forgetFact(fact.id);
+    const forgotten = await client['facts:forget']({ id: fact.id });
     if (forgotten.ok) onChanged();
     else setProblem(forgotten.error.message);
   };
@@ -191,10 +191,10 @@ function FactEditor({ fact, onDone }: { fact: Fact; onDone: (saved: boolean) => 
     if (sameValues && description.trim() !== fact.description) return setProblem(t('factsPanel.sameValues'));
     if (sameValues) return onDone(false);
     if (multiple && fact.values.some((value) => !next.includes(value))) {
-      const forgotten = await client.forgetFact(fact.id);
+      const forgotten = await client['facts:forget']({ id: fact.id });
       if (!forgotten.ok) return setProblem(forgotten.error.message);
     }
-    const saved = await client.saveFact({ subject: fact.subject, scope: fact.scope, keyword: fact.keyword, description, values: next, multiple });
+    const saved = await client['facts:save']({ subject: fact.subject, scope: fact.scope, keyword: fact.keyword, description, values: next, multiple });
     if (saved.ok) onDone(true);
     else setProblem(saved.error.message);
   };

@@ -22,7 +22,7 @@ export function WorkingMemoryPanel() {
   const [reloads, setReloads] = useState(0);
 
   useEffect(() => {
-    void client.conversations().then((listed) => {
+    void client['memory:conversations']().then((listed) => {
       if (!listed.ok) return setError(listed.error.message);
       setConversations(listed.value);
       setChosen((current) => (current && listed.value.includes(current) ? current : openConversation && listed.value.includes(openConversation) ? openConversation : (listed.value[0] ?? '')));
@@ -32,7 +32,7 @@ export function WorkingMemoryPanel() {
   useEffect(() => {
     if (!chosen) return setMemory(undefined);
     let current = true;
-    void client.workingMemory(chosen).then((read) => {
+    void client['memory:working']({ conversationId: chosen }).then((read) => {
       if (!current) return;
       if (read.ok) {
         setError(null);

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices, useSession } from '../../app-context';
 import { NAMES } from '../../i18n/names';
-import type { ReplayPolicy } from '../../api/client';
+import type { ReplayPolicy } from '../../../../shared/app-api';
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
 /** One step per second at 1×. */
@@ -43,8 +43,8 @@ export function SessionBar() {
   if (!sessionId || numbers.length === 0) return null;
   const go = (step: number) => store.getState().setCursor(Math.min(last, Math.max(first, step)));
   const exportReport = async () => {
-    const saved = await client.exportReport(sessionId);
-    setMessage(saved.ok ? (saved.value.savedAs ? t('scrubber.exported', { path: saved.value.savedAs }) : t('scrubber.exportCancelled')) : saved.error.message);
+    const saved = await client['sessions:export']({ id: sessionId });
+    setMessage(saved.ok ? (saved.value.path ? t('scrubber.exported', { path: saved.value.path }) : t('scrubber.exportCancelled')) : saved.error.message);
   };
 
   return (
