@@ -11,20 +11,24 @@ const electronPatterns = [{ group: ['electron/*'], message: ELECTRON_MESSAGE }];
 
 /**
  * The layers of src/main (docs/architecture.md, "Layers"): each folder lists the folders it must
- * not import. The front ends (cli, app, server) sit on top and nothing below imports them.
+ * not import. The front ends (cli, app, server, mcp) sit on top and nothing below imports them.
  */
-const FRONT_ENDS = ['cli', 'app', 'server'];
+const FRONT_ENDS = ['cli', 'app', 'server', 'mcp'];
 const LAYERS = {
   // Careful file writes (atomic, whole appends, write failures in words): used by every layer that writes.
-  disk: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
-  operator: ['model', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
-  model: ['operator', 'memory', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
-  store: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'service', 'settings'],
-  memory: ['operator', 'store', 'run', 'agent', 'replay', 'service', 'settings'],
-  settings: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'service'],
-  run: ['model', 'memory', 'agent', 'replay', 'service', 'settings'],
-  agent: ['replay', 'service', 'settings'],
-  replay: ['agent', 'memory', 'service', 'settings'],
+  disk: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
+  operator: ['model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
+  model: ['operator', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
+  store: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
+  memory: ['operator', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
+  settings: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'workflow', 'service', 'teach'],
+  run: ['model', 'memory', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
+  agent: ['replay', 'workflow', 'service', 'settings', 'teach'],
+  replay: ['agent', 'memory', 'workflow', 'service', 'settings', 'teach'],
+  // Workflows re-run recordings on replay's plan, divergence guard and reground.
+  workflow: ['agent', 'memory', 'service', 'settings', 'teach'],
+  // Demonstrations: the user's input recorded (operator) as a session (run's lifecycle), a field's label read with workflow's OCR.
+  teach: ['agent', 'memory', 'service', 'settings'],
   service: [],
 };
 

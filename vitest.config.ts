@@ -5,6 +5,12 @@ export default defineConfig({
     reporters: ['default', './test/reporters/summary-line.ts'],
     // Native modules (nut-js, sharp) and real child processes: run in forked processes.
     pool: 'forks',
+    // Two files at a time where a project allows it (vitest's default is one fewer than the cores:
+    // one on a two-core machine). vitest never runs a one-at-a-time project (desktop, ui) beside
+    // the others: `npm test` (scripts/test.js) runs the unit tests beside the desktop tests itself.
+    maxWorkers: 2,
+    // The CLI the tests run is the built one, made fresh first (bin/mnemo.js runs dist/cli/).
+    globalSetup: ['test/build-fresh.ts'],
     projects: [
       {
         extends: true,
@@ -28,9 +34,23 @@ export default defineConfig({
         test: {
           name: 'ui',
           include: ['test/ui/**/*.test.ts'],
+          // In a plain `vitest run`, after the unit tests (a one-at-a-time project needs a group
+          // of its own when it is given an order).
+          sequence: { groupOrder: 1 },
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          // After the others: it packs the build they use, and installs from the registry.
+          sequence: { groupOrder: 2 },
+          testTimeout: 120_000,
+          hookTimeout: 900_000,
         },
       },
     ],

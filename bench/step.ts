@@ -7,7 +7,11 @@
  *     (observe, model, act, settle) and which in the background (recording, fsync);
  *   - the same with settle detection on (the default);
  *   - a 1,000-step run: resident memory after step 100 and after step 1,000;
- *   - a 200-step recorded session replayed at full speed on an unchanged screen.
+ *   - a 200-step recorded session replayed at full speed on an unchanged screen;
+ *   - the same 50-step run in each model family (its own request builder, client, protocol and
+ *     parser against its own scripted server: OpenAI-compatible for tools, ui-tars, openai-cua and
+ *     pyautogui, the Anthropic Messages API through its SDK for anthropic, the Gemini API through
+ *     Google's SDK for gemini), one family after the other, in turns.
  *
  * The last two lines are `rss growth step100→step1000: N MB` and `overhead/capture: X`.
  */
@@ -18,19 +22,24 @@ import type { AgentEvent, AgentEventOf } from '../src/shared/events';
 import { ModelSettingsSchema } from '../src/shared/settings';
 import { DeviceAgent } from '../src/main/agent/device-agent';
 import { DEFAULT_SETTLE } from '../src/main/run/settle';
-import { createVisionModel } from '../src/main/model';
+import { createVisionModel, type VisionModel } from '../src/main/model';
+import { toGeminiGrid } from '../src/main/model/families';
 import { createDesktopOperator } from '../src/main/operator/desktop-operator';
 import { createIsolatedOperator } from '../src/main/operator/isolated-operator';
 import { Replayer } from '../src/main/replay/replayer';
 import { FileRunRecorder } from '../src/main/store/run-recorder';
 import { readSession } from '../src/main/store/session-reader';
-import { startScriptedServer } from '../test/fixtures/openai-server';
+import { startScriptedServer, type ScriptedReply } from '../test/fixtures/openai-server';
+import { startGeminiServer, type GeminiScript } from '../test/fixtures/gemini-server';
+import { computer, startAnthropicServer, type MessageScript } from '../test/fixtures/anthropic-server';
 import { fmt, fmtSigned, median, timeRunsInTurn } from './lib/stats';
 import { startPrivateXvfb } from './lib/xvfb';
 
 const STEPS = 50;
 const LONG_RUN = 1000;
 const REPLAY_STEPS = 200;
+const FAMILY_ROUNDS = 10;
+const FAMILY_RUN = 15;
 
 const xvfb = await startPrivateXvfb(1280, 800);
 if (xvfb) process.env.DISPLAY = xvfb.display;
@@ -46,26 +55,74 @@ const dataDir = mkdtempSync(join(tmpdir(), 'mnemo-bench-step-'));
 
 let served = 0;
 let runLength = STEPS;
-const server = await startScriptedServer({
-  // A 1,000-step run: the server must not keep every request (each carries screenshots).
-  keepRequests: false,
-  replies: () => {
-    served++;
-    // The pointer is not in the screenshots: moving it leaves the screen unchanged, so nothing
-    // here waits for the screen and the repetition guard sees a new action each step.
-    const action = served > runLength ? { type: 'finished', summary: 'done' } : { type: 'mouse_move', x: 200 + (served % 2) * 400, y: 300 };
+/** The step's action: a pointer move, back and forth, until the run's length; then the end. */
+function nextMove(): { x: number; y: number } | null {
+  served++;
+  return served > runLength ? null : { x: 200 + (served % 2) * 400, y: 300 };
+}
+// The pointer is not in the screenshots: moving it leaves the screen unchanged, so nothing here
+// waits for the screen and the repetition guard sees a new action each step. Replies answer at once;
+// a 1,000-step run's server must not keep every request (each carries screenshots).
+const IMAGE = { width: 1280, height: 800 };
+const openAiReply: Record<'tools' | 'ui-tars' | 'openai-cua' | 'pyautogui', () => ScriptedReply> = {
+  tools: () => {
+    const move = nextMove();
+    const action = move === null ? { type: 'finished', summary: 'done' } : { type: 'mouse_move', ...move };
     return { toolCalls: [{ name: 'computer', arguments: { actions: [action] } }], usage: { prompt_tokens: 1000, completion_tokens: 20 } };
   },
-});
-const model = createVisionModel(ModelSettingsSchema.parse({ baseUrl: server.url, model: 'gpt-4.1', family: 'tools' }));
+  'ui-tars': () => {
+    const move = nextMove();
+    return { text: move === null ? "Thought: Done.\nAction: finished(content='done')" : `Thought: Move.\nAction: hover(start_box='(${move.x},${move.y})')` };
+  },
+  pyautogui: () => {
+    const move = nextMove();
+    return { text: move === null ? 'The pointer went back and forth.\nDONE' : `Move.\n\`\`\`python\npyautogui.moveTo(${move.x}, ${move.y})\n\`\`\`` };
+  },
+  'openai-cua': () => {
+    const move = nextMove();
+    if (move === null) return { responseOutput: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] }] };
+    return { responseOutput: [{ type: 'computer_call', id: `cu_${served}`, call_id: `call_${served}`, action: { type: 'move', ...move }, pending_safety_checks: [], status: 'completed' }] };
+  },
+};
+function geminiReply(): GeminiScript {
+  const move = nextMove();
+  return move === null ? { text: 'done' } : { calls: [{ name: 'hover_at', args: toGeminiGrid(move, IMAGE) }], usage: { prompt: 1000, candidates: 20 } };
+}
+
+function anthropicReply(): MessageScript {
+  const move = nextMove();
+  return move === null ? { content: [{ type: 'text', text: 'done' }] } : { content: [computer('mouse_move', { coordinate: [move.x, move.y] })], usage: { input_tokens: 1000, output_tokens: 20 } };
+}
+
+const FAMILIES = ['tools', 'ui-tars', 'openai-cua', 'pyautogui', 'anthropic', 'gemini'] as const;
+type BenchFamily = (typeof FAMILIES)[number];
+const servers: Array<{ close(): Promise<void> }> = [];
+const models = {} as Record<BenchFamily, VisionModel>;
+for (const family of FAMILIES) {
+  if (family === 'anthropic') {
+    const server = await startAnthropicServer({ keepRequests: false, replies: anthropicReply });
+    servers.push(server);
+    models.anthropic = createVisionModel(ModelSettingsSchema.parse({ baseUrl: server.url, model: 'claude-sonnet-4-6', family }));
+  } else if (family === 'gemini') {
+    const server = await startGeminiServer({ keepRequests: false, replies: geminiReply });
+    servers.push(server);
+    models.gemini = createVisionModel(ModelSettingsSchema.parse({ baseUrl: server.url, model: 'gemini-2.5-computer-use-preview-10-2025', family, apiKey: 'bench' }));
+  } else {
+    const server = await startScriptedServer({ keepRequests: false, replies: openAiReply[family] });
+    servers.push(server);
+    const model = { tools: 'gpt-4.1', 'ui-tars': 'ui-tars-1.5-7b', 'openai-cua': 'computer-use-preview', pyautogui: 'agent-pyautogui' }[family];
+    models[family] = createVisionModel(ModelSettingsSchema.parse({ baseUrl: server.url, model, family }), { platform: 'linux' });
+  }
+}
+const model = models.tools;
 
 /** Flush durations (write + fsync): the recording's work, off the critical path. */
 const flushes: number[] = [];
 
-async function run(steps: number, settleTimeoutMs: number, onStep?: (event: AgentEventOf<'step-finished'>) => void): Promise<{ events: AgentEvent[]; sessionId: string }> {
+async function run(steps: number, settleTimeoutMs: number, onStep?: (event: AgentEventOf<'step-finished'>) => void, vision: VisionModel = model): Promise<{ events: AgentEvent[]; sessionId: string }> {
   served = 0;
   runLength = steps;
-  const recorder = await FileRunRecorder.create(dataDir, { task: 'bench', model: 'gpt-4.1', family: 'tools' });
+  const recorder = await FileRunRecorder.create(dataDir, { task: 'bench', model: vision.model, family: vision.family });
   const flush = recorder.flush.bind(recorder);
   recorder.flush = async () => {
     const started = performance.now();
@@ -73,14 +130,19 @@ async function run(steps: number, settleTimeoutMs: number, onStep?: (event: Agen
     flushes.push(performance.now() - started);
   };
   const agent = new DeviceAgent(
-    { model, operator, recorder, askUser: async () => null },
+    { model: vision, operator, recorder, askUser: async () => null },
     { limits: { maxSteps: steps + 1, maxCostUsd: null, maxConsecutiveErrors: 3, maxParseRetries: 3 }, settle: { ...DEFAULT_SETTLE, timeoutMs: settleTimeoutMs } },
   );
   const events: AgentEvent[] = [];
   for await (const event of agent.run('move the mouse back and forth', new AbortController().signal)) {
     if (event.type === 'step-finished') onStep?.(event);
     // A long run keeps only what the figures need, as a real consumer would.
-    if (steps <= STEPS || event.type === 'step-finished') events.push(event);
+    if (steps <= STEPS || event.type === 'step-finished' || event.type === 'run-finished') events.push(event);
+  }
+  // Figures of a run that did not go the whole way would mislead.
+  const end = events.at(-1);
+  if (end?.type !== 'run-finished' || end.status !== 'finished') {
+    throw new Error(`the ${vision.family} run of ${steps} steps ended ${end?.type === 'run-finished' ? `${end.status} at step ${end.steps}: ${end.reason}` : 'without run-finished'}`);
   }
   return { events, sessionId: recorder.sessionId };
 }
@@ -109,6 +171,15 @@ try {
   const noSettle = stepFigures((await run(STEPS, 0)).events);
   const background = median(flushes);
   const withSettle = stepFigures((await run(STEPS, DEFAULT_SETTLE.timeoutMs)).events);
+
+  // Each family's step, settle wait off: short runs taking turns (ten rounds), so a machine getting
+  // busier weighs on each alike; the figures are medians over all of a family's steps.
+  const familySteps = Object.fromEntries(FAMILIES.map((family) => [family, [] as AgentEvent[]])) as Record<BenchFamily, AgentEvent[]>;
+  for (const family of FAMILIES) await run(3, 0, undefined, models[family]);
+  for (let round = 0; round < FAMILY_ROUNDS; round++) {
+    for (const family of FAMILIES) familySteps[family].push(...(await run(FAMILY_RUN, 0, undefined, models[family])).events);
+  }
+  const byFamily = FAMILIES.map((family) => ({ family, ...stepFigures(familySteps[family]) }));
 
   // Memory over a long run: the median of eleven samples (each after a full GC) around step 100
   // and around step 1,000, since the allocator's own ups and downs are not growth.
@@ -144,11 +215,18 @@ try {
   console.log(`step, settle detection on (default):       ${fmt(withSettle.total)} ms   settle ${fmt(withSettle.settle)}`);
   console.log(`step with settle/capture: ${(withSettle.total / capture).toFixed(2)}`);
   console.log(`replay, ${REPLAY_STEPS} recorded steps at full speed:    ${fmt(replayPerStep)} ms per step, replay/capture: ${(replayPerStep / capture).toFixed(2)}`);
+  console.log(`step per family, settle wait off (${FAMILY_ROUNDS} x ${FAMILY_RUN} steps each, in turns):`);
+  const tools = byFamily[0];
+  for (const figures of byFamily) {
+    console.log(
+      `  ${figures.family.padEnd(11)} step ${fmt(figures.total)} ms (step/capture ${(figures.total / capture).toFixed(2)}, vs tools ${(figures.total / (tools?.total ?? figures.total)).toFixed(2)})   model (request + HTTP + parse) ${fmt(figures.model)} ms (vs tools ${(figures.model / (tools?.model ?? figures.model)).toFixed(2)})`,
+    );
+  }
   console.log(`rss after step 100: ${mb(rss[100] ?? 0).toFixed(1)} MB, after step ${LONG_RUN}: ${mb(rss[LONG_RUN] ?? 0).toFixed(1)} MB`);
   console.log(`rss growth step100→step1000: ${mb((rss[LONG_RUN] ?? 0) - (rss[100] ?? 0)).toFixed(1)} MB`);
   console.log(`overhead/capture: ${(overhead / capture).toFixed(2)}`);
 } finally {
   await operator.close();
-  await server.close();
+  await Promise.all(servers.map((server) => server.close()));
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@
  * the same run (the machine is noisy, so the ratios are the figures, the absolute times context):
  *
  *   write  a 2,000-step session with FileRunRecorder (events, screenshot, raw reply per step,
- *          session.json rewritten and everything fsynced at each step end) vs appendFile/writeFile
+ *          everything fsynced at each step end; session.json at the start and the end) vs appendFile/writeFile
  *          of the same bytes, with and without an fdatasync per step;
  *   read   readSession (parse, check, fold into steps) vs readFile + JSON.parse of every line;
  *   list   1,000 sessions through the index, and with the index rebuilt, vs reading every
@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { screenPoint } from '../src/shared/actions';
 import type { AgentEvent, AgentEventInput } from '../src/shared/events';
 import type { Frame } from '../src/shared/frame';
 import { FileRunRecorder } from '../src/main/store/run-recorder';
@@ -54,8 +55,8 @@ function stepEvents(runId: string, step: number, at: number): AgentEvent[] {
     { type: 'observation', step, screenshot: { id: `step-${step}`, path: `screenshots/step-${String(step).padStart(4, '0')}.jpg`, width: 1280, height: 720, mime: 'image/jpeg' }, frame },
     { type: 'prediction', step, thought: `Step ${step}: the dialog is open; I click Save to keep the changes, then check the title bar.`, actions: [action], usage: { inputTokens: 1800, outputTokens: 60, costUsd: 0.0041 }, attempts: 1 },
     { type: 'action', step, index: 0, action },
-    { type: 'action-result', step, index: 0, action, result: { ok: true, type: 'click', points: [{ x: action.x * 1.5, y: 300 }], durationMs: 14 } },
-    { type: 'step-finished', step, durationMs: 2100, costUsd: 0.0041 * step },
+    { type: 'action-result', step, index: 0, action, result: { ok: true, type: 'click', points: [screenPoint({ x: action.x * 1.5, y: 300 })], durationMs: 14 } },
+    { type: 'step-finished', step, durationMs: 2100, costUsd: 0.0041 * step, usage: { inputTokens: 1800, outputTokens: 60, costUsd: 0.0041 } },
   ];
   // After run-started (seq 1), six events per step.
   return events.map((event, index) => ({ ...event, runId, at, seq: 2 + (step - 1) * events.length + index }) as AgentEvent);

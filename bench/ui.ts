@@ -56,7 +56,7 @@ async function recordLongSession(dataDir: string): Promise<string> {
     await record({ type: 'memory', step, change: { kind: 'layers-delta', recent: `Step ${step} | Eval: success | Goal: click Save`, compressing: false, lastError: null } });
     await record({ type: 'memory', step, change: { kind: 'blackboard-delta', sections: { trajectories: { drop: step > 20 ? 1 : 0, add: [{ step, subtask: 'click Save', action: 'click', status: 'success' }] } } } });
     cost += 0.0041;
-    await record({ type: 'step-finished', step, durationMs: 2100, costUsd: cost, timings: { observe: 120, model: 1800, act: 30, settle: 150 } });
+    await record({ type: 'step-finished', step, durationMs: 2100, costUsd: cost, usage: { inputTokens: 1800, outputTokens: 60, costUsd: 0.0041 }, timings: { observe: 120, model: 1800, act: 30, settle: 150 } });
     if (step % 200 === 0) await session.recorder.flush();
   }
   await record({ type: 'run-finished', status: 'finished', reason: 'the model reported the task done', summary: null, steps: RECORDED_STEPS, usage: { inputTokens: 1800 * RECORDED_STEPS, outputTokens: 60 * RECORDED_STEPS, costUsd: cost } });

@@ -12,7 +12,8 @@ export interface PrivateDisplay {
 
 export async function startPrivateXvfb(width: number, height: number): Promise<PrivateDisplay | undefined> {
   if (spawnSync('which', ['Xvfb']).status !== 0) return undefined;
-  let number = 140;
+  // MNEMO_BENCH_XVFB_FIRST: where benchmarks of several people share the machine, each its own numbers.
+  let number = Number(process.env.MNEMO_BENCH_XVFB_FIRST ?? 140);
   while (existsSync(`/tmp/.X11-unix/X${number}`) || existsSync(`/tmp/.X${number}-lock`)) number++;
   const display = `:${number}`;
   const server: ChildProcess = spawn('Xvfb', [display, '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp'], { stdio: 'ignore' });

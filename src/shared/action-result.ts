@@ -3,7 +3,7 @@
  * the loop records the result and, where useful, shows it to the model.
  */
 import { z } from 'zod';
-import { ACTION_TYPES, PointSchema, type ActionType, type Point } from './actions';
+import { ACTION_TYPES, ScreenPointSchema, type ActionType, type ScreenPoint } from './actions';
 
 const ActionTypeSchema = z.enum(ACTION_TYPES as [ActionType, ...ActionType[]]);
 
@@ -32,7 +32,7 @@ export interface ActionSuccess {
   ok: true;
   type: ActionType;
   /** Screen points (logical px) the action touched, first to last. */
-  points?: Point[];
+  points?: ScreenPoint[];
   /** A human-readable note (what was typed and how, for example). */
   detail?: string;
   durationMs: number;
@@ -59,7 +59,7 @@ export const ActionResultSchema = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
     type: ActionTypeSchema,
-    points: z.array(PointSchema).optional(),
+    points: z.array(ScreenPointSchema).optional(),
     detail: z.string().optional(),
     durationMs: z.number(),
   }),

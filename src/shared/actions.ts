@@ -31,6 +31,32 @@ export type ScrollDirection = z.infer<typeof ScrollDirectionSchema>;
 export const PointSchema = z.object({ x: coordinate, y: coordinate });
 export type Point = z.infer<typeof PointSchema>;
 
+/**
+ * A point on the screen, in logical pixels. Made only where a point of the model's image is
+ * mapped onto the screen or the screen is read (the pointer): a screen point is for the operator
+ * and the record, never for what a model is told, and the compiler keeps it so. Mnemo once told a
+ * model on a 1920x1200 screen `click at (960, 600) done` after it clicked (640, 400) in its image.
+ */
+declare const onScreen: unique symbol;
+export type ScreenPoint = Point & { readonly [onScreen]: true };
+
+/**
+ * A point of the image a model was sent (an action as parsed, a pointer read back into the image).
+ * A plain point is one; a ScreenPoint is not.
+ */
+export type ImagePoint = Point & { readonly [onScreen]?: never };
+
+/** A point known to be on the screen (mapped onto it, or read from it): the brand exists for the compiler only. */
+export function screenPoint(point: Point): ScreenPoint {
+  return point as ScreenPoint;
+}
+
+/**
+ * Screen points as read back from a record or a message: the plain point's schema (the brand has
+ * no runtime form, so no transform that a JSON schema could not say), typed as what it reads.
+ */
+export const ScreenPointSchema = PointSchema as unknown as z.ZodType<ScreenPoint, Point>;
+
 /** Fields any action may carry: the model's own confirmation request (UFO's CONFIRM). */
 const common = {
   confirm: z.boolean().optional(),
@@ -147,6 +173,17 @@ export const SaveFactSchema = z
     message: 'a fact needs a value (or values)',
   });
 
+/**
+ * Run a saved workflow inside the run (`mnemo workflow`): its steps done again with these
+ * parameter values, recorded in the run's session; the report goes back to the model.
+ */
+export const RunWorkflowSchema = z.object({
+  type: z.literal('run_workflow'),
+  ...common,
+  name: z.string().trim().min(1, 'name the workflow to run'),
+  params: z.record(z.string(), z.string()).default({}),
+});
+
 export const ActionSchema = z.discriminatedUnion('type', [
   ClickSchema,
   DoubleClickSchema,
@@ -167,6 +204,7 @@ export const ActionSchema = z.discriminatedUnion('type', [
   FailSchema,
   QueryLongTermMemorySchema,
   SaveFactSchema,
+  RunWorkflowSchema,
 ]);
 
 /** An action after parsing: defaults filled, keys canonical. */
@@ -248,4 +286,34 @@ export function dragPath(action: ActionOf<'drag'>): Point[] {
     { x: action.x as number, y: action.y as number },
     { x: action.toX as number, y: action.toY as number },
   ];
+}
+
+/** The action with every coordinate mapped, each axis by its own function (another image size, screen to image pixels). */
+export function mapActionCoordinates(action: Action, x: (value: number) => number, y: (value: number) => number): Action {
+  switch (action.type) {
+    case 'click':
+    case 'double_click':
+    case 'triple_click':
+    case 'mouse_move':
+      return { ...action, x: x(action.x), y: y(action.y) };
+    case 'mouse_down':
+    case 'mouse_up':
+    case 'scroll':
+      return {
+        ...action,
+        ...(action.x !== undefined ? { x: x(action.x) } : {}),
+        ...(action.y !== undefined ? { y: y(action.y) } : {}),
+      };
+    case 'drag':
+      return {
+        ...action,
+        ...(action.x !== undefined ? { x: x(action.x) } : {}),
+        ...(action.y !== undefined ? { y: y(action.y) } : {}),
+        ...(action.toX !== undefined ? { toX: x(action.toX) } : {}),
+        ...(action.toY !== undefined ? { toY: y(action.toY) } : {}),
+        ...(action.path !== undefined ? { path: action.path.map((point) => ({ x: x(point.x), y: y(point.y) })) } : {}),
+      };
+    default:
+      return action;
+  }
 }

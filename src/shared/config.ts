@@ -5,6 +5,7 @@
  * Settings view validates what it saves with the same rules the CLI reads it with.
  */
 import { z } from 'zod';
+import { DesktopSettingsSchema } from './desktop';
 import { ImageSettingsSchema, ModelSettingsSchema, PriceTableSchema } from './settings';
 
 export const ConfirmationRuleSchema = z.object({
@@ -127,6 +128,8 @@ export const ConfigFileSchema = z.object({
   memory: MemoryConfigSchema.optional(),
   agent: AgentConfigSchema.optional(),
   store: StoreSettingsSchema.optional(),
+  /** Private desktops: the Run form's defaults, how they start, the live view's pace. */
+  desktop: DesktopSettingsSchema.partial().optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 

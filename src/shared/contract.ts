@@ -18,11 +18,17 @@
 import { z } from 'zod';
 import {
   AnswerSchema,
+  CheckGroundingSchema,
   CheckProviderSchema,
   DoctorCheckSchema,
   FactQuerySchema,
   FactSchema,
   FactSearchSchema,
+  HandbackSchema,
+  InputResultSchema,
+  InputSchema,
+  LiveRunSchema,
+  GroundingCheckResultSchema,
   ProviderCheckResultSchema,
   RunStateSchema,
   SaveFactSchema,
@@ -32,11 +38,18 @@ import {
   StartedSchema,
   StartReplaySchema,
   StartRunSchema,
+  SavedWorkflowSchema,
+  SaveWorkflowSchema,
+  StartWorkflowRunSchema,
+  StartTeachSchema,
+  ImportWorkflowSchema,
+  WorkflowsListSchema,
   WorkingMemorySchema,
 } from './app-api';
 import { AgentEventSchema, type AgentEvent } from './events';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
 import { SessionIdSchema } from './session-id';
+import { ProposedParamSchema, WorkflowExportSchema, WorkflowNameSchema, WorkflowSchema, WorkflowSummarySchema } from './workflow';
 
 // ── results ────────────────────────────────────────────────────────────────────────────────────
 
@@ -56,14 +69,16 @@ export const IpcErrorKindSchema = z.enum([
   'settings',
   /** A run is going on on that display (`sessionId` names it). */
   'busy',
-  /** The request does not fit the run's state: an answer when no question waits. */
+  /** The request does not fit the run's state: an answer when no question waits, input outside a takeover, a replay taken over. */
   'conflict',
   /** The display cannot be opened. */
   'no_display',
-  /** The session record cannot be written. */
+  /** The session record (or a workflow) cannot be written. */
   'record',
-  /** No such session or run. */
+  /** No such session, run or workflow. */
   'not_found',
+  /** What was given or found cannot be used: a workflow file, a damaged workflow, a missing or unknown parameter. */
+  'invalid',
   /** The memory's storage cannot be used: Redis unreachable, a wrong memory key. */
   'memory',
 ]);
@@ -82,6 +97,7 @@ export const HTTP_STATUS_OF: Readonly<Record<IpcErrorKind, number>> = {
   no_display: 503,
   record: 500,
   not_found: 404,
+  invalid: 400,
   memory: 503,
 };
 
@@ -151,6 +167,9 @@ function command<Req extends z.ZodType, Res extends z.ZodType, const Http extend
 
 const SessionRefSchema = z.object({ id: SessionIdSchema });
 const RunRefSchema = z.object({ id: z.string().min(1) });
+const WorkflowRefSchema = z.object({ name: WorkflowNameSchema });
+/** An exported workflow holds its screenshots: larger than the usual body. */
+const WORKFLOW_FILE_MAX = 64 * 1024 * 1024;
 
 export const commands = {
   'app:version': command(NoRequestSchema, AppVersionSchema, GET('/version')),
@@ -165,6 +184,14 @@ export const commands = {
   'run:stop': command(RunRefSchema, RunStateSchema, POST('/runs/:id/stop')),
   /** Answers the waiting question, a confirmation ("yes"/"no") or a safety check; `conflict` when none waits. */
   'run:answer': command(RunRefSchema.extend(AnswerSchema.shape), RunStateSchema, POST('/runs/:id/answer')),
+  /** The runs going on, oldest first (several at once on private desktops): `[{id, task, status, desktop, kind}]`. */
+  'runs:list': command(NoRequestSchema, z.array(LiveRunSchema), GET('/runs')),
+  /** The user takes the run: the agent stops after the action in progress; its status says `taken over`. */
+  'run:takeover': command(RunRefSchema, RunStateSchema, POST('/runs/:id/takeover')),
+  /** One action of the user's, in the wire format, in pixels of the run's display; `conflict` (409) with the reason outside a takeover. */
+  'run:input': command(RunRefSchema.extend(InputSchema.shape), InputResultSchema, POST('/runs/:id/input')),
+  /** The agent goes on, told that the user took over, what they did (in its image's pixels) and the note. */
+  'run:handback': command(RunRefSchema.extend(HandbackSchema.shape), RunStateSchema, POST('/runs/:id/handback')),
   'replay:start': command(StartReplaySchema, StartedSchema, POST('/replays')),
   'sessions:list': command(z.object({ search: z.string().optional(), status: z.string().optional() }), z.array(SessionListItemSchema), GET('/sessions')),
   /** A session's events after `since` (all with 0); live ones then come on the event channel. */
@@ -180,6 +207,8 @@ export const commands = {
   'settings:save': command(SaveSettingsSchema, SettingsViewSchema, PUT('/settings')),
   /** "Test connection": latency, whether an image is accepted, or the exact error. */
   'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema, POST('/provider/check')),
+  /** "Check grounding": the model shown synthetic targets; the coordinate space of its answers, and the fix. */
+  'provider:grounding': command(CheckGroundingSchema, GroundingCheckResultSchema, POST('/provider/grounding')),
   /** The checks of `mnemo doctor`: display, capture, input, clipboard, data directory, provider. */
   'doctor:run': command(NoRequestSchema, z.array(DoctorCheckSchema), GET('/doctor')),
   /** The facts remembered across tasks, most specific subject first, then newest; each with its history. */
@@ -194,6 +223,25 @@ export const commands = {
   'memory:conversations': command(NoRequestSchema, z.array(z.string()), GET('/memory/conversations')),
   /** A conversation's working memory; null when it has none yet. */
   'memory:working': command(z.object({ conversationId: z.string().min(1) }), WorkingMemorySchema.nullable(), GET('/memory/working', { query: { conversation: 'conversationId' } })),
+  /** The saved workflows (`mnemo workflow list --json`), and the damaged ones apart with why. */
+  'workflows:list': command(NoRequestSchema, WorkflowsListSchema, GET('/workflows')),
+  /** One workflow whole: its parameters (a secret's without example), its steps and their anchors (images under `otherRoutes.workflowFile`). */
+  'workflows:show': command(WorkflowRefSchema, WorkflowSchema, GET('/workflows/:name')),
+  /** The values typed in a session, proposed as parameters (secrets masked), for "Save as workflow" to confirm; nothing is saved. */
+  'workflows:propose': command(SessionRefSchema, z.array(ProposedParamSchema), GET('/sessions/:id/workflow-params')),
+  /** Saves a session as a workflow (`mnemo workflow save`); one of the same name is replaced. */
+  'workflows:save': command(SaveWorkflowSchema, SavedWorkflowSchema, POST('/workflows')),
+  'workflows:delete': command(WorkflowRefSchema, WorkflowRefSchema, DELETE('/workflows/:name')),
+  /** One self-contained file: the workflow, its anchors and screens as base64 (`mnemo workflow export`). */
+  'workflows:export': command(WorkflowRefSchema, WorkflowExportSchema, GET('/workflows/:name/export')),
+  /** A file made by export, checked whole: a bad one is refused (`invalid`) with the reason and changes nothing. */
+  'workflows:import': command(ImportWorkflowSchema, z.object({ workflow: WorkflowSummarySchema, replaced: z.boolean() }), POST('/workflows/import', { maxBody: WORKFLOW_FILE_MAX })),
+  /** Runs a workflow with new values (a live run of kind `workflow`); a missing or unknown parameter is `invalid`, naming it. */
+  'workflows:run': command(StartWorkflowRunSchema, StartedSchema, POST('/workflows/:name/run')),
+  /** Starts recording what the user does by hand (`mnemo teach`); `unavailable` where no recorder is plugged in. */
+  'teach:start': command(StartTeachSchema, z.object({ id: z.string().min(1) }), POST('/teach')),
+  /** Stops the demonstration and saves it: the session whose steps are the user's (`"actor": "user"`). */
+  'teach:stop': command(RunRefSchema, z.object({ sessionId: SessionIdSchema }), POST('/teach/:id/stop')),
 } satisfies Record<`${string}:${string}`, CommandSpec>;
 
 export type Commands = typeof commands;
@@ -233,8 +281,11 @@ export const AGENT_EVENT_CHANNEL = 'agent:event';
 export { AgentEventSchema };
 export type AgentEventPayload = AgentEvent;
 
-/** The scheme the app serves session files under: `mnemo-file://session/<id>/<path>[?thumb=W]`. */
+/** The scheme the app serves session files under: `mnemo-file://session/<id>/<path>[?thumb=W]`, and a workflow's images under `mnemo-file://workflow/<name>/<path>`. */
 export const SESSION_FILE_SCHEME = 'mnemo-file';
+
+/** The scheme the app serves a run's live view under: `mnemo-live://run/<id>` (multipart JPEG, as `GET /api/runs/<id>/live`). */
+export const LIVE_VIEW_SCHEME = 'mnemo-live';
 
 // ── the API the preload exposes as `window.mnemo` ──────────────────────────────────────────────
 

@@ -18,8 +18,8 @@ export function contentSecurityPolicy(options: CspOptions = {}): string {
     'default-src': ["'none'"],
     'script-src': dev ? ["'self'", "'unsafe-inline'"] : ["'self'"],
     'style-src': dev ? ["'self'", "'unsafe-inline'"] : ["'self'"],
-    // mnemo-file: serves the screenshots in the app (src/main/app/compose.ts).
-    'img-src': ["'self'", 'data:', 'mnemo-file:'],
+    // mnemo-file: serves the screenshots in the app, mnemo-live: a run's live view (src/main/app/compose.ts).
+    'img-src': ["'self'", 'data:', 'mnemo-file:', 'mnemo-live:'],
     'font-src': ["'self'"],
     'connect-src': hmrSocket ? ["'self'", 'mnemo-file:', hmrSocket] : ["'self'", 'mnemo-file:'],
     'base-uri': ["'none'"],

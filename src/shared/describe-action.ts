@@ -3,7 +3,7 @@
  * the timeline (`click at (697, 64)`, `type "Ada"`), and a sentence for the report and the step
  * inspector (`Left-click at (697, 64)`). Typed secrets never show.
  */
-import { actionPoints, dragPath, type Action, type ActionOf } from './actions';
+import { actionPoints, dragPath, type Action, type ActionOf, type Point } from './actions';
 
 /** What stands in for a typed secret everywhere it is recorded or shown. */
 export const MASK = '********';
@@ -27,10 +27,24 @@ export function shownAction(action: Action): Action {
   return action.type === 'type' && action.secret === true ? { ...action, text: MASK } : action;
 }
 
-/** `click at (697, 64)`, `type "Ada"`, `hotkey ctrl+s`: a short label. */
-export function describeAction(action: Action): string {
-  const [point] = actionPoints(action);
-  const at = point ? ` at (${Math.round(point.x)}, ${Math.round(point.y)})` : '';
+/** `(697, 64)`: the numbers as given (a model's relative coordinates keep their fractions). */
+export function formatPoint(point: Point): string {
+  return `(${point.x}, ${point.y})`;
+}
+
+/** A point of an image in whole pixels, as labels show it. */
+export function roundPoint(point: Point): Point {
+  return { x: Math.round(point.x), y: Math.round(point.y) };
+}
+
+/**
+ * `click at (697, 64)`, `type "Ada"`, `hotkey ctrl+s`: a short label. `speak` puts the point in
+ * the coordinates of whoever reads it (a model's own; the image's by default).
+ */
+export function describeAction(action: Action, speak: (point: Point) => Point = roundPoint): string {
+  const [aimed] = actionPoints(action);
+  const point = aimed ? speak(aimed) : undefined;
+  const at = point ? ` at ${formatPoint(point)}` : '';
   switch (action.type) {
     case 'type':
       return action.secret === true || action.text === MASK ? 'type (a masked secret)' : `type ${JSON.stringify(action.text.length > 40 ? `${action.text.slice(0, 37)}...` : action.text)}`;
@@ -52,8 +66,10 @@ export function describeAction(action: Action): string {
       return `recall: ${action.hint}`;
     case 'save_fact':
       return `remember ${action.subject} ${action.keyword}: ${action.values?.join('; ') ?? action.value ?? ''}`;
+    case 'run_workflow':
+      return `run workflow ${action.name}${workflowParams(action.params)}`;
     case 'mouse_move':
-      return `move to (${Math.round(action.x)}, ${Math.round(action.y)})`;
+      return `move to ${point ? formatPoint(point) : ''}`.trimEnd();
     default:
       return `${action.type}${at}`;
   }
@@ -110,8 +126,16 @@ export function actionSentence(action: Action): string {
       return `Ask the long-term memory: ${action.hint}`;
     case 'save_fact':
       return `Remember (${action.subject}) ${action.keyword}: ${action.values?.join('; ') ?? action.value ?? ''}`;
+    case 'run_workflow':
+      return `Run the workflow ${action.name}${workflowParams(action.params)}`;
     default:
       // A type this version does not know (a newer record).
       return `Unknown action: ${JSON.stringify(action)}`;
   }
+}
+
+/** A workflow's parameters in words: ` with name="Ada", notes="…"`. */
+function workflowParams(params: Readonly<Record<string, string>>): string {
+  const entries = Object.entries(params);
+  return entries.length === 0 ? '' : ` with ${entries.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}`;
 }

@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { ActionSchema } from './actions';
 import { ActionResultSchema } from './action-result';
 import { FrameSchema } from './frame';
-import { MemoryChangeSchema, type MemoryChange } from './memory';
+import { MemoryChangeSchema } from './memory';
+import { WorkflowDecisionSchema, WorkflowRunInfoSchema } from './workflow';
 
 /** A screenshot saved by the recorder: where it is, never its bytes. */
 export const ScreenshotRefSchema = z.object({
@@ -65,8 +66,20 @@ export const StepTimingsSchema = z.object({
 });
 export type StepTimings = z.infer<typeof StepTimingsSchema>;
 
-// Memory changes are typed by their own module; the schema checks the same shape.
-const MemoryChangeValueSchema = MemoryChangeSchema as unknown as z.ZodType<MemoryChange>;
+/**
+ * What went wrong in a step, as a `model-error` event says it (the name is the wire's: it carries
+ * capture and replay errors too): the screen could not be captured (`capture`); the model's reply
+ * could not be read as actions (`parse`); the provider answered with an HTTP error (`http`), did
+ * not answer in time (`timeout`), could not be reached or dropped the connection (`network`),
+ * refused the key (`auth`), has no such endpoint or model (`not_found`); the call was cancelled
+ * (`aborted`); an action failed on the desktop (`action`); the session could not be recorded
+ * (`record`); a replay could not find a diverged step's target again (`reground`). `other` is what
+ * the reader makes of a kind it does not know (a record of another version), keeping the recorded
+ * word in the message.
+ */
+export const STEP_ERROR_KINDS = ['capture', 'parse', 'http', 'timeout', 'network', 'auth', 'not_found', 'aborted', 'action', 'record', 'reground', 'other'] as const;
+export const StepErrorKindSchema = z.enum(STEP_ERROR_KINDS);
+export type StepErrorKind = z.infer<typeof StepErrorKindSchema>;
 
 const base = {
   runId: z.string(),
@@ -76,7 +89,10 @@ const base = {
   seq: z.number().int().positive(),
 };
 const stepNumber = z.number().int().nonnegative();
-const inStep = { ...base, step: stepNumber };
+/** Who did a step: the agent (absent: the agent), or the user, by hand, while the run was taken over or in a demonstration. */
+export const ActorSchema = z.enum(['agent', 'user']);
+export type Actor = z.infer<typeof ActorSchema>;
+const inStep = { ...base, step: stepNumber, actor: ActorSchema.optional() };
 
 export const AgentEventSchema = z.discriminatedUnion('type', [
   z.object({
@@ -90,6 +106,8 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     conversationId: z.string().optional(),
     /** The session this run replays. */
     replayOf: z.string().optional(),
+    /** The workflow this run runs, and what its recording cost (for the report). */
+    workflow: WorkflowRunInfoSchema.optional(),
   }),
   z.object({ ...inStep, type: z.literal('step-started') }),
   z.object({ ...inStep, type: z.literal('observation'), screenshot: ScreenshotRefSchema, frame: FrameSchema }),
@@ -106,7 +124,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...inStep,
     type: z.literal('model-error'),
-    kind: z.string(),
+    kind: StepErrorKindSchema,
     message: z.string(),
     /** How many in a row, and how many are allowed before the run ends. */
     consecutive: z.number().int(),
@@ -117,17 +135,32 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   z.object({ ...inStep, type: z.literal('note'), message: z.string() }),
   /** A question for the user; its `seq` is the question's id (answer it with that id). */
   z.object({ ...inStep, type: z.literal('ask-user'), kind: AskKindSchema, question: z.string(), action: ActionSchema.optional() }),
-  z.object({ ...inStep, type: z.literal('user-answer'), kind: AskKindSchema, answer: z.string().nullable() }),
+  z.object({
+    ...inStep,
+    type: z.literal('user-answer'),
+    kind: AskKindSchema,
+    answer: z.string().nullable(),
+    /** The question answered: the `seq` of its ask-user event (absent in records made before it was kept). */
+    questionId: z.number().int().positive().optional(),
+  }),
   /** A memory part changed: the step trace, the layers, pruning, the blackboard, the conversation. */
-  z.object({ ...inStep, type: z.literal('memory'), change: MemoryChangeValueSchema }),
+  z.object({ ...inStep, type: z.literal('memory'), change: MemoryChangeSchema }),
+  /** How a workflow step was done: as recorded, found again without the model, grounded by the model, or not at all. */
+  z.object({ ...inStep, type: z.literal('workflow-step'), decision: WorkflowDecisionSchema, how: z.string(), modelCalls: z.number().int().nonnegative() }),
   z.object({ ...inStep, type: z.literal('paused') }),
   z.object({ ...inStep, type: z.literal('resumed') }),
+  /** The user took the run over: the agent waits while the user's own steps follow. */
+  z.object({ ...inStep, type: z.literal('taken-over') }),
+  /** The user handed the run back, with a note for the agent (or none). */
+  z.object({ ...inStep, type: z.literal('handed-back'), note: z.string().nullable() }),
   z.object({
     ...inStep,
     type: z.literal('step-finished'),
     durationMs: z.number(),
-    /** Cost of the run so far. */
+    /** Cost of the run so far, this step included (the sum of the steps' `usage`). */
     costUsd: z.number(),
+    /** What this step spent: tokens and cost of every model call in it, failed ones included (absent in records made before it was kept). */
+    usage: UsageSummarySchema.optional(),
     timings: StepTimingsSchema.optional(),
   }),
   z.object({
@@ -152,9 +185,13 @@ export type AgentEventInput = AgentEvent extends infer E ? (E extends unknown ? 
 
 export type EventParse = { ok: true; event: AgentEvent } | { ok: false; message: string };
 
-/** Checks a value read from a record or a wire; the message names the first problem. */
+/**
+ * Checks a value read from a record or a wire; the message names the first problem. What an
+ * older or newer version wrote that this one can still understand is normalised first
+ * (`normaliseRecordedEvent`), so such a line reads instead of being skipped.
+ */
 export function parseAgentEvent(value: unknown): EventParse {
-  const parsed = AgentEventSchema.safeParse(value);
+  const parsed = AgentEventSchema.safeParse(normaliseRecordedEvent(value));
   if (parsed.success) return { ok: true, event: parsed.data };
   const type = typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' ? (value as { type: string }).type : null;
   const [issue] = parsed.error.issues;
@@ -162,6 +199,21 @@ export function parseAgentEvent(value: unknown): EventParse {
   if (type === null) return { ok: false, message: 'not an event (no "type")' };
   if (!(AGENT_EVENT_TYPES as string[]).includes(type)) return { ok: false, message: `unknown event type "${type}"` };
   return { ok: false, message: `invalid ${type} event: ${where}${issue?.message ?? 'does not match the schema'}` };
+}
+
+const STEP_ERROR_KIND_SET: ReadonlySet<string> = new Set(STEP_ERROR_KINDS);
+
+/**
+ * A recorded value in today's shape where it can be: a step error's kind this version does not
+ * know becomes `other`, the recorded word kept at the head of its message. Anything else is
+ * returned as it is (the schema judges it).
+ */
+export function normaliseRecordedEvent(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const fields = value as Record<string, unknown>;
+  if (fields.type !== 'model-error' || typeof fields.kind !== 'string' || STEP_ERROR_KIND_SET.has(fields.kind)) return value;
+  const message = typeof fields.message === 'string' ? fields.message : '';
+  return { ...fields, kind: 'other', message: fields.kind === '' ? message : `${fields.kind}: ${message}` };
 }
 
 /** Two usages added up. */

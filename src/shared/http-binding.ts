@@ -15,6 +15,7 @@
  *   path sends no body, and the server reads none.
  * - `download`: the answer is a file the browser saves under that name (`:name`s filled from
  *   the request), not JSON.
+ * - `maxBody`: a POST or PUT whose body may be larger than the usual 1 MB.
  *
  * Pure TypeScript + zod: the renderer, the preload and the main process all import it.
  */
@@ -30,7 +31,12 @@ export interface BindingOptions {
   readonly query?: Readonly<Record<string, string>>;
   /** Answered with a file to save under this name (`:field`s filled from the request). */
   readonly download?: string;
+  /** The largest JSON body it takes, in bytes (default: MAX_BODY); a workflow file to import holds its screenshots. */
+  readonly maxBody?: number;
 }
+
+/** The largest JSON body a command takes unless its binding says otherwise. */
+export const MAX_BODY = 1024 * 1024;
 
 export interface HttpBinding extends BindingOptions {
   readonly method: HttpMethod;
@@ -274,4 +280,8 @@ export const otherRoutes = {
   sessionFile: GET('/sessions/:id/files/*path'),
   /** Server-sent events (src/main/server/event-stream.ts): `?since=<seq>`, `?session=<id>`. */
   events: GET('/events'),
+  /** A live run's display, multipart/x-mixed-replace JPEG frames (src/main/server/live-view.ts). */
+  runLive: GET('/runs/:id/live'),
+  /** An image a workflow refers to (`anchors/…`, `screens/…`: its patches and recorded screens). */
+  workflowFile: GET('/workflows/:name/files/*path'),
 } as const;

@@ -10,74 +10,76 @@
  * `buildMemorySnapshot` folds a run's changes into it, the last change of each kind winning.
  */
 import { z } from 'zod';
-import { applyLineSplices, lineSplices, type LineSplice } from './line-splices';
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+import { applyLineSplices, lineSplices } from './line-splices';
+// ---------------------------------------------------------------------------------------------
+// The schemas are the source of truth: every type below is inferred from them, so what a run
+// emits, what a record holds and what the reader accepts cannot drift apart.
+
+const JsonSchema = z.json();
+export type JsonValue = z.infer<typeof JsonSchema>;
 export type JsonObject = { [key: string]: JsonValue };
 
-/** The seed's fields with their types; any other key is a custom field. */
-export interface MemoryItemData {
-  step?: number;
-  /** A path (relative to the session folder, or absolute), never the image. */
-  screenshot?: string;
-  /** The action's name, e.g. `click`, or several joined by `, `. */
-  action?: string;
-  arguments?: JsonObject;
-  results?: JsonValue[];
-  observation?: string;
-  control_text?: string;
-  request?: string;
-  response?: string;
-  parsed_response?: JsonObject;
-  cost?: number;
-  error?: string | null;
-  [custom: string]: JsonValue | undefined;
-}
+/**
+ * One item of the step trace or the blackboard, as a JSON object. The seed's fields (`step`,
+ * `screenshot`, `action`, `arguments`, `results`, `observation`, `control_text`, `request`,
+ * `response`, `parsed_response`, `cost`, `error`) and any custom field: a board kept for years
+ * holds items written by earlier versions, so the record is read as any JSON object. A field may
+ * be left undefined where an item is built (it is not written).
+ */
+const ItemSchema = z.record(z.string(), JsonSchema.optional());
+export type MemoryItemData = z.infer<typeof ItemSchema>;
 
-
-export interface LayersView {
+const LayersViewSchema = z.object({
   /** The step in progress. */
-  pending: string;
+  pending: z.string(),
   /** Finished steps not yet summarised. */
-  recent: string;
+  recent: z.string(),
   /** The compressed history. */
-  summary: string;
-}
+  summary: z.string(),
+});
+export type LayersView = z.infer<typeof LayersViewSchema>;
 
-export interface ConversationMessage {
-  role: 'user' | 'assistant';
-  content: string;
+const ConversationMessageSchema = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
   /** A task given to the agent, or any other message. */
-  kind: 'task' | 'message';
-}
+  kind: z.enum(['task', 'message']),
+});
+export type ConversationMessage = z.infer<typeof ConversationMessageSchema>;
 
 /**
  * One fact as a memory event carries it: small, never the whole store. `change` says what a save
  * did (added, superseded the old value, extended a multiple fact, or found it already stored).
  */
-export interface FactBrief {
-  id: string;
-  subject: string;
-  scope: string;
-  keyword: string;
-  values: string[];
-  change?: 'added' | 'superseded' | 'extended' | 'unchanged';
-}
+const FactBriefSchema = z.object({
+  id: z.string(),
+  subject: z.string(),
+  scope: z.string(),
+  keyword: z.string(),
+  values: z.array(z.string()),
+  change: z.enum(['added', 'superseded', 'extended', 'unchanged']).optional(),
+});
+export type FactBrief = z.infer<typeof FactBriefSchema>;
 
 /** The blackboard as data (`blackboardToDict`): four lists of MemoryItem dicts. */
-export interface BlackboardDict {
-  questions: MemoryItemData[];
-  requests: MemoryItemData[];
-  trajectories: MemoryItemData[];
-  screenshots: MemoryItemData[];
-}
+export const BlackboardDictSchema = z.object({
+  questions: z.array(ItemSchema),
+  requests: z.array(ItemSchema),
+  trajectories: z.array(ItemSchema),
+  screenshots: z.array(ItemSchema),
+});
+export type BlackboardDict = z.infer<typeof BlackboardDictSchema>;
+export type BlackboardSection = keyof BlackboardDict;
 
 /** How a list changed: `drop` items gone from its start, then `add` appended at its end. */
+function listDeltaSchema<T extends z.ZodType>(item: T) {
+  return z.object({ drop: z.number().int().nonnegative(), add: z.array(item) });
+}
+/** The shape every `listDeltaSchema` infers, for code generic over the item type. */
 export interface ListDelta<T> {
   drop: number;
   add: T[];
 }
-
-export type BlackboardSection = keyof BlackboardDict;
 
 /** The parts of memory that reach the system prompt, each as one section. */
 export const PROMPT_SECTION_NAMES = ['layers', 'blackboard', 'conversation', 'workingMemory', 'facts'] as const;
@@ -87,159 +89,163 @@ export type PromptSectionName = (typeof PROMPT_SECTION_NAMES)[number];
  * One memory section of the last system prompt: its budget, what it cost, what went in and what
  * was left out (kept in memory, not in this prompt).
  */
-export interface PromptSectionView {
-  name: PromptSectionName;
+const PromptSectionBaseSchema = z.object({
+  name: z.enum(PROMPT_SECTION_NAMES),
   /** Estimated tokens the section may take; null: bounded by its own limits (the layers). */
-  budgetTokens: number | null;
-  usedTokens: number;
+  budgetTokens: z.number().nonnegative().nullable(),
+  usedTokens: z.number().nonnegative(),
   /** Entries shown and left out. */
-  shown: number;
-  omitted: number;
+  shown: z.number().int().nonnegative(),
+  omitted: z.number().int().nonnegative(),
   /** What was left out, in words ('' when nothing was). */
-  leftOut: string;
+  leftOut: z.string(),
+});
+const PromptSectionSchema = PromptSectionBaseSchema.extend({
   /** The text that went into the prompt ('' when the section was empty). */
-  text: string;
-}
-
+  text: z.string(),
+});
+export type PromptSectionView = z.infer<typeof PromptSectionSchema>;
+const LineSpliceSchema = z.object({ at: z.number().int().nonnegative(), remove: z.number().int().nonnegative(), insert: z.array(z.string()) });
 /** A section as it changed: its text as line splices when it had one before, else whole. */
-export type PromptSectionDelta = Omit<PromptSectionView, 'text'> & { text?: string; lines?: LineSplice[] };
+const PromptSectionDeltaSchema = PromptSectionBaseSchema.extend({ text: z.string().optional(), lines: z.array(LineSpliceSchema).optional() });
+export type PromptSectionDelta = z.infer<typeof PromptSectionDeltaSchema>;
 
 /** The memory part of the last system prompt. */
-export interface PromptView {
-  sections: PromptSectionView[];
-  totalTokens: number;
-}
+const PromptViewSchema = z.object({ sections: z.array(PromptSectionSchema), totalTokens: z.number().nonnegative() });
+export type PromptView = z.infer<typeof PromptViewSchema>;
 
 /** Blackboard items a run's events carry at most per section: the newest; the board keeps all. */
 export const BLACKBOARD_VIEW_ITEMS = 100;
 
-export type MemoryChange =
-  | {
-      kind: 'trace';
-      op: 'add' | 'delete' | 'clear' | 'load';
-      /** The step added or deleted; null for clear and load. */
-      step: number | null;
-      /** The item added (null for other ops). */
-      item: MemoryItemData | null;
-      /** Items in the trace after the change. */
-      length: number;
-      /** Items removed by this change (the max-items bound, a delete, a clear). */
-      dropped: number;
-    }
-  | (LayersView & {
-      kind: 'layers';
-      /** A summarisation call is in flight. */
-      compressing: boolean;
-      /** The last summarisation failure, until one succeeds. */
-      lastError: string | null;
-    })
-  | {
-      kind: 'pruning';
-      /** Steps whose screenshot the model's input does not carry (a placeholder stands in). */
-      prunedSteps: number[];
-      /** Steps left out of the model's input altogether (the history window, the hard limit). */
-      droppedSteps: number[];
-      /** Images in the model's input, the current screenshot included. */
-      imagesKept: number;
-      estimatedTokens: number;
-      thresholdTokens: number;
-      /** The token hard limit removed something. */
-      hardLimitApplied: boolean;
-    }
-  | { kind: 'blackboard'; snapshot: BlackboardDict }
+const BlackboardCountsSchema = z.object({ questions: z.number(), requests: z.number(), trajectories: z.number(), screenshots: z.number() }).partial();
+
+const flags = {
+  /** A memory model call is in flight (the layers' summarisation, the conversation's manager). */
+  compressing: z.boolean(),
+  /** The last failure of that call, until one succeeds. */
+  lastError: z.string().nullable(),
+};
+
+export const MemoryChangeSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('trace'),
+    op: z.enum(['add', 'delete', 'clear', 'load']),
+    /** The step added or deleted; null for clear and load. */
+    step: z.number().nullable(),
+    /** The item added (null for other ops). */
+    item: ItemSchema.nullable(),
+    /** Items in the trace after the change. */
+    length: z.number().int().nonnegative(),
+    /** Items removed by this change (the max-items bound, a delete, a clear). */
+    dropped: z.number().int().nonnegative(),
+  }),
+  LayersViewSchema.extend({ kind: z.literal('layers'), ...flags }),
+  z.object({
+    kind: z.literal('pruning'),
+    /** Steps whose screenshot the model's input does not carry (a placeholder stands in). */
+    prunedSteps: z.array(z.number()),
+    /** Steps left out of the model's input altogether (the history window, the hard limit). */
+    droppedSteps: z.array(z.number()),
+    /** Images in the model's input, the current screenshot included. */
+    imagesKept: z.number().int().nonnegative(),
+    estimatedTokens: z.number().nonnegative(),
+    thresholdTokens: z.number().nonnegative(),
+    /** The token hard limit removed something. */
+    hardLimitApplied: z.boolean(),
+  }),
+  z.object({ kind: z.literal('blackboard'), snapshot: BlackboardDictSchema }),
   /** What changed on the blackboard since the last change of the run (what runs emit; see MemoryChangeCompactor). */
-  | {
-      kind: 'blackboard-delta';
-      sections: Partial<Record<BlackboardSection, ListDelta<MemoryItemData>>>;
-      /** Items before the newest BLACKBOARD_VIEW_ITEMS of a section (kept, not carried), when that changed. */
-      earlier?: Partial<Record<BlackboardSection, number>>;
-    }
+  z.object({
+    kind: z.literal('blackboard-delta'),
+    sections: z.object({ questions: listDeltaSchema(ItemSchema), requests: listDeltaSchema(ItemSchema), trajectories: listDeltaSchema(ItemSchema), screenshots: listDeltaSchema(ItemSchema) }).partial(),
+    /** Items before the newest BLACKBOARD_VIEW_ITEMS of a section (kept, not carried), when that changed. */
+    earlier: BlackboardCountsSchema.optional(),
+  }),
   /** The memory sections of the system prompt as the model was last sent them. */
-  | ({ kind: 'prompt' } & PromptView)
+  PromptViewSchema.extend({ kind: z.literal('prompt') }),
   /** The prompt's sections as they changed since the last prompt of the run (what runs emit). */
-  | { kind: 'prompt-delta'; sections: PromptSectionDelta[]; totalTokens: number }
-  /** The layers that changed since the last change of the run (the others are as they were). */
-  | (Partial<LayersView> & {
-      kind: 'layers-delta';
-      /** The recent layer's lines, when it only gained lines at the end or lost some at the start. */
-      recentLines?: ListDelta<string>;
-      compressing: boolean;
-      lastError: string | null;
-    })
+  z.object({ kind: z.literal('prompt-delta'), sections: z.array(PromptSectionDeltaSchema), totalTokens: z.number().nonnegative() }),
   /** Pruning as it changed: the steps newly pruned or dropped, not the whole growing lists again. */
-  | {
-      kind: 'pruning-delta';
-      pruned: ListDelta<number>;
-      dropped: ListDelta<number>;
-      imagesKept: number;
-      estimatedTokens: number;
-      thresholdTokens: number;
-      hardLimitApplied: boolean;
-    }
-  | {
-      kind: 'conversation-delta';
-      context?: ListDelta<ConversationMessage>;
-      shortTerm?: ListDelta<string>;
-      longTerm?: ListDelta<string>;
-      compressing: boolean;
-      lastError: string | null;
-    }
-  | {
-      kind: 'conversation';
-      context: ConversationMessage[];
-      shortTerm: string[];
-      longTerm: string[];
-      /** A memory manager call is in flight. */
-      compressing: boolean;
-      lastError: string | null;
-    }
-  | {
-      kind: 'facts';
-      /** `loaded`: put in the prompt at the start of a task; `saved`: written to the fact store. */
-      op: 'loaded' | 'saved';
-      /** What brought the facts: the task's prompt, the model's save_fact action, auto-detection after the task. */
-      source: 'prompt' | 'save_fact' | 'auto-detect';
-      facts: FactBrief[];
-      /** Estimated prompt tokens the loaded facts take (0 for saves). */
-      tokens: number;
-      /** Why the load or save failed (storage unreachable, a reply that could not be read); null when it worked. */
-      error: string | null;
-    }
-  | {
-      kind: 'working-memory';
-      /** `loaded` into the prompt at the start of a task; `updated` after it. */
-      op: 'loaded' | 'updated';
-      conversationId: string;
-      /** The conversation's working memory (one summary, bounded by the model). */
-      memory: string;
-      /** The working memory agent's status string after an update (`success`, `error: ...`); null for loads. */
-      status: string | null;
-      error: string | null;
-    };
+  z.object({
+    kind: z.literal('pruning-delta'),
+    pruned: listDeltaSchema(z.number()),
+    dropped: listDeltaSchema(z.number()),
+    imagesKept: z.number().int().nonnegative(),
+    estimatedTokens: z.number().nonnegative(),
+    thresholdTokens: z.number().nonnegative(),
+    hardLimitApplied: z.boolean(),
+  }),
+  /** The layers that changed since the last change of the run (the others are as they were). */
+  LayersViewSchema.partial().extend({
+    kind: z.literal('layers-delta'),
+    /** The recent layer's lines, when it only gained lines at the end or lost some at the start. */
+    recentLines: listDeltaSchema(z.string()).optional(),
+    ...flags,
+  }),
+  z.object({
+    kind: z.literal('conversation-delta'),
+    context: listDeltaSchema(ConversationMessageSchema).optional(),
+    shortTerm: listDeltaSchema(z.string()).optional(),
+    longTerm: listDeltaSchema(z.string()).optional(),
+    ...flags,
+  }),
+  z.object({
+    kind: z.literal('conversation'),
+    context: z.array(ConversationMessageSchema),
+    shortTerm: z.array(z.string()),
+    longTerm: z.array(z.string()),
+    ...flags,
+  }),
+  z.object({
+    kind: z.literal('facts'),
+    /** `loaded`: put in the prompt at the start of a task; `saved`: written to the fact store. */
+    op: z.enum(['loaded', 'saved']),
+    /** What brought the facts: the task's prompt, the model's save_fact action, auto-detection after the task. */
+    source: z.enum(['prompt', 'save_fact', 'auto-detect']),
+    facts: z.array(FactBriefSchema),
+    /** Estimated prompt tokens the loaded facts take (0 for saves). */
+    tokens: z.number().nonnegative(),
+    /** Why the load or save failed (storage unreachable, a reply that could not be read); null when it worked. */
+    error: z.string().nullable(),
+  }),
+  z.object({
+    kind: z.literal('working-memory'),
+    /** `loaded` into the prompt at the start of a task; `updated` after it. */
+    op: z.enum(['loaded', 'updated']),
+    conversationId: z.string(),
+    /** The conversation's working memory (one summary, bounded by the model). */
+    memory: z.string(),
+    /** The working memory agent's status string after an update (`success`, `error: ...`); null for loads. */
+    status: z.string().nullable(),
+    error: z.string().nullable(),
+  }),
+]);
+export type MemoryChange = z.infer<typeof MemoryChangeSchema>;
+
+/** The memory at one moment: what `mnemo memory show <session-id> --json` prints. */
+export const MemorySnapshotSchema = z.object({
+  layers: LayersViewSchema,
+  prunedSteps: z.array(z.number()),
+  blackboard: BlackboardDictSchema,
+  /** Items of each blackboard section older than those in `blackboard` (kept on disk or in Redis). */
+  blackboardEarlier: BlackboardCountsSchema,
+  /** The memory part of the last system prompt; null before the first one. */
+  prompt: PromptViewSchema.nullable(),
+  conversation: z.object({
+    context: z.array(ConversationMessageSchema),
+    shortTerm: z.array(z.string()),
+    longTerm: z.array(z.string()),
+  }),
+  /** Facts put in the prompt at the start, facts saved during and after the run, the last failure. */
+  facts: z.object({ loaded: z.array(FactBriefSchema), saved: z.array(FactBriefSchema), lastError: z.string().nullable() }),
+  /** The conversation's working memory as last loaded or updated. */
+  workingMemory: z.object({ conversationId: z.string().nullable(), memory: z.string(), status: z.string().nullable() }),
+});
+export type MemorySnapshot = z.infer<typeof MemorySnapshotSchema>;
 
 export type MemoryChangeKind = MemoryChange['kind'];
 export type MemoryChangeOf<K extends MemoryChangeKind> = Extract<MemoryChange, { kind: K }>;
 export type MemoryChangeListener = (change: MemoryChange) => void;
-
-/** The memory at one moment: what `mnemo memory show <session-id> --json` prints. */
-export interface MemorySnapshot {
-  layers: LayersView;
-  prunedSteps: number[];
-  blackboard: BlackboardDict;
-  /** Items of each blackboard section older than those in `blackboard` (kept on disk or in Redis). */
-  blackboardEarlier: Partial<Record<BlackboardSection, number>>;
-  /** The memory part of the last system prompt; null before the first one. */
-  prompt: PromptView | null;
-  conversation: {
-    context: ConversationMessage[];
-    shortTerm: string[];
-    longTerm: string[];
-  };
-  /** Facts put in the prompt at the start, facts saved during and after the run, the last failure. */
-  facts: { loaded: FactBrief[]; saved: FactBrief[]; lastError: string | null };
-  /** The conversation's working memory as last loaded or updated. */
-  workingMemory: { conversationId: string | null; memory: string; status: string | null };
-}
 
 export function emptyMemorySnapshot(): MemorySnapshot {
   return {
@@ -466,154 +472,10 @@ export function fanOut(...listeners: Array<MemoryChangeListener | undefined>): M
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Schemas, to read changes back from a session record (validated at that boundary).
-
-const ItemSchema = z.record(z.string(), z.json());
-const ConversationMessageSchema = z.object({
-  role: z.enum(['user', 'assistant']),
-  content: z.string(),
-  kind: z.enum(['task', 'message']),
-});
-const FactBriefSchema = z.object({
-  id: z.string(),
-  subject: z.string(),
-  scope: z.string(),
-  keyword: z.string(),
-  values: z.array(z.string()),
-  change: z.enum(['added', 'superseded', 'extended', 'unchanged']).optional(),
-});
-function listDeltaSchema<T extends z.ZodType>(item: T) {
-  return z.object({ drop: z.number().int().nonnegative(), add: z.array(item) });
-}
-export const BlackboardDictSchema = z.object({
-  questions: z.array(ItemSchema),
-  requests: z.array(ItemSchema),
-  trajectories: z.array(ItemSchema),
-  screenshots: z.array(ItemSchema),
-});
-
-const PromptSectionBaseSchema = z.object({
-  name: z.enum(PROMPT_SECTION_NAMES),
-  budgetTokens: z.number().nonnegative().nullable(),
-  usedTokens: z.number().nonnegative(),
-  shown: z.number().int().nonnegative(),
-  omitted: z.number().int().nonnegative(),
-  leftOut: z.string(),
-});
-const PromptSectionSchema = PromptSectionBaseSchema.extend({ text: z.string() });
-const LineSpliceSchema = z.object({ at: z.number().int().nonnegative(), remove: z.number().int().nonnegative(), insert: z.array(z.string()) });
-const BlackboardCountsSchema = z.object({ questions: z.number(), requests: z.number(), trajectories: z.number(), screenshots: z.number() }).partial();
-
-export const MemoryChangeSchema = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('trace'),
-    op: z.enum(['add', 'delete', 'clear', 'load']),
-    step: z.number().nullable(),
-    item: ItemSchema.nullable(),
-    length: z.number().int().nonnegative(),
-    dropped: z.number().int().nonnegative(),
-  }),
-  z.object({
-    kind: z.literal('layers'),
-    pending: z.string(),
-    recent: z.string(),
-    summary: z.string(),
-    compressing: z.boolean(),
-    lastError: z.string().nullable(),
-  }),
-  z.object({
-    kind: z.literal('pruning'),
-    prunedSteps: z.array(z.number()),
-    droppedSteps: z.array(z.number()),
-    imagesKept: z.number().int().nonnegative(),
-    estimatedTokens: z.number().nonnegative(),
-    thresholdTokens: z.number().nonnegative(),
-    hardLimitApplied: z.boolean(),
-  }),
-  z.object({ kind: z.literal('blackboard'), snapshot: BlackboardDictSchema }),
-  z.object({
-    kind: z.literal('blackboard-delta'),
-    sections: z.object({ questions: listDeltaSchema(ItemSchema), requests: listDeltaSchema(ItemSchema), trajectories: listDeltaSchema(ItemSchema), screenshots: listDeltaSchema(ItemSchema) }).partial(),
-    earlier: BlackboardCountsSchema.optional(),
-  }),
-  z.object({ kind: z.literal('prompt'), sections: z.array(PromptSectionSchema), totalTokens: z.number().nonnegative() }),
-  z.object({
-    kind: z.literal('prompt-delta'),
-    sections: z.array(PromptSectionBaseSchema.extend({ text: z.string().optional(), lines: z.array(LineSpliceSchema).optional() })),
-    totalTokens: z.number().nonnegative(),
-  }),
-  z.object({
-    kind: z.literal('pruning-delta'),
-    pruned: listDeltaSchema(z.number()),
-    dropped: listDeltaSchema(z.number()),
-    imagesKept: z.number().int().nonnegative(),
-    estimatedTokens: z.number().nonnegative(),
-    thresholdTokens: z.number().nonnegative(),
-    hardLimitApplied: z.boolean(),
-  }),
-  z.object({
-    kind: z.literal('layers-delta'),
-    pending: z.string().optional(),
-    recent: z.string().optional(),
-    recentLines: listDeltaSchema(z.string()).optional(),
-    summary: z.string().optional(),
-    compressing: z.boolean(),
-    lastError: z.string().nullable(),
-  }),
-  z.object({
-    kind: z.literal('conversation-delta'),
-    context: listDeltaSchema(ConversationMessageSchema).optional(),
-    shortTerm: listDeltaSchema(z.string()).optional(),
-    longTerm: listDeltaSchema(z.string()).optional(),
-    compressing: z.boolean(),
-    lastError: z.string().nullable(),
-  }),
-  z.object({
-    kind: z.literal('conversation'),
-    context: z.array(ConversationMessageSchema),
-    shortTerm: z.array(z.string()),
-    longTerm: z.array(z.string()),
-    compressing: z.boolean(),
-    lastError: z.string().nullable(),
-  }),
-  z.object({
-    kind: z.literal('facts'),
-    op: z.enum(['loaded', 'saved']),
-    source: z.enum(['prompt', 'save_fact', 'auto-detect']),
-    facts: z.array(FactBriefSchema),
-    tokens: z.number().nonnegative(),
-    error: z.string().nullable(),
-  }),
-  z.object({
-    kind: z.literal('working-memory'),
-    op: z.enum(['loaded', 'updated']),
-    conversationId: z.string(),
-    memory: z.string(),
-    status: z.string().nullable(),
-    error: z.string().nullable(),
-  }),
-]);
-
-export const MemorySnapshotSchema = z.object({
-  layers: z.object({ pending: z.string(), recent: z.string(), summary: z.string() }),
-  prunedSteps: z.array(z.number()),
-  blackboard: BlackboardDictSchema,
-  blackboardEarlier: BlackboardCountsSchema,
-  prompt: z.object({ sections: z.array(PromptSectionSchema), totalTokens: z.number().nonnegative() }).nullable(),
-  conversation: z.object({
-    context: z.array(ConversationMessageSchema),
-    shortTerm: z.array(z.string()),
-    longTerm: z.array(z.string()),
-  }),
-  facts: z.object({ loaded: z.array(FactBriefSchema), saved: z.array(FactBriefSchema), lastError: z.string().nullable() }),
-  workingMemory: z.object({ conversationId: z.string().nullable(), memory: z.string(), status: z.string().nullable() }),
-});
-
 /** A recorded value as a MemoryChange, or null when it is not one. */
 export function parseMemoryChange(value: unknown): MemoryChange | null {
   const parsed = MemoryChangeSchema.safeParse(value);
-  return parsed.success ? (parsed.data as MemoryChange) : null;
+  return parsed.success ? parsed.data : null;
 }
 
 /** Keeps the latest snapshot as changes arrive: pass `listener` as (one of) the `onChange`s. */

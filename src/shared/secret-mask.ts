@@ -33,7 +33,30 @@ function variantsOf(secret: string): string[] {
   return [...new Set([secret, escaped(secret), escaped(escaped(secret)), unicode(secret), escaped(unicode(secret))])];
 }
 
-export class SecretMask {
+/**
+ * What keeps the settings' secrets out of a text or a value: a fixed `SecretMask`, or the run
+ * service's redaction policy, which follows the settings as they change
+ * (src/main/settings/redaction.ts).
+ */
+export interface Redactor {
+  /** The text with every secret, and every piece of one of 8 characters or more, masked. */
+  text(text: string): string;
+  /** Every string inside a JSON-like value masked. */
+  deep<T>(value: T): T;
+  /** Characters at the end of a streamed text to hold until the next piece (it may begin a secret). */
+  heldTail(text: string): number;
+}
+
+/** Two redactors as one, `first` then `second` (a workflow run's secret values over the settings' policy). */
+export function chainRedactors(first: Redactor, second: Redactor): Redactor {
+  return {
+    text: (text) => second.text(first.text(text)),
+    deep: (value) => second.deep(first.deep(value)),
+    heldTail: (text) => Math.max(first.heldTail(text), second.heldTail(text)),
+  };
+}
+
+export class SecretMask implements Redactor {
   /** Masks nothing. */
   static readonly none = new SecretMask([]);
 

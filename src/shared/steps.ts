@@ -5,8 +5,9 @@
  */
 import type { Action } from './actions';
 import type { ActionResult } from './action-result';
-import type { AgentEvent, AgentEventOf, ScreenshotRef, StepTimings, UsageSummary } from './events';
+import type { Actor, AgentEvent, AgentEventOf, ScreenshotRef, StepErrorKind, StepTimings, UsageSummary } from './events';
 import type { Frame } from './frame';
+import type { WorkflowDecisionKind } from './workflow';
 
 export interface StepQuestion {
   /** The `seq` of the ask-user event: the question's id. */
@@ -20,6 +21,8 @@ export interface StepQuestion {
 
 export interface StepView {
   step: number;
+  /** Who did the step: the agent, or the user by hand while the run was taken over. */
+  actor: Actor;
   screenshot: ScreenshotRef | null;
   frame: Frame | null;
   /** The model's thought, once its reply arrived. */
@@ -29,9 +32,13 @@ export interface StepView {
   actions: Action[];
   /** One per executed action, in order (fewer than `actions` when the step ended early). */
   results: ActionResult[];
+  /**
+   * What the step spent: its step-finished's usage (every model call of the step, failed ones
+   * included), until then (and in records made before step-finished carried it) its prediction's.
+   */
   usage: UsageSummary | null;
   /** Model or capture errors during the step. */
-  errors: Array<{ kind: string; message: string }>;
+  errors: Array<{ kind: StepErrorKind; message: string }>;
   notes: string[];
   questions: StepQuestion[];
   /** Null when the step never finished (the run was interrupted during it). */
@@ -43,11 +50,14 @@ export interface StepView {
   memory: Array<AgentEventOf<'memory'>>;
   /** When the step started (ms since the epoch), or null. */
   startedAt: number | null;
+  /** In a workflow run: how the step was done (replayed, refound, grounded, stopped), how, and its model calls. */
+  workflow: { decision: WorkflowDecisionKind; how: string; modelCalls: number } | null;
 }
 
 export function emptyStep(step: number): StepView {
   return {
     step,
+    actor: 'agent',
     screenshot: null,
     frame: null,
     thought: null,
@@ -63,6 +73,7 @@ export function emptyStep(step: number): StepView {
     timings: null,
     memory: [],
     startedAt: null,
+    workflow: null,
   };
 }
 
@@ -76,6 +87,7 @@ export function foldStepEvent(event: AgentEvent, at: (step: number) => StepView,
   switch (event.type) {
     case 'step-started':
       view.startedAt = event.at;
+      if (event.actor === 'user') view.actor = 'user';
       break;
     case 'observation':
       view.screenshot = event.screenshot;
@@ -95,8 +107,18 @@ export function foldStepEvent(event: AgentEvent, at: (step: number) => StepView,
       view.actions = event.actions;
       view.usage = event.usage;
       break;
+    case 'action':
+      // The agent's actions come with its prediction; the user's, one by one.
+      if (event.actor === 'user') view.actions.push(event.action);
+      break;
     case 'action-result':
       view.results.push(event.result);
+      break;
+    case 'taken-over':
+      view.notes.push('the user took over');
+      break;
+    case 'handed-back':
+      view.notes.push(event.note === null ? 'the user handed back' : `the user handed back: ${event.note}`);
       break;
     case 'model-error':
       view.errors.push({ kind: event.kind, message: event.message });
@@ -108,7 +130,8 @@ export function foldStepEvent(event: AgentEvent, at: (step: number) => StepView,
       view.questions.push({ id: event.seq, kind: event.kind, question: event.question, answer: null, answered: false });
       break;
     case 'user-answer': {
-      const open = view.questions.find((q) => !q.answered && q.kind === event.kind);
+      // The answer names its question; records made before it did are matched by kind, in order.
+      const open = event.questionId !== undefined ? view.questions.find((q) => q.id === event.questionId) : view.questions.find((q) => !q.answered && q.kind === event.kind);
       if (open) {
         open.answer = event.answer;
         open.answered = true;
@@ -118,10 +141,14 @@ export function foldStepEvent(event: AgentEvent, at: (step: number) => StepView,
     case 'step-finished':
       view.durationMs = event.durationMs;
       view.costUsd = event.costUsd;
+      if (event.usage) view.usage = event.usage;
       view.timings = event.timings ?? null;
       break;
     case 'memory':
       view.memory.push(event);
+      break;
+    case 'workflow-step':
+      view.workflow = { decision: event.decision, how: event.how, modelCalls: event.modelCalls };
       break;
     default:
       break;
@@ -143,29 +170,4 @@ export function stepsOf(events: Iterable<AgentEvent>): StepView[] {
   };
   for (const event of events) foldStepEvent(event, at, attempts);
   return [...steps.values()].sort((a, b) => a.step - b.step);
-}
-
-/** Where a run stood at its last finished step, from its events alone. */
-export function progressOf(events: Iterable<AgentEvent>): { steps: number; costUsd: number; usage: UsageSummary; lastEventAt: number | null } {
-  let steps = 0;
-  let costUsd = 0;
-  let lastEventAt: number | null = null;
-  const tokensByStep = new Map<number, { inputTokens: number; outputTokens: number }>();
-  for (const event of events) {
-    lastEventAt = Math.max(lastEventAt ?? event.at, event.at);
-    if (event.type === 'prediction') {
-      tokensByStep.set(event.step, { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens });
-    } else if (event.type === 'step-finished' && event.step >= steps) {
-      steps = event.step;
-      costUsd = event.costUsd;
-    }
-  }
-  let inputTokens = 0;
-  let outputTokens = 0;
-  for (const [step, tokens] of tokensByStep) {
-    if (step > steps) continue;
-    inputTokens += tokens.inputTokens;
-    outputTokens += tokens.outputTokens;
-  }
-  return { steps, costUsd, usage: { inputTokens, outputTokens, costUsd }, lastEventAt };
 }

@@ -294,7 +294,7 @@ describe('model faults', () => {
   it('reports a timeout as a model error, then goes on with the next reply', async () => {
     const run = await runAgent({
       model: { timeoutMs: 800, maxRetries: 0 },
-      replies: [{ ...finished('too late'), delayMs: 3000 }, finished('in time')],
+      replies: [{ ...finished('too late'), delayMs: 60_000 }, finished('in time')],
     });
 
     const errors = ofType(run.events, 'model-error');
@@ -303,7 +303,8 @@ describe('model faults', () => {
     expect(errors[0]?.message).toMatch(/did not answer within 800 ms/);
     const started = ofType(run.events, 'step-started')[0]!;
     expect(errors[0]!.at - started.at).toBeGreaterThanOrEqual(750);
-    expect(errors[0]!.at - started.at).toBeLessThan(2500);
+    // The timeout, not the reply a minute later, ended the call.
+    expect(errors[0]!.at - started.at).toBeLessThan(30_000);
     expect(run.server.requests).toHaveLength(2);
     expect(run.end).toMatchObject({ status: 'finished', steps: 2, summary: 'in time' });
     expectCompleteRecord(run);

@@ -72,3 +72,16 @@ describe('mnemo doctor', () => {
     expect(run.code).toBe(1);
   });
 });
+
+describe('mnemo doctor on Wayland, private desktops', () => {
+  it('says that private desktops work there, and how', async () => {
+    const run = await doctor({ DISPLAY: display, XDG_SESSION_TYPE: 'wayland', WAYLAND_DISPLAY: 'wayland-0' });
+    expect(run.byName.get('private desktops')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/private desktops work here, on Wayland too.*mnemo run --desktop private --app/) });
+    expect(run.byName.get('wayland')?.fix).toMatch(/private desktop/);
+  });
+
+  it('without Xvfb on PATH: the same, with how to install it', async () => {
+    const run = await doctor({ DISPLAY: display, XDG_SESSION_TYPE: 'wayland', PATH: '/nonexistent' });
+    expect(run.byName.get('private desktops')).toMatchObject({ status: 'warn', fix: 'apt install xvfb openbox' });
+  });
+});

@@ -161,6 +161,26 @@ describe('on the instrumented page', () => {
     expect(await runX(page.display, 'xsel', ['--clipboard', '--output'])).toBe("the user's clipboard");
   });
 
+  it('type loses nothing when the browser stalls past the old settle delay, and still restores the clipboard', async () => {
+    await runX(page.display, 'sh', ['-c', 'printf "before the stall" | xsel --clipboard --input']);
+    await page.actOk({ type: 'click', ...centreOf(TARGET_LAYOUT.field) });
+    await page.server.waitForType('focusin', (e) => e.target === 'field');
+    const text = 'ab漢字cd中文';
+    // The browser process stops (its X events queue up) for four times the 150 ms the paste used
+    // to wait before restoring the clipboard: a deliberate stall, as a busy machine makes one.
+    process.kill(page.kiosk.pid, 'SIGSTOP');
+    let typed;
+    try {
+      typed = page.act({ type: 'type', text });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+    } finally {
+      process.kill(page.kiosk.pid, 'SIGCONT');
+    }
+    expect(await typed).toMatchObject({ ok: true });
+    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 5000 }).toBe(text);
+    expect(await runX(page.display, 'xsel', ['--clipboard', '--output'])).toBe('before the stall');
+  });
+
   it('hotkey ctrl+a (and cmd+a) selects all', async () => {
     for (const keys of [['ctrl', 'a'], ['cmd', 'A'], ['Control', 'a']]) {
       await page.server.setValue('field', 'select me entirely');

@@ -21,7 +21,7 @@ import type { PageState } from '../fixtures/desktop/event-server';
 import { runX } from '../fixtures/desktop/display';
 import { screenshotOnFailure, useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, shiftRect, TARGET_LAYOUT } from '../fixtures/desktop/layout';
-import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
+import { runMnemoJson, type CliEvents } from '../fixtures/mnemo-cli';
 
 /** Recorded as 960x600 images of the 1280x800 screen: recorded coordinates are not screen pixels. */
 const IMAGE = { width: 960, height: 600 };
@@ -36,25 +36,18 @@ const NOTES = 'Analytical Engine\nNote G: Bernoulli numbers!';
 
 type Event = { type: string; [key: string]: unknown };
 
-interface CliOutcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  events: Event[];
-}
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-replay-'));
 /** The page, and the memory model's own server: its summaries never take a scripted agent reply. */
 const page = useKioskPage({ memoryModel: true });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function mnemo(args: string[], options: { input?: string; onEvent?: (event: Event, kill: () => void) => void } = {}): Promise<CliOutcome> {
-  const run = await runMnemo(args, {
+function mnemo(args: string[], options: { input?: string; onEvent?: (event: Event, kill: () => void) => void } = {}): Promise<CliEvents> {
+  return runMnemoJson(args, {
     env: { DISPLAY: page.display, OPENAI_API_KEY: '' },
     ...(options.input !== undefined ? { input: options.input } : {}),
     onEvent: (event, child) => options.onEvent?.(event as unknown as Event, () => child.kill('SIGINT')),
   });
-  return { code: run.code, stdout: run.stdout, stderr: run.stderr, events: jsonLines<Event>(run.stdout) };
 }
 
 function toolCall(actions: unknown[], thought: string): ScriptedReply {
@@ -97,7 +90,7 @@ function readEvents(dataDir: string, id: string): Event[] {
 }
 
 /** The replay's own session id: every event carries it. */
-const sessionOf = (outcome: CliOutcome) => outcome.events[0]!.runId as string;
+const sessionOf = (outcome: CliEvents) => outcome.events[0]!.runId as string;
 
 const stepStarts = (events: Event[]) => events.filter((e) => e.type === 'step-started').map((e) => ({ step: e.step as number, at: e.at as number }));
 
@@ -313,7 +306,6 @@ describe('replaying a recorded form-filling run', () => {
   it('Ctrl+C during the replay stops it: exit 4, the replay session marked aborted', async () => {
     await preparePage();
     let interrupted = false;
-    const started = Date.now();
     // Slowly (a tenth of the recorded pace): the stop comes during the pause before step 2.
     const replay = await mnemo(['replay', recordedId, '--data-dir', dataDir, '--speed', '0.1', '--json'], {
       onEvent: (event, kill) => {
@@ -324,7 +316,7 @@ describe('replaying a recorded form-filling run', () => {
       },
     });
     expect(replay.code, replay.stderr).toBe(4);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // Stopped in the pause before step 2 (no wall-clock bound: a busy machine is slow, not wrong).
     expect(replay.events.at(-1)).toMatchObject({ type: 'run-finished', status: 'aborted', steps: 1 });
     expect(replay.events.filter((e) => e.type === 'step-started')).toHaveLength(1);
     expect(readMeta(dataDir, sessionOf(replay))).toMatchObject({ status: 'aborted', replayOf: recordedId });

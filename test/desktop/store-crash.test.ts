@@ -10,7 +10,10 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { requireDisplay, runX } from '../fixtures/desktop/display';
+import { launchKiosk } from '../fixtures/desktop/chromium';
+import { startEventServer } from '../fixtures/desktop/event-server';
 import { runMnemo, startMnemo, type CliRun } from '../fixtures/mnemo-cli';
+import { readSessionMeta } from '../../src/main/store/session-reader';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-store-crash-'));
 let display: string;
@@ -74,8 +77,11 @@ describe('a run killed with SIGKILL', () => {
       const id = live[0]!.runId;
       expect(live.filter((e) => e.type === 'step-finished').map((e) => e.step)).toEqual([1, 2, 3]);
       const directory = join(dataDir, 'sessions', id);
-      // On disk as the killed process left it: still "running", at step 3.
-      expect(JSON.parse(readFileSync(join(directory, 'session.json'), 'utf8'))).toMatchObject({ id, status: 'running', steps: 3, writer: { pid: child.pid } });
+      // On disk as the killed process left it: session.json as written at the start, still
+      // "running" (it is not rewritten per step); its events read at step 3.
+      expect(JSON.parse(readFileSync(join(directory, 'session.json'), 'utf8'))).toMatchObject({ id, status: 'running', steps: 0, writer: { pid: child.pid } });
+      const progress = await readSessionMeta(directory);
+      expect(progress.ok && progress.meta).toMatchObject({ id, status: 'running', steps: 3 });
 
       // The next start marks it, before its own run.
       const next = await mnemo(['run', 'Finish at once', ...modelArgs]);
@@ -128,6 +134,15 @@ describe('a run killed with SIGKILL', () => {
 describe('raw replies in the record', () => {
   it('are saved per step with a typed secret masked, however the reply escapes it', async () => {
     await runX(display, 'xdotool', ['mousemove', '640', '700']);
+    // The non-ASCII letter is pasted, and a paste that no application fetches fails the action:
+    // a focused text field takes it.
+    const pageServer = await startEventServer();
+    const kiosk = await launchKiosk(pageServer, { display }).catch(async (error: unknown) => {
+      await pageServer.close();
+      throw error;
+    });
+    await kiosk.focus();
+    await pageServer.focus('field');
     const dataDir = mkdtempSync(join(scratch, 'data-'));
     // A quote, a backslash and a non-ASCII letter: escaped once in the reply's JSON, twice inside
     // the tool-call arguments, and as \u00f1 when the server escapes non-ASCII (as Python does).
@@ -154,8 +169,11 @@ describe('raw replies in the record', () => {
         const text = readFileSync(join(directory, file), 'utf8');
         expect(text.includes('Zq') || text.includes('Xk'), file).toBe(false);
       }
+      expect((await pageServer.state()).field.value).toBe(secret + secret);
     } finally {
       await model.close();
+      await kiosk.close();
+      await pageServer.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Smoke test of the real Electron app: build it, launch it, look at its one window.
  *
- * Electron's binary is downloaded by the `electron` package's install script; where that could
+ * Electron's binary is downloaded by `npm install` (scripts/fetch-electron.js); where that could
  * not happen (offline machines, ELECTRON_SKIP_BINARY_DOWNLOAD) this suite reports itself skipped.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -77,7 +77,8 @@ async function openWithFakeApi(browser: Browser, url: string, run: { events: Age
     const listeners: Array<(event: unknown) => void> = [];
     const calls: string[] = [];
     const api = {
-      'run:current': () => ok({ id: runId, kind: 'run', task: 'Fake task', paused: false, conversationId: null, pendingQuestion: null }),
+      'run:current': () => ok({ id: runId, kind: 'run', task: 'Fake task', paused: false, conversationId: null, pendingQuestion: null, status: 'running', desktop: { private: false, display: ':0' } }),
+      'runs:list': () => ok([{ id: runId, kind: 'run', task: 'Fake task', status: 'running', desktop: { private: false, display: ':0' } }]),
       'sessions:events': ({ since }: { since: number }) => {
         calls.push(`sessions:events ${since}`);
         return ok(fixture.events.slice(0, fixture.recorded).filter((event) => event.seq > since));
@@ -85,7 +86,7 @@ async function openWithFakeApi(browser: Browser, url: string, run: { events: Age
       'settings:get': () => ok({ config: { model: { baseUrl: 'http://127.0.0.1:1/v1', model: 'fake', family: 'tools' } }, hasApiKey: false, dataDir: '/tmp/fake', configPath: '/tmp/fake/config.json' }),
       'run:pause': ({ id }: { id: string }) => {
         calls.push(`run:pause ${id}`);
-        return ok({ id, kind: 'run', task: 'Fake task', paused: true, conversationId: null, pendingQuestion: null });
+        return ok({ id, kind: 'run', task: 'Fake task', paused: true, conversationId: null, pendingQuestion: null, status: 'paused', desktop: { private: false, display: ':0' } });
       },
       onEvent: (listener: (event: unknown) => void) => {
         listeners.push(listener);

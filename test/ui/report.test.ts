@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_STEPS, IMAGE, INJECTED_THOUGHT, recordFixtureSession, type RecordedFixture } from '../unit/replay/session-fixture';
+import { FIXTURE_STEPS, IMAGE, INJECTED_THOUGHT, recordFixtureSession, type RecordedFixture } from '../fixtures/session-fixture';
 import { HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
 import { runMnemo } from '../fixtures/mnemo-cli';
 

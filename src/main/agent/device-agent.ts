@@ -15,26 +15,32 @@
  * (or is taken while the model thinks), and only the few screenshots the model still sees are
  * read back from the record.
  */
-import { isControlAction, isMemoryAction, type Action } from '../../shared/actions';
+import { isControlAction, isMemoryAction, type Action, type ActionOf } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
-import { sumUsage, ZERO_USAGE, type AgentEvent, type StepTimings, type UsageSummary } from '../../shared/events';
+import { sumUsage, ZERO_USAGE, type AgentEvent, type StepErrorKind, type StepTimings, type UsageSummary } from '../../shared/events';
 import { formatUsdLimit } from '../../shared/format';
-import type { Observation } from '../operator/capture';
+import type { Redactor } from '../../shared/secret-mask';
+import type { CaptureOptions, Observation } from '../operator/capture';
+import { imageRectToScreen, screenToImage } from '../operator/geometry';
 import type { Operator } from '../operator/desktop-operator';
 import type { ScreenFingerprint } from '../operator/screen-diff';
-import type { ModelImage, PredictionSuccess, VisionModel } from '../model/types';
-import type { SafetyCheck } from '../model/families';
+import type { ActionReport, ModelImage, PredictionSuccess, VisionModel } from '../model/types';
+import type { CaptureRequest, SafetyCheck } from '../model/families';
 import type { ProviderProbe } from '../model/provider-check';
+import { coordinateFrameOf, describeCoordinates, pointSpeaker } from '../model/speak';
 import type { RunRecorder } from '../store/run-recorder';
 import type { AskRequest, AskUser } from '../run/ask';
-import { confirmationNeeded, isAffirmative, rulesUseWindowTitle } from '../run/confirmation';
+import { confirmBeforeAction, isAffirmative } from '../run/confirmation';
 import { internalError, STOPPED, type Ending } from '../run/ending';
 import { RunLifecycle } from '../run/lifecycle';
 import { isSecretTyping } from '../run/masking';
 import { PauseGate } from '../run/pause-gate';
-import { describeResult, type CompletedStep } from './completed-step';
+import type { RunWorkflows } from '../run/run-workflows';
+import type { Takeover } from '../run/takeover';
+import { describeHandback, serveTakeover } from '../run/user-steps';
+import { describeResult, type CompletedStep, type StepCapture } from './completed-step';
 import { RepetitionGuard } from './repetition';
-import { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './settings';
+import { DEFAULT_AGENT_OPTIONS, withinImageLimits, type AgentOptions } from './settings';
 import { RunMemory, type RunMemoryDeps } from './run-memory';
 import { StepHistory } from './step-history';
 
@@ -56,8 +62,12 @@ export interface DeviceAgentDeps {
   preflight?: (signal: AbortSignal) => Promise<ProviderProbe>;
   /** Notes said before the first step (a disk nearly full). */
   notices?: readonly string[];
-  /** The settings' secrets (the API key, ...): masked in everything the run records or shows. */
-  secrets?: readonly string[];
+  /** The redaction policy (the settings' secrets: the API key, ...): applied to everything the run records or shows. */
+  redaction?: Redactor;
+  /** The user taking the run over and handing it back; without one the run cannot be taken over. */
+  takeover?: Takeover;
+  /** Saved workflows: offered in the instructions where they match the task, run by `run_workflow`. */
+  workflows?: RunWorkflows;
 }
 
 function modelImageOf(observation: Observation): ModelImage {
@@ -91,8 +101,8 @@ export class DeviceAgent {
   }
 
   run(task: string, signal: AbortSignal, extra: { conversationId?: string } = {}): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now, notices, secrets } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(secrets ? { secrets } : {}) }, signal);
+    const { recorder, operator, askUser, now, notices, redaction } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(redaction ? { redaction } : {}) }, signal);
     void new AgentRun(task, life, this.deps, this.options, extra.conversationId).execute();
     return life.events;
   }
@@ -107,9 +117,12 @@ interface StepEnd {
 /** One run of the agent: its state lives here, so the DeviceAgent stays reusable. */
 class AgentRun {
   private step = 0;
-  private usage: UsageSummary = { ...ZERO_USAGE };
+  /** What the step in progress spent so far (its model calls, failed ones included). */
+  private stepUsage: UsageSummary = { ...ZERO_USAGE };
   private readonly history = new StepHistory();
   private feedback: string[] = [];
+  /** The model's `run_workflow`, run once its step is over (its steps follow as steps of the run). */
+  private pendingWorkflow: ActionOf<'run_workflow'> | null = null;
   private parseFailures = 0;
   private consecutiveErrors = 0;
   private readonly repetition = new RepetitionGuard();
@@ -118,6 +131,8 @@ class AgentRun {
   /** The screen after the last settle: what the next step's repetition check compares against. */
   private settledScreen: ScreenFingerprint | undefined;
   private timings: StepTimings = {};
+  /** The capture options, kept within the image size the model takes. */
+  private readonly capture: CaptureOptions;
 
   constructor(
     private readonly task: string,
@@ -126,6 +141,7 @@ class AgentRun {
     private readonly options: AgentOptions,
     private readonly conversationId: string | undefined,
   ) {
+    this.capture = withinImageLimits(options.capture, deps.model.imageLimits);
     this.memory = new RunMemory(
       { ...deps.memory, sessionId: this.life.runId, onProblem: (message) => this.life.emit({ type: 'note', step: this.step, message: `memory: ${message}` }) },
       { ...options.memory, pruning: { screenshotKeepCount: options.keepScreenshots, ...options.memory?.pruning } },
@@ -149,7 +165,7 @@ class AgentRun {
       // The blackboard and the conversation outlive the run: stop listening to them on every ending.
       this.memory.close();
     }
-    await this.life.finish(ending, this.step, this.usage);
+    await this.life.finish(ending, this.step);
   }
 
   private async runToEnd(): Promise<Ending> {
@@ -189,32 +205,82 @@ class AgentRun {
     for (;;) {
       if (this.signal.aborted) return STOPPED;
       await this.life.waitIfPaused(this.step);
+      await this.letUserWork();
       if (this.signal.aborted) return STOPPED;
       if (this.step >= limits.maxSteps) return { status: 'limit', reason: `reached the limit of ${limits.maxSteps} steps` };
       this.step++;
       const started = this.life.clock();
       this.timings = {};
+      this.stepUsage = { ...ZERO_USAGE };
       this.life.emit({ type: 'step-started', step: this.step });
       const end = await this.runStep();
       if (end.completed) {
         this.history.add(end.completed);
         await this.memory.endStep(end.completed, this.signal);
       }
-      this.life.emit({ type: 'step-finished', step: this.step, durationMs: this.life.clock() - started, costUsd: this.usage.costUsd, timings: this.timings });
+      this.life.finishStep(this.step, this.life.clock() - started, this.stepUsage, this.timings);
       // Durable on disk in the background; the next step does not wait for the fsync.
       void this.life.recorder.flush();
       if (end.ending) return end.ending;
-      if (limits.maxCostUsd !== null && this.usage.costUsd >= limits.maxCostUsd) {
-        return { status: 'limit', reason: `reached the cost limit of ${formatUsdLimit(limits.maxCostUsd)} (spent $${this.usage.costUsd.toFixed(4)})` };
+      const workflow = this.pendingWorkflow;
+      this.pendingWorkflow = null;
+      if (workflow) {
+        const stopped = await this.runWorkflow(workflow);
+        if (stopped) return stopped;
+      }
+      const spent = this.life.totals.usage.costUsd;
+      if (limits.maxCostUsd !== null && spent >= limits.maxCostUsd) {
+        return { status: 'limit', reason: `reached the cost limit of ${formatUsdLimit(limits.maxCostUsd)} (spent $${spent.toFixed(4)})` };
       }
     }
+  }
+
+  /**
+   * The model's `run_workflow`: the workflow's steps as the run's next steps, their decisions in
+   * the record; its report goes to the model with the next screenshot. Only the user stopping it
+   * ends the run.
+   */
+  private async runWorkflow(action: ActionOf<'run_workflow'>): Promise<Ending | undefined> {
+    const workflows = this.deps.workflows;
+    if (!workflows) return undefined;
+    const result = await workflows.run(action, this.life, this.step + 1, this.capture);
+    this.step += result.steps;
+    // The screen is the workflow's doing: no repetition is judged against what came before.
+    this.settledScreen = undefined;
+    this.life.emit({ type: 'note', step: this.step, message: result.report });
+    this.feedback.push(result.report);
+    return result.ending;
+  }
+
+  /** While the run is taken over: the user's steps, then the agent is told what they did. */
+  private async letUserWork(): Promise<void> {
+    const takeover = this.deps.takeover;
+    if (!takeover?.takenOver || this.signal.aborted) return;
+    const served = await serveTakeover(this.life, takeover, { step: this.step, capture: this.capture });
+    this.step = served.step;
+    // The screen is the user's doing now: no repetition is judged against what came before.
+    this.settledScreen = undefined;
+    if (served.report) {
+      // The model reads the user's points as it writes its own (a 0-1000 grid, its resize, pixels).
+      const image = served.report.image ?? { width: 1, height: 1 };
+      const named = describeCoordinates(coordinateFrameOf(this.deps.model, image));
+      this.feedback.push(describeHandback(served.report, { speak: pointSpeaker(this.deps.model, image), named }));
+    }
+  }
+
+  /** The user took the run over during this step: what the agent had planned is dropped. */
+  private interrupted(planned: number): boolean {
+    if (!this.deps.takeover?.takenOver || this.signal.aborted) return false;
+    const what = planned > 0 ? `${planned} planned action${planned === 1 ? ' was' : 's were'} not carried out` : "the model's reply was dropped";
+    this.life.emit({ type: 'note', step: this.step, message: `the user took over: ${what}` });
+    return true;
   }
 
   /** One step; its value and, when the run ends here, how. */
   private async runStep(): Promise<StepEnd> {
     const { operator, recorder } = this.life;
     const observeStarted = this.life.clock();
-    const captured = await operator.observe(this.options.capture);
+    const captured = await operator.observe(this.capture);
     this.timings.observe = this.life.clock() - observeStarted;
     if (!captured.ok) {
       if ((captured as { kind?: string }).kind === 'no_display') {
@@ -234,18 +300,28 @@ class AgentRun {
     // The repetition guard compares screens: the capture's own thumbnail, else the last settle's,
     // else one taken while the model thinks.
     const known = observation.fingerprint ?? this.settledScreen;
-    const screenBefore = known !== undefined ? Promise.resolve(known) : operator.fingerprint(this.options.capture.display);
+    const screenBefore = known !== undefined ? Promise.resolve(known) : operator.fingerprint(this.capture.display);
     this.settledScreen = undefined;
 
     const feedback = this.feedback.length > 0 ? this.feedback.join('\n') : undefined;
     this.feedback = [];
-    const system = [this.memory.systemText(), this.deps.systemContext?.() ?? ''].filter((part) => part.trim() !== '').join('\n\n') || undefined;
+    const system = [this.memory.systemText(), this.deps.systemContext?.() ?? '', this.deps.workflows?.offer ?? ''].filter((part) => part.trim() !== '').join('\n\n') || undefined;
     const pruned = this.memory.historyForModel(this.history.records(), [system ?? '', this.task, feedback ?? '']);
     const history = await this.history.withImages(pruned, (ref) => recorder.readScreenshot(ref));
     const modelStarted = this.life.clock();
+    // A takeover cancels the model call: its actions would be for a screen the user is about to change.
+    const takeover = this.deps.takeover;
     const prediction = await this.deps.model.predict(
-      { task: this.task, system, history, observation: image, feedback, acknowledgedSafetyChecks: this.acknowledged.length > 0 ? this.acknowledged : undefined },
-      this.signal,
+      {
+        task: this.task,
+        system,
+        history,
+        observation: image,
+        feedback,
+        acknowledgedSafetyChecks: this.acknowledged.length > 0 ? this.acknowledged : undefined,
+        ...(this.deps.workflows?.offer ? { workflows: true } : {}),
+      },
+      takeover ? AbortSignal.any([this.signal, takeover.interrupt]) : this.signal,
       (delta, attempt) => this.life.thought(this.step, delta, attempt),
     );
     this.timings.model = this.life.clock() - modelStarted;
@@ -255,6 +331,7 @@ class AgentRun {
 
     if (!prediction.ok) {
       if (prediction.usage) this.addUsage(prediction.usage);
+      if (this.interrupted(0)) return {};
       const { error } = prediction;
       if (error.kind === 'aborted' || this.signal.aborted) return { ending: { status: 'aborted', reason: 'stopped by the user during a model call' } };
       if (error.kind === 'parse') {
@@ -314,6 +391,9 @@ class AgentRun {
 
     const results: string[] = [];
     const actionResults: ActionResult[] = [];
+    // For the model: how each action went, and what it asked to see after which action.
+    const reports: ActionReport[] = [];
+    const captures: StepCapture[] = [];
     const completed = (): CompletedStep => ({
       step: this.step,
       task: this.task,
@@ -325,16 +405,38 @@ class AgentRun {
       reply,
       costUsd: prediction.usage.costUsd,
       success: actionResults.every((result) => result.ok),
+      reports: [...reports],
+      ...(captures.length > 0 ? { captures: [...captures] } : {}),
     });
     const endWith = (ending: Ending | undefined): StepEnd => ({ completed: completed(), ...(ending ? { ending } : {}) });
 
+    // What the model is told of a point is in its own coordinates for the image it saw.
+    const speak = pointSpeaker(this.deps.model, observation.frame.image);
     const actStarted = this.life.clock();
     for (const [index, action] of prediction.actions.entries()) {
       const shown = shownActions[index] as Action;
+      if (this.interrupted(prediction.actions.length - index)) return endWith(undefined);
+      if (action.type === 'run_workflow') {
+        if (!this.deps.workflows) {
+          const said = 'run_workflow is not available in this run: no saved workflows here';
+          results.push(said);
+          reports.push({ ok: false, error: said });
+          this.feedback.push(said);
+          continue;
+        }
+        // Its steps follow this one as steps of the run: this step ends here.
+        this.pendingWorkflow = action;
+        const dropped = prediction.actions.length - index - 1;
+        const said = `the workflow "${action.name}" runs next${dropped > 0 ? `; the ${dropped} action${dropped === 1 ? '' : 's'} after it in your reply ${dropped === 1 ? 'was' : 'were'} not done` : ''}`;
+        results.push(said);
+        reports.push({ ok: true, detail: `${said}; its report follows` });
+        return endWith(undefined);
+      }
       if (isMemoryAction(action) && action.type === 'save_fact') {
         const saved = await this.memory.saveFact(action);
         this.life.emit({ type: 'note', step: this.step, message: saved });
         results.push(saved);
+        reports.push({ ok: true, detail: saved });
         this.feedback.push(saved);
         continue;
       }
@@ -342,7 +444,9 @@ class AgentRun {
         const answer = await this.memory.recall(action.hint, this.signal);
         this.life.emit({ type: 'note', step: this.step, message: `long-term memory on "${action.hint}": ${answer}` });
         results.push(`asked the long-term memory about "${action.hint}"`);
-        this.feedback.push(`Long-term memory on "${action.hint}": ${answer}`);
+        const recalled = `Long-term memory on "${action.hint}": ${answer}`;
+        reports.push({ ok: true, detail: recalled });
+        this.feedback.push(recalled);
         continue;
       }
       if (isControlAction(action)) {
@@ -356,7 +460,9 @@ class AgentRun {
         if (this.signal.aborted) return endWith({ status: 'aborted', reason: 'stopped by the user while a question waited for its answer' });
         if (answer === null) return endWith({ status: 'failed', reason: `the model asked "${action.question}" and no answer came` });
         results.push(`asked the user "${action.question}"`);
-        this.feedback.push(`The user answered your question "${action.question}": ${answer}`);
+        const answered = `The user answered your question "${action.question}": ${answer}`;
+        reports.push({ ok: true, detail: answered });
+        this.feedback.push(answered);
         continue;
       }
 
@@ -378,7 +484,9 @@ class AgentRun {
       if (unrecorded) return endWith(unrecorded);
       const result = await this.life.execute(this.step, index, action, observation.frame, shown);
       actionResults.push(result);
-      results.push(describeResult(shown, result));
+      results.push(describeResult(shown, result, speak));
+      reports.push(result.ok ? { ok: true, ...(result.detail ? { detail: result.detail } : {}) } : { ok: false, error: result.error.message });
+      if (result.ok) for (const request of prediction.captures ?? []) if (request.afterAction === index) captures.push(await this.captureAfter(request, observation));
       if (!result.ok) {
         this.timings.act = this.life.clock() - actStarted;
         if (result.error.kind === 'user_abort') return endWith({ status: 'aborted', reason: `fail-safe: ${result.error.message}` });
@@ -386,16 +494,48 @@ class AgentRun {
         if (result.error.kind === 'no_display') return endWith({ status: 'failed', reason: `the display is gone: ${result.error.message}` });
         this.feedback.push(`Your action ${action.type} failed: ${result.error.message}`);
         // The rest of this step's actions were planned for a screen that did not come about.
-        return endWith(this.countError('action', describeResult(shown, result), false));
+        return endWith(this.countError('action', describeResult(shown, result, speak), false));
       }
     }
     this.timings.act = this.life.clock() - actStarted;
     this.consecutiveErrors = 0;
     const settleStarted = this.life.clock();
-    const settled = await this.life.settle(this.options.capture.display, this.options.settle);
+    const settled = await this.life.settle(this.capture.display, this.options.settle);
     this.timings.settle = this.life.clock() - settleStarted;
     this.settledScreen = settled.last;
     return endWith(undefined);
+  }
+
+  /**
+   * What the prediction asked to see after one of its actions, for the model's next request: the
+   * screen once it settled, a region of it at up to full resolution (within the model's image
+   * limits), or the pointer in pixels of the step's image. A failure is kept as its message.
+   */
+  private async captureAfter(request: CaptureRequest, observation: Observation): Promise<StepCapture> {
+    const { frame } = observation;
+    const base = { afterAction: request.afterAction, kind: request.kind };
+    let options: CaptureOptions;
+    if (request.kind === 'screen') {
+      await this.life.settle(this.capture.display, this.options.settle);
+      options = { ...this.capture, keepFullResolution: false };
+    } else if (request.kind === 'region') {
+      const { maxWidth: _w, maxHeight: _h, maxPixels: _p, ...rest } = this.capture;
+      options = { ...rest, ...this.deps.model.imageLimits, keepFullResolution: false, region: imageRectToScreen(request.region, frame) };
+    } else {
+      // Only the pointer is wanted: the smallest image that comes with it.
+      options = { ...this.capture, maxWidth: 16, keepFullResolution: false, pointer: true };
+    }
+    const captured = await this.life.operator.observe(options);
+    if (!captured.ok) return { ...base, error: captured.message };
+    const shot = captured.observation;
+    if (request.kind === 'pointer') {
+      if (!shot.pointer) return { ...base, error: 'the operator did not say where the pointer is' };
+      const point = screenToImage(shot.pointer, frame);
+      return { ...base, pointer: { x: Math.round(point.x), y: Math.round(point.y) } };
+    }
+    const mime = shot.frame.image.format === 'png' ? 'image/png' : 'image/jpeg';
+    const size = { width: shot.frame.image.width, height: shot.frame.image.height };
+    return { ...base, screenshot: this.life.recorder.saveScreenshot(this.step, shot.image, mime, size, { part: `after-${request.afterAction + 1}` }) };
   }
 
   /** Asks before a sensitive action; returns the ending when the user says no. */
@@ -409,14 +549,7 @@ class AgentRun {
       this.acknowledged = checks;
       return undefined;
     }
-    const rules = this.options.confirmationRules;
-    const title = rulesUseWindowTitle(rules) ? await this.life.operator.activeWindowTitle() : undefined;
-    const need = confirmationNeeded(action, rules, title);
-    if (!need) return undefined;
-    const question = `${need.reason}. Allow ${action.type} ${JSON.stringify(shown)}?`;
-    const answer = await this.ask({ kind: 'confirmation', question, action: shown });
-    if (!isAffirmative(answer)) return { status: 'refused', reason: `the user refused the action (${need.reason})` };
-    return undefined;
+    return confirmBeforeAction(this.life, this.step, action, this.options.confirmationRules);
   }
 
   private async ask(request: AskRequest): Promise<string | null> {
@@ -426,7 +559,7 @@ class AgentRun {
   }
 
   /** Counts an error in a row; ends the run when there have been too many. */
-  private countError(kind: string, message: string, emitEvent = true): Ending | undefined {
+  private countError(kind: StepErrorKind, message: string, emitEvent = true): Ending | undefined {
     this.consecutiveErrors++;
     const limit = this.options.limits.maxConsecutiveErrors;
     if (emitEvent) this.life.emit({ type: 'model-error', step: this.step, kind, message, consecutive: this.consecutiveErrors, limit });
@@ -435,6 +568,6 @@ class AgentRun {
   }
 
   private addUsage(usage: UsageSummary): void {
-    this.usage = sumUsage(this.usage, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
+    this.stepUsage = sumUsage(this.stepUsage, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
   }
 }

@@ -32,3 +32,22 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   confirmationRules: [],
   capture: { maxWidth: 1280, format: 'jpeg', quality: 80 },
 };
+
+/** The largest image a model takes (`VisionModel.imageLimits`). */
+export interface ImageLimitOptions {
+  maxWidth?: number | undefined;
+  maxHeight?: number | undefined;
+  maxPixels?: number | undefined;
+}
+
+/** The capture options kept within the model's image limits as well as the user's (the smaller of each wins). */
+export function withinImageLimits(capture: CaptureOptions, limits: ImageLimitOptions | undefined): CaptureOptions {
+  if (!limits) return capture;
+  const smaller = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+  const tightened = {
+    maxWidth: smaller(capture.maxWidth, limits.maxWidth),
+    maxHeight: smaller(capture.maxHeight, limits.maxHeight),
+    maxPixels: smaller(capture.maxPixels, limits.maxPixels),
+  };
+  return { ...capture, ...Object.fromEntries(Object.entries(tightened).filter(([, value]) => value !== undefined)) };
+}

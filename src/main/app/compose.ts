@@ -7,13 +7,14 @@
 import { app, dialog, ipcMain, protocol, screen, session, type BrowserWindow } from 'electron';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { err, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
+import { err, LIVE_VIEW_SCHEME, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
 import { contentSecurityPolicy } from '../../shared/csp';
 import { appMemoryKey } from './memory-key';
 import { AppBackend } from '../service/app-backend';
 import { openDesktopOperator } from '../service/desktop';
 import { RunService } from '../service/run-service';
 import { SessionFiles } from '../service/session-files';
+import { LIVE_CONTENT_TYPE, liveParts } from '../service/live-stream';
 import { configPathOf, defaultDataDir, loadConfig } from '../settings/settings';
 import { createDispatcher } from './dispatch';
 import { createDisplayLister } from './displays';
@@ -32,9 +33,12 @@ export interface ComposedApp {
   shutdown(): Promise<void>;
 }
 
-/** The `mnemo-file:` scheme behaves like https for fetch and images; register before 'ready'. */
+/** The `mnemo-file:` and `mnemo-live:` schemes behave like https for fetch and images (the live view streams); register before 'ready'. */
 export function registerSessionFileScheme(): void {
-  protocol.registerSchemesAsPrivileged([{ scheme: SESSION_FILE_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+  protocol.registerSchemesAsPrivileged([
+    { scheme: SESSION_FILE_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+    { scheme: LIVE_VIEW_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } },
+  ]);
 }
 
 /** `outDir` is the build output (out/): main/, preload/ and renderer/ sit in it side by side. */
@@ -57,22 +61,50 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
   let chrome: RunChrome | null = null;
   const service: RunService = new RunService({
     config,
-    openOperator: async (capture) => {
-      const opened = await openDesktopOperator(capture);
-      return opened.ok && chrome ? { ...opened, operator: chrome.hiddenDuringCapture(opened.operator) } : opened;
+    openOperator: async (capture, env) => {
+      const opened = await openDesktopOperator(capture, env);
+      // A private desktop (env given) shows none of the app's windows.
+      return opened.ok && chrome && !env ? { ...opened, operator: chrome.hiddenDuringCapture(opened.operator) } : opened;
     },
     storedApiKey: () => keys.get(),
     // The memory files are sealed with a key from the OS keychain when the settings ask for it.
     memoryKey: async (): Promise<string | null> => (service.loadedConfig.file.memory?.encryption?.keychain ? appMemoryKey(service.dataDir)() : null),
     log,
   });
+  // Before the window reads anything from it: a data directory open to other accounts is tightened, and said in the log.
+  await service.open();
   const backend = new AppBackend(service, keys);
   const files = new SessionFiles(service);
 
+  // mnemo-live://run/<id>: the run's display as the same multipart stream `mnemo serve` sends.
+  protocol.handle(LIVE_VIEW_SCHEME, (request) => {
+    const url = new URL(request.url);
+    const id = decodeURIComponent(url.pathname.replace(/^\//, ''));
+    const live = url.hostname === 'run' ? service.run(id)?.live : undefined;
+    if (!live) return new Response(`no live run ${id}`, { status: 404 });
+    const stop = new AbortController();
+    const parts = liveParts(live, stop.signal);
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await parts.next();
+        if (next.done) controller.close();
+        else controller.enqueue(new Uint8Array(next.value));
+      },
+      cancel: () => stop.abort(),
+    });
+    return new Response(body, { headers: { 'content-type': LIVE_CONTENT_TYPE, 'cache-control': 'no-store' } });
+  });
+
   protocol.handle(SESSION_FILE_SCHEME, async (request) => {
-    // mnemo-file://session/<id>/<path inside the session folder>[?thumb=W]
+    // mnemo-file://session/<id>/<path inside the session folder>[?thumb=W], mnemo-file://workflow/<name>/<anchors|screens>/<file>
     const url = new URL(request.url);
     const [id, ...parts] = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    if (url.hostname === 'workflow') {
+      // Only a file the workflow refers to is served (the service checks), never another path.
+      const image = id ? await service.workflows.image(id, parts.join('/')) : null;
+      if (!image?.ok) return new Response(image ? image.error.message : 'not found', { status: 404 });
+      return new Response(new Uint8Array(image.value.data), { headers: { 'content-type': image.value.contentType } });
+    }
     const file = url.hostname === 'session' && id ? await files.read(id, parts, Number(url.searchParams.get('thumb') ?? '0')) : null;
     if (!file?.ok) return new Response(file ? file.error.message : 'not found', { status: 404 });
     return new Response(new Uint8Array(file.value.data), { headers: { 'content-type': file.value.contentType } });

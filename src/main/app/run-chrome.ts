@@ -56,6 +56,7 @@ export class RunChrome {
       execute: (action, frame, signal) => operator.execute(action, frame, signal),
       fingerprint: (display) => operator.fingerprint(display),
       activeWindowTitle: () => operator.activeWindowTitle(),
+      ...(operator.liveFrame ? { liveFrame: operator.liveFrame.bind(operator) } : {}),
     };
   }
 
@@ -66,9 +67,13 @@ export class RunChrome {
   }
 
   private follow(run: RunHandle): void {
+    // A run on a private desktop never touches this display: the window stays where it is.
+    const onThisDisplay = !run.desktop.private;
     this.current = run;
-    this.options.mainWindow()?.minimize();
-    this.showWidget();
+    if (onThisDisplay) {
+      this.options.mainWindow()?.minimize();
+      this.showWidget();
+    }
     this.updateTray();
     void (async () => {
       for await (const event of run.events()) {
@@ -76,11 +81,13 @@ export class RunChrome {
       }
       await run.done;
       if (this.current === run) this.current = null;
-      this.widget?.hide();
-      const main = this.options.mainWindow();
-      if (main && !main.isDestroyed()) {
-        main.restore();
-        main.focus();
+      if (onThisDisplay) {
+        this.widget?.hide();
+        const main = this.options.mainWindow();
+        if (main && !main.isDestroyed()) {
+          main.restore();
+          main.focus();
+        }
       }
       this.updateTray();
     })().catch((error: unknown) => this.options.log(`following run ${run.id} failed: ${String(error)}`));

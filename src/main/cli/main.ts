@@ -1,24 +1,29 @@
 /**
  * Entry of the `mnemo` command: builds the commander program, runs it, maps errors to exit codes.
- * Each command lives in commands/<name>.ts; `run`, `replay` and `check-model` are thin adapters
- * over the run service, which composes a run (docs/architecture.md, "The run service").
+ * Each command is declared in program/<name>.ts (its flags and help: loaded at every start, so
+ * nothing heavy) and carried out by commands/<name>.ts, imported by its action only when it runs
+ * (docs/architecture.md, "The CLI: built, and loaded command by command"). `run`, `replay` and
+ * `check-model` are thin adapters over the run service, which composes a run.
  */
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES_HELP, ExitCode, InvalidInputError } from './exit-codes';
-import { registerDisplaysCommand } from './commands/displays';
-import { registerScreenshotCommand } from './commands/screenshot';
-import { registerActCommand } from './commands/act';
-import { registerRunCommand } from './commands/run';
-import { registerParseCommand } from './commands/parse';
-import { registerSessionsCommand } from './commands/sessions';
-import { registerShowCommand } from './commands/show';
-import { registerReplayCommand } from './commands/replay';
-import { registerExportCommand } from './commands/export';
-import { registerMemoryCommand } from './commands/memory';
-import { registerCheckModelCommand } from './commands/check-model';
-import { registerServeCommand } from './commands/serve';
-import { registerDoctorCommand } from './commands/doctor';
-import { registerFactsCommand } from './commands/facts';
+import { registerDisplaysCommand } from './program/displays';
+import { registerScreenshotCommand } from './program/screenshot';
+import { registerActCommand } from './program/act';
+import { registerRunCommand } from './program/run';
+import { registerParseCommand } from './program/parse';
+import { registerSessionsCommand } from './program/sessions';
+import { registerShowCommand } from './program/show';
+import { registerReplayCommand } from './program/replay';
+import { registerExportCommand } from './program/export';
+import { registerMemoryCommand } from './program/memory';
+import { registerCheckModelCommand } from './program/check-model';
+import { registerServeCommand } from './program/serve';
+import { registerDoctorCommand } from './program/doctor';
+import { registerFactsCommand } from './program/facts';
+import { registerWorkflowCommand } from './program/workflow';
+import { registerTeachCommand } from './program/teach';
+import { registerMcpCommand } from './program/mcp';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -26,7 +31,9 @@ function buildProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXIT_CODES_HELP)
-    .exitOverride();
+    .exitOverride()
+    // A command's options come after its name (`mnemo sessions prune --retention-days 3`: prune's).
+    .enablePositionalOptions();
   registerDisplaysCommand(program);
   registerScreenshotCommand(program);
   registerActCommand(program);
@@ -41,6 +48,9 @@ function buildProgram(): Command {
   registerServeCommand(program);
   registerDoctorCommand(program);
   registerFactsCommand(program);
+  registerWorkflowCommand(program);
+  registerTeachCommand(program);
+  registerMcpCommand(program);
   return program;
 }
 

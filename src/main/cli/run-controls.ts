@@ -72,10 +72,10 @@ export function stopOnInterrupt(stop: { abort(): void } | { stop(): void }): () 
  * The handle of a started run, or undefined once the reason the service could not start it has
  * been said: bad settings throw as invalid input (exit 2), the rest set the exit code.
  */
-export function startedOrExplain(result: ServiceResult<RunHandle>, redact: (text: string) => string = (text) => text): RunHandle | undefined {
+export function startedOrExplain(result: ServiceResult<RunHandle>): RunHandle | undefined {
   if (result.ok) return result.value;
-  // A provider's answer may hold the API key; it is said masked.
-  const failure = startFailure({ ...result.error, message: redact(result.error.message) });
+  // A provider's answer that held the API key comes masked: the service applies the redaction policy to what it answers.
+  const failure = startFailure(result.error);
   if (failure.code === ExitCode.invalidInput) throw new InvalidInputError(failure.message);
   process.stderr.write(`mnemo: ${failure.message}\n`);
   process.exitCode = failure.code;
@@ -86,6 +86,7 @@ export function startedOrExplain(result: ServiceResult<RunHandle>, redact: (text
 export function startFailure(error: ServiceError): { code: number; message: string } {
   switch (error.kind) {
     case 'settings':
+    case 'invalid':
       return { code: ExitCode.invalidInput, message: error.message };
     case 'not_found':
     case 'conflict':
@@ -94,6 +95,7 @@ export function startFailure(error: ServiceError): { code: number; message: stri
     case 'busy':
     case 'no_display':
     case 'memory':
+    case 'unavailable':
       return { code: ExitCode.runFailed, message: error.message };
   }
 }
@@ -104,13 +106,20 @@ export function startFailure(error: ServiceError): { code: number; message: stri
  */
 export async function followOnTerminal(
   handle: RunHandle,
-  options: { json: boolean; ask: ((request: AskRequest, signal: AbortSignal) => Promise<string | null>) | null; show?: (event: AgentEvent) => boolean },
+  options: {
+    json: boolean;
+    ask: ((request: AskRequest, signal: AbortSignal) => Promise<string | null>) | null;
+    show?: (event: AgentEvent) => boolean;
+    /** Sees every event (a workflow run folds its report from them). */
+    seen?: (event: AgentEvent) => void;
+  },
 ): Promise<RunOutcome> {
   const view = options.json ? undefined : new TerminalView();
   const questions = new AbortController();
   for await (const event of handle.events()) {
+    options.seen?.(event);
     if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-    else if (options.show?.(event) ?? true) view?.show(event);
+    else view?.show(event, options.show?.(event) ?? true);
     if (event.type === 'ask-user' && options.ask) {
       const request: AskRequest = { kind: event.kind, question: event.question, ...(event.action ? { action: event.action } : {}) };
       void options.ask(request, questions.signal).then((answer) => handle.answer(event.seq, answer));

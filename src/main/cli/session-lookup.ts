@@ -2,10 +2,9 @@
  * Finds the session a command names (an id, a unique prefix, or `last`) and reads it, marking it
  * interrupted first if its process died. A malformed id is invalid input (exit 2); a session that
  * does not exist or cannot be read is said on stderr and sets exit 1. The record comes back with
- * the settings' secrets masked, for sessions recorded before they were masked at the source.
+ * the redaction policy applied, for sessions recorded before it was applied at the source.
  */
-import { SecretMask } from '../../shared/secret-mask';
-import { secretsOfDataDir } from '../settings/secrets';
+import { redactionOfDataDir } from '../settings/redaction';
 import type { SessionRecord } from '../store/session-reader';
 import { SessionStore } from '../store/session-store';
 import { ExitCode, InvalidInputError } from './exit-codes';
@@ -27,5 +26,5 @@ export async function readNamedSession(dataDir: string, ref: string): Promise<Se
     return undefined;
   }
   printWarnings(read.warnings ?? []);
-  return new SecretMask(await secretsOfDataDir(dataDir)).deep(read.session);
+  return (await redactionOfDataDir(dataDir)).deep(read.session);
 }

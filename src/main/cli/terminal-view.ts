@@ -1,9 +1,12 @@
 /**
  * The live terminal view of a run: one block per step with the streamed thought, each action and
- * its result, and the cost so far. Writes to stderr, so stdout stays free for --json.
+ * its result, what the step cost and the cost so far; at the end the run's totals. The figures
+ * are the shared fold of the events shown (src/shared/run-totals.ts), the one the record and the
+ * window use. Writes to stderr, so stdout stays free for --json.
  */
 import { describeAction } from '../../shared/describe-action';
 import type { AgentEvent } from '../../shared/events';
+import { addToTotals, NO_TOTALS, type RunTotals } from '../../shared/run-totals';
 
 const useColour = process.stderr.isTTY === true && process.env.NO_COLOR === undefined;
 const paint = (code: string) => (text: string) => (useColour ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -16,10 +19,15 @@ const yellow = paint('33');
 export class TerminalView {
   private thinking = false;
   private streamed = false;
+  private totals: RunTotals = NO_TOTALS;
 
   constructor(private readonly out: NodeJS.WritableStream = process.stderr) {}
 
-  show(event: AgentEvent): void {
+  /** Folds the event into the totals and, unless `print` is false, shows it. */
+  show(event: AgentEvent, print = true): void {
+    this.totals = addToTotals(this.totals, event);
+    if (!print) return;
+    const { usage } = this.totals;
     const write = (text: string) => this.out.write(text);
     const endThought = () => {
       if (this.thinking) write('\n');
@@ -63,8 +71,14 @@ export class TerminalView {
         break;
       case 'step-finished':
         endThought();
-        write(dim(`  ${(event.durationMs / 1000).toFixed(1)} s, $${event.costUsd.toFixed(4)} so far\n`));
+        write(dim(`  ${(event.durationMs / 1000).toFixed(1)} s${event.usage ? `, $${event.usage.costUsd.toFixed(4)} this step` : ''}, $${usage.costUsd.toFixed(4)} so far\n`));
         break;
+      case 'workflow-step': {
+        endThought();
+        const colour = event.decision === 'replayed' ? dim : event.decision === 'stopped' ? red : yellow;
+        write(colour(`  ${event.decision}${event.modelCalls > 0 ? ` (${event.modelCalls} model call)` : ''}: ${event.how}\n`));
+        break;
+      }
       case 'paused':
         write(yellow('paused\n'));
         break;
@@ -75,7 +89,7 @@ export class TerminalView {
         endThought();
         const colour = event.status === 'finished' ? green : event.status === 'aborted' || event.status === 'refused' ? yellow : red;
         write(`\n${colour(`${event.status}`)}: ${event.reason}${event.summary ? `\n${event.summary}` : ''}\n`);
-        write(dim(`${event.steps} steps, ${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens, $${event.usage.costUsd.toFixed(4)}\n`));
+        write(dim(`${this.totals.steps} steps, ${usage.inputTokens} in / ${usage.outputTokens} out tokens, $${usage.costUsd.toFixed(4)}\n`));
         break;
       }
       default:

@@ -17,8 +17,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
-import { appendWholeToFile, makePrivateDir, writeEmptyPrivate, writeTextAtomically } from '../disk/files';
+import { makePrivateDir, writeEmptyPrivate } from '../disk/files';
+import { StoreWriter } from '../disk/store-writer';
 import { describeWriteFailure } from '../disk/write-failure';
 import { z } from 'zod';
 import type { ModelImage } from '../model/types';
@@ -286,6 +286,8 @@ export function parseBlackboardDict(value: unknown): { ok: true; blackboard: Bla
 export async function readPromptImage(path: string): Promise<{ ok: true; image: ModelImage } | { ok: false; error: string }> {
   try {
     const image = await readFile(path);
+    // Loaded here, not with the module: the memory commands that never read an image start faster.
+    const { default: sharp } = await import('sharp');
     const metadata = await sharp(image).metadata();
     const mime = metadata.format === 'png' ? 'image/png' : metadata.format === 'jpeg' ? 'image/jpeg' : null;
     if (mime === null) return { ok: false, error: `${path} is not a PNG or JPEG image (${metadata.format ?? 'unknown format'})` };
@@ -349,8 +351,8 @@ export interface FileBlackboardStoreOptions {
   now?: () => number;
   /** Told when a write fails, at once (once, until a write succeeds again). */
   onWriteFailure?: ((message: string) => void) | undefined;
-  /** Applied to what is written (the run's secrets masked); default: as it is. */
-  mask?: (<T>(value: T) => T) | undefined;
+  /** What the files are written through (the redaction policy applied); default: as it is. */
+  writer?: StoreWriter | undefined;
 }
 
 export class FileBlackboardStore implements BlackboardPersistence {
@@ -367,14 +369,14 @@ export class FileBlackboardStore implements BlackboardPersistence {
   /** The last write failed: said once, not again for every write after it. */
   private failing = false;
   private readonly onWriteFailure: ((message: string) => void) | undefined;
-  private readonly mask: <T>(value: T) => T;
+  private readonly writer: StoreWriter;
 
   constructor(dataDir: string, options: FileBlackboardStoreOptions = {}) {
     this.directory = blackboardDirectory(dataDir);
     this.compactEvery = options.compactEvery ?? 100;
     this.now = options.now ?? Date.now;
     this.onWriteFailure = options.onWriteFailure;
-    this.mask = options.mask ?? ((value) => value);
+    this.writer = options.writer ?? StoreWriter.asIs;
   }
 
   get snapshotPath(): string {
@@ -426,16 +428,16 @@ export class FileBlackboardStore implements BlackboardPersistence {
     this.seq += 1;
     this.sinceSnapshot += 1;
     // Appended after half a line, a whole line would be read back as part of the corrupt one.
-    const line = `${this.tornTail ? '\n' : ''}${JSON.stringify(this.mask({ seq: this.seq, at: this.now(), ...op }))}\n`;
+    const line = `${this.tornTail ? '\n' : ''}${JSON.stringify({ seq: this.seq, at: this.now(), ...op })}\n`;
     this.tornTail = false;
     const compact = this.sinceSnapshot >= this.compactEvery;
     const seq = this.seq;
     // The state is copied now: it is the board as of this sequence number.
-    const snapshot = compact ? this.mask(structuredClone(state)) : null;
+    const snapshot = compact ? structuredClone(state) : null;
     if (compact) this.sinceSnapshot = 0;
     this.enqueue(async () => {
       await makePrivateDir(this.directory);
-      await appendWholeToFile(this.logPath, line);
+      await this.writer.append(this.logPath, line);
       if (snapshot) await this.writeSnapshot(seq, snapshot);
     }, LOG_FILE);
   }
@@ -443,7 +445,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
   /** Writes a snapshot of the given state now and empties the log. */
   compact(state: BlackboardDict): Promise<PersistOutcome> {
     const seq = this.seq;
-    const snapshot = this.mask(structuredClone(state));
+    const snapshot = structuredClone(state);
     this.sinceSnapshot = 0;
     this.enqueue(async () => {
       await makePrivateDir(this.directory);
@@ -454,7 +456,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
 
   /** The whole board, synced, then the log emptied: the file holds everything again. */
   private async writeSnapshot(seq: number, snapshot: BlackboardDict): Promise<void> {
-    await writeTextAtomically(this.snapshotPath, `${JSON.stringify({ version: 1, seq, savedAt: this.now(), blackboard: snapshot })}\n`, { sync: true });
+    await this.writer.writeText(this.snapshotPath, `${JSON.stringify({ version: 1, seq, savedAt: this.now(), blackboard: snapshot })}\n`, { sync: true });
     await writeEmptyPrivate(this.logPath);
     this.failure = null;
   }

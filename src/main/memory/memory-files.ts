@@ -8,7 +8,8 @@
  * blackboard keeps its own log and snapshot (blackboard.ts).
  */
 import { basename, dirname } from 'node:path';
-import { makePrivateDir, writeTextAtomically } from '../disk/files';
+import { makePrivateDir } from '../disk/files';
+import { StoreWriter } from '../disk/store-writer';
 import { describeWriteFailure } from '../disk/write-failure';
 import type { PersistOutcome } from './blackboard';
 import type { TieredMemory } from './tiered';
@@ -48,8 +49,8 @@ export class WriteFailureReports {
 export interface ConversationFileOptions {
   /** Told when a write fails, at once (once, until a write succeeds again). */
   onWriteFailure?: ((message: string) => void) | undefined;
-  /** Applied to what is written (the run's secrets masked); default: as it is. */
-  mask?: (<T>(value: T) => T) | undefined;
+  /** What the file is written through (the redaction policy applied); default: as it is. */
+  writer?: StoreWriter | undefined;
 }
 
 /** `<data-dir>/memory/conversations/<id>.json`, kept up to date with the conversation's tiers. */
@@ -88,10 +89,10 @@ export class ConversationFile {
 
   private async write(): Promise<void> {
     this.queued = false;
-    const dict = this.options.mask ? this.options.mask(this.conversation.toDict()) : this.conversation.toDict();
+    const dict = this.conversation.toDict();
     try {
       await makePrivateDir(dirname(this.path));
-      await writeTextAtomically(this.path, `${JSON.stringify(dict, null, 2)}\n`, { sync: true });
+      await (this.options.writer ?? StoreWriter.asIs).writeJson(this.path, dict, { sync: true });
       this.failure = null;
     } catch (error) {
       const first = this.failure === null;

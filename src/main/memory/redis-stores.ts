@@ -11,6 +11,7 @@
  * what Redis holds, not its own view, so changes from other machines are kept.
  */
 import { randomBytes } from 'node:crypto';
+import { StoreWriter } from '../disk/store-writer';
 import type { BlackboardDict } from './events';
 import { applyBlackboardOp, parseBlackboardOp, type BlackboardLoad, type BlackboardOp, type LoadableBlackboardStore, type PersistOutcome } from './blackboard';
 import type { RedisConnection } from './redis';
@@ -36,8 +37,8 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
       compactEvery?: number;
       /** Told at once when a change does not reach Redis (the running agent says it). */
       onWriteFailure?: ((message: string) => void) | undefined;
-      /** Applied to what is written (the run's secrets masked); default: as it is. */
-      mask?: (<T>(value: T) => T) | undefined;
+      /** What the changes pass before they are sent (the redaction policy applied); default: as they are. */
+      writer?: StoreWriter | undefined;
     } = {},
   ) {
     this.logKey = `${connection.keyPrefix}blackboard:log`;
@@ -84,8 +85,7 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
   }
 
   record(op: BlackboardOp): void {
-    const mask = this.options.mask ?? (<T>(value: T) => value);
-    const line = JSON.stringify(mask({ seq: 1, at: Date.now(), ...op }));
+    const line = (this.options.writer ?? StoreWriter.asIs).text(JSON.stringify({ seq: 1, at: Date.now(), ...op }));
     this.sinceCompaction += 1;
     const compact = this.sinceCompaction >= (this.options.compactEvery ?? 200);
     if (compact) this.sinceCompaction = 0;
@@ -137,7 +137,11 @@ export interface ConversationStore {
 export class RedisConversationStore implements ConversationStore {
   readonly location: string;
 
-  constructor(private readonly connection: RedisConnection) {
+  constructor(
+    private readonly connection: RedisConnection,
+    /** What the tiers pass before they are sent (the redaction policy applied). */
+    private readonly writer: StoreWriter = StoreWriter.asIs,
+  ) {
     this.location = `redis ${connection.displayUrl}`;
   }
 
@@ -152,7 +156,7 @@ export class RedisConversationStore implements ConversationStore {
 
   async save(id: string, dict: TieredMemoryDict): Promise<void> {
     try {
-      await this.connection.client.set(this.key(id), JSON.stringify(dict));
+      await this.connection.client.set(this.key(id), this.writer.text(JSON.stringify(dict)));
     } catch (error) {
       throw new Error(this.connection.describe(error));
     }

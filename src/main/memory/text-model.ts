@@ -9,6 +9,10 @@ import { ModelClient, outputLimit, type ChatRequest, type ClientSettings, type M
 import { usageOf } from '../model/pricing';
 import { type ModelError, type Usage } from '../model/types';
 import { DEFAULT_PRICES, type PriceTable } from '../../shared/settings';
+import { AnthropicClient } from '../model/anthropic-client';
+import { GeminiClient } from '../model/gemini-client';
+import { anthropicCompletion } from './anthropic-text-model';
+import { geminiCompletion } from './gemini-text-model';
 
 export interface TextMessage {
   role: 'system' | 'user' | 'assistant';
@@ -47,9 +51,14 @@ export interface TextModel {
   complete(request: TextRequest, signal?: AbortSignal): Promise<TextReply>;
 }
 
-/** The endpoint and model for memory work; a parsed `ModelSettings` fits (its family is ignored). */
+/**
+ * The endpoint and model for memory work; a parsed `ModelSettings` fits. Its family only matters
+ * for `anthropic` and `gemini`, spoken through their vendors' APIs; every other family is asked
+ * through chat completions.
+ */
 export type TextModelSettings = ClientSettings & {
   model: string;
+  family?: string | undefined;
   temperature?: number | undefined;
   maxOutputTokens?: number | undefined;
 };
@@ -91,6 +100,10 @@ export class ClientTextModel implements TextModel {
 }
 
 export function createTextModel(settings: TextModelSettings, deps: TextModelDeps = {}): TextModel {
+  // The chat client in `deps` speaks chat completions: the vendor families build their own client.
+  const { client: _chat, prices = DEFAULT_PRICES, ...clientDeps } = deps;
+  if (settings.family === 'anthropic') return { model: settings.model, complete: anthropicCompletion(new AnthropicClient(settings, clientDeps), settings, prices) };
+  if (settings.family === 'gemini') return { model: settings.model, complete: geminiCompletion(new GeminiClient(settings, clientDeps), settings, prices) };
   return new ClientTextModel(settings, deps);
 }
 

@@ -4,24 +4,13 @@
  * retry.ts), a timeout that covers the whole call including the stream, cancellation by
  * AbortSignal, and every failure returned as a `ModelError`.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type * as OpenAiSdk from 'openai';
+import type OpenAI from 'openai';
 import { type ChatCompletionChunk, type ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { type Response, type ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import { type ModelSettings } from '../../shared/settings';
-import {
-  abortedError,
-  type AttemptOutcome,
-  DEFAULT_RETRY_POLICY,
-  parseRetryAfter,
-  realSleep,
-  type RetryNotice,
-  type RetryPolicy,
-  type RetryResult,
-  type Sleep,
-  withRetries,
-} from './retry';
-import { type ModelError } from './types';
-import { looksLikeHtml, summarizeHtml } from './html-page';
+import { attemptCall } from './attempt';
+import { type AttemptOutcome, Retrier, type RetryNotice, type RetryResult, type Sleep } from './retry';
 
 /** Sent when no API key is set: local servers ignore it, and the client refuses an empty key. */
 export const NO_API_KEY = 'sk-no-key';
@@ -40,8 +29,13 @@ export interface ModelClientDeps {
 }
 
 export interface TokenCount {
+  /** Input tokens billed at the input price (for Anthropic: those neither written to nor read from the cache). */
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens written to the prompt cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
+  /** Input tokens read from the prompt cache (Anthropic's `cache_read_input_tokens`). */
+  cacheReadTokens?: number;
 }
 
 export interface AssistantToolCall {
@@ -76,6 +70,22 @@ export interface ChatOptions {
 
 export type CallResult<T> = RetryResult<T>;
 
+/**
+ * What a vendor SDK is built with (the OpenAI and Anthropic SDKs take the same names): retries are
+ * ours (backoff, Retry-After, abort), the timeout is ours too, since the SDK's stops at the response
+ * headers and a stream can stall after them; without a key a placeholder, which the SDKs require.
+ */
+export function sdkOptions(baseURL: string, settings: ClientSettings, deps: Pick<ModelClientDeps, 'fetch'>, placeholderKey: string) {
+  return {
+    baseURL,
+    apiKey: settings.apiKey?.trim() ? settings.apiKey.trim() : placeholderKey,
+    maxRetries: 0,
+    timeout: settings.timeoutMs,
+    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  };
+}
+
 /** The base URL without trailing slashes. */
 export function normalizeBaseUrl(baseUrl: string): string {
   return baseUrl.trim().replace(/\/+$/, '');
@@ -93,71 +103,51 @@ export function suggestV1(baseUrl: string): string | null {
   return /\/v1$/.test(path.replace(/\/+$/, '')) ? null : `${normalized}/v1`;
 }
 
+/**
+ * The SDK, loaded once per process on first use: the vendor SDKs are a large part of what a
+ * command loads, and most commands (facts, sessions, workflows) never call a model.
+ */
+let openAiSdk: Promise<typeof OpenAiSdk> | undefined;
+
 export class ModelClient {
   readonly baseUrl: string;
-  private readonly openai: OpenAI;
-  private readonly policy: RetryPolicy;
+  private sdk: Promise<{ module: typeof OpenAiSdk; client: OpenAI }> | undefined;
+  private readonly retries: Retrier;
   private readonly timeoutMs: number;
-  private readonly sleep: Sleep;
-  private readonly random: () => number;
-  private readonly now: () => number;
-  private readonly onRetry: ((notice: RetryNotice) => void) | undefined;
+  private readonly options: ConstructorParameters<typeof OpenAI>[0];
 
   constructor(settings: ClientSettings, deps: ModelClientDeps = {}) {
     this.baseUrl = normalizeBaseUrl(settings.baseUrl);
     this.timeoutMs = settings.timeoutMs;
-    this.policy = {
-      ...DEFAULT_RETRY_POLICY,
-      maxRetries: settings.maxRetries,
-      ...(settings.retryBaseDelayMs !== undefined ? { baseDelayMs: settings.retryBaseDelayMs } : {}),
-      ...(settings.retryMaxDelayMs !== undefined ? { maxDelayMs: settings.retryMaxDelayMs } : {}),
-    };
-    this.sleep = deps.sleep ?? realSleep;
-    this.random = deps.random ?? Math.random;
-    this.now = deps.now ?? Date.now;
-    this.onRetry = deps.onRetry;
-    const apiKey = settings.apiKey?.trim() ? settings.apiKey.trim() : NO_API_KEY;
-    this.openai = new OpenAI({
-      baseURL: this.baseUrl,
-      apiKey,
-      // Retries are ours (backoff, Retry-After, abort); the timeout is ours too, since the SDK's
-      // stops at the response headers and a stream can stall after them.
-      maxRetries: 0,
-      timeout: settings.timeoutMs,
-      ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
-      ...(deps.fetch ? { fetch: deps.fetch } : {}),
-    });
+    this.retries = new Retrier(settings, deps);
+    this.options = sdkOptions(this.baseUrl, settings, deps, NO_API_KEY);
+  }
+
+  private loadSdk(): Promise<{ module: typeof OpenAiSdk; client: OpenAI }> {
+    this.sdk ??= (openAiSdk ??= import('openai')).then((module) => ({ module, client: new module.default(this.options) }));
+    return this.sdk;
   }
 
   /** A chat completion, streamed or not, assembled into one assistant message. */
   chat(request: ChatRequest, options: ChatOptions): Promise<CallResult<ChatReply>> {
-    return withRetries(
+    return this.retries.run(
       (attempt) =>
-        this.attempt('/chat/completions', options.signal, (signal) =>
+        this.attempt('/chat/completions', options.signal, (signal, openai) =>
           options.stream
-            ? this.streamChat(request, signal, options.onText ? (delta) => options.onText?.(delta, attempt) : undefined)
-            : this.completeChat(request, signal),
+            ? this.streamChat(openai, request, signal, options.onText ? (delta) => options.onText?.(delta, attempt) : undefined)
+            : this.completeChat(openai, request, signal),
         ),
-      this.policy,
-      { sleep: this.sleep, random: this.random },
       options.signal,
-      this.onRetry,
     );
   }
 
   /** A Responses API call (not streamed). */
   respond(request: ResponseCreateParamsNonStreaming, signal?: AbortSignal): Promise<CallResult<Response>> {
-    return withRetries(
-      () => this.attempt('/responses', signal, (attemptSignal) => this.openai.responses.create(request, { signal: attemptSignal })),
-      this.policy,
-      { sleep: this.sleep, random: this.random },
-      signal,
-      this.onRetry,
-    );
+    return this.retries.run(() => this.attempt('/responses', signal, (attemptSignal, openai) => openai.responses.create(request, { signal: attemptSignal })), signal);
   }
 
-  private async completeChat(request: ChatRequest, signal: AbortSignal): Promise<ChatReply> {
-    const completion = await this.openai.chat.completions.create({ ...request, stream: false }, { signal });
+  private async completeChat(openai: OpenAI, request: ChatRequest, signal: AbortSignal): Promise<ChatReply> {
+    const completion = await openai.chat.completions.create({ ...request, stream: false }, { signal });
     const choice = completion.choices[0];
     const message = choice?.message;
     const toolCalls = (message?.tool_calls ?? [])
@@ -171,18 +161,17 @@ export class ModelClient {
         ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       },
       finishReason: choice?.finish_reason ?? null,
-      usage: completion.usage
-        ? { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens }
-        : null,
+      usage: completion.usage ? chatTokens(completion.usage) : null,
     };
   }
 
   private async streamChat(
+    openai: OpenAI,
     request: ChatRequest,
     signal: AbortSignal,
     onText: ((delta: string) => void) | undefined,
   ): Promise<ChatReply> {
-    const stream = await this.openai.chat.completions.create(
+    const stream = await openai.chat.completions.create(
       { ...request, stream: true, stream_options: { include_usage: true } },
       { signal },
     );
@@ -196,107 +185,34 @@ export class ModelClient {
   }
 
   /** One attempt under the timeout and the caller's signal; never throws. */
-  private async attempt<T>(path: string, signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<AttemptOutcome<T>> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.timeoutMs);
-    const stop = (): void => controller.abort();
-    if (signal?.aborted) controller.abort();
-    signal?.addEventListener('abort', stop, { once: true });
-    try {
-      const value = await run(controller.signal);
-      if (signal?.aborted) return { ok: false, error: abortedError(), retryable: false };
-      if (timedOut) return this.timeoutOutcome();
-      return { ok: true, value };
-    } catch (error) {
-      if (signal?.aborted) return { ok: false, error: abortedError(), retryable: false };
-      if (timedOut) return this.timeoutOutcome();
-      return this.classify(error, path);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', stop);
-    }
-  }
-
-  private timeoutOutcome(): AttemptOutcome<never> {
-    return {
-      ok: false,
-      error: { kind: 'timeout', message: `the model did not answer within ${formatMs(this.timeoutMs)} (${this.baseUrl})` },
-      retryable: true,
-    };
-  }
-
-  /** A thrown SDK or network error as a ModelError, with whether to retry it. */
-  private classify(error: unknown, path: string): AttemptOutcome<never> {
-    const url = `${this.baseUrl}${path}`;
-    if (error instanceof APIUserAbortError) return { ok: false, error: abortedError(), retryable: false };
-    if (error instanceof APIConnectionTimeoutError) return this.timeoutOutcome();
-    if (error instanceof APIConnectionError) {
-      const cause = error.cause instanceof Error ? describeCause(error.cause) : error.message;
-      return { ok: false, error: { kind: 'network', message: `cannot reach ${url}: ${cause}` }, retryable: true };
-    }
-    if (error instanceof APIError) {
-      const status = error.status as number | undefined;
-      const contentType = error.headers?.get('content-type') ?? '';
-      const rawDetail = error.message.replace(/^\d{3}\s+/, '');
-      // A proxy's or a web server's error page: said in one line, never printed whole.
-      const detail = looksLikeHtml(contentType, rawDetail) ? `a web page instead of the API (${summarizeHtml(status ?? 0, contentType, rawDetail)})` : rawDetail;
-      if (status === undefined) {
-        // An error event inside a stream (OpenRouter and others report upstream failures so).
-        return { ok: false, error: { kind: 'http', message: `the server reported an error mid-stream: ${detail}` }, retryable: true };
-      }
-      const retryAfterMs = parseRetryAfter((name) => error.headers?.get(name), this.now());
-      const withStatus = (kind: ModelError['kind'], message: string): ModelError => ({ kind, message, status });
-      if (status === 401 || status === 403) {
-        return {
-          ok: false,
-          error: withStatus('auth', `${status} from ${url}: ${detail} (check the API key)`),
-          retryable: false,
-        };
-      }
-      if (status === 404) {
-        const suggestion = suggestV1(this.baseUrl);
-        const message =
-          suggestion !== null
-            ? `404 Not Found at ${url}: the base URL has no /v1 — did you mean ${suggestion}?`
-            : `404 from ${url}: ${detail}`;
-        return { ok: false, error: withStatus('not_found', message), retryable: false };
-      }
-      const retryable = status === 408 || status === 429 || status >= 500;
-      const label = status === 429 ? 'rate limited' : `HTTP ${status}`;
-      return {
-        ok: false,
-        error: withStatus('http', `${label} from ${url}: ${detail}`),
-        retryable,
-        ...(retryable && retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      };
-    }
-    if (error instanceof SyntaxError) {
-      return { ok: false, error: { kind: 'parse', message: `the server sent malformed JSON: ${error.message}` }, retryable: false };
-    }
-    // A connection dropped mid-stream surfaces from undici as a bare TypeError ("terminated").
-    const message = error instanceof Error ? describeCause(error) : String(error);
-    return { ok: false, error: { kind: 'network', message: `the connection to ${url} failed: ${message}` }, retryable: true };
+  private async attempt<T>(path: string, signal: AbortSignal | undefined, run: (signal: AbortSignal, openai: OpenAI) => Promise<T>): Promise<AttemptOutcome<T>> {
+    const { module, client } = await this.loadSdk();
+    const { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError } = module;
+    return attemptCall(
+      {
+        baseUrl: this.baseUrl,
+        timeoutMs: this.timeoutMs,
+        now: this.retries.now,
+        sdk: { abort: APIUserAbortError, timeout: APIConnectionTimeoutError, connection: APIConnectionError, api: APIError },
+        notFound: (url, detail) => {
+          const suggestion = suggestV1(this.baseUrl);
+          return suggestion !== null ? `404 Not Found at ${url}: the base URL has no /v1 — did you mean ${suggestion}?` : `404 from ${url}: ${detail}`;
+        },
+      },
+      path,
+      signal,
+      (attemptSignal) => run(attemptSignal, client),
+    );
   }
 }
 
-function describeCause(error: Error): string {
-  const parts = [error.message];
-  let cause: unknown = error.cause;
-  for (let depth = 0; cause instanceof Error && depth < 3; depth += 1) {
-    parts.push(cause.message);
-    cause = cause.cause;
-  }
-  const code = (error as { code?: unknown }).code ?? ((error.cause as { code?: unknown } | undefined)?.code);
-  const text = [...new Set(parts.filter((part) => part !== ''))].join(': ');
-  return typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text;
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+/**
+ * A chat completion's usage as priced: the prompt tokens OpenAI read from its prompt cache
+ * (`prompt_tokens_details.cached_tokens`) apart, at the cached price.
+ */
+export function chatTokens(usage: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number | undefined } | null | undefined }): TokenCount {
+  const cached = Math.min(usage.prompt_tokens, usage.prompt_tokens_details?.cached_tokens ?? 0);
+  return { inputTokens: usage.prompt_tokens - cached, outputTokens: usage.completion_tokens, ...(cached > 0 ? { cacheReadTokens: cached } : {}) };
 }
 
 /** Streamed chunks joined into one message, as OpenAI's own accumulator does. */
@@ -310,9 +226,7 @@ class ChunkAssembly {
 
   /** Add one chunk; returns its assistant text. */
   add(chunk: ChatCompletionChunk): string {
-    if (chunk.usage) {
-      this.usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
-    }
+    if (chunk.usage) this.usage = chatTokens(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) return '';
     if (choice.finish_reason) this.finishReason = choice.finish_reason;

@@ -10,7 +10,8 @@ import { type ChatReply, type ChatRequest, type ModelClient } from './client';
 import { type ImageSize } from './families';
 import { usageOf } from './pricing';
 import { type PriceTable } from '../../shared/settings';
-import { type ModelError, type ModelImage, type PredictionExtras, type PredictionFailure, type PredictionSuccess, type StepRecord, type ThoughtListener, type Usage } from './types';
+import { type ModelError, type ModelImage, type Prediction, type PredictionExtras, type PredictionFailure, type PredictionSuccess, type StepRecord, type ThoughtListener, type Usage } from './types';
+import { type ParsedReply, type ReplyParse } from './families';
 
 export function imageDataUrl(image: ModelImage): string {
   return `data:${image.mime};base64,${image.image.toString('base64')}`;
@@ -133,6 +134,21 @@ export class ThoughtStream {
   }
 }
 
+/**
+ * The thought of a reply so far that writes prose before its actions: without a leading
+ * `Thought:` label (`## Thought:`, `**Thinking:**`), up to where `stop` matches, holding back what
+ * may still become the label or one of `markers`.
+ */
+export function visibleProse(text: string, stop: RegExp, markers: readonly string[]): string {
+  let rest = text.replace(/\r\n?/g, '\n').replace(/^\s+/, '');
+  const label = /^(?:#+[ \t]*)?\**(?:thought|thinking)\**[ \t]*[:：]\**[ \t]*\n?/i.exec(rest);
+  if (label) rest = rest.slice(label[0].length);
+  else if (/^(?:#+[ \t]*)?\**thought[ \t]*$/i.test(rest) || 'thought'.startsWith(rest.replace(/^#+[ \t]*|^\*+/g, '').toLowerCase())) return '';
+  const at = rest.search(stop);
+  rest = at >= 0 ? rest.slice(0, at) : rest.slice(0, rest.length - partialMarkerLength(rest, markers));
+  return rest.trimEnd();
+}
+
 /** The longest end of `text` that is a proper beginning of one of `markers` (it may grow into one). */
 export function partialMarkerLength(text: string, markers: readonly string[]): number {
   let longest = 0;
@@ -153,6 +169,17 @@ export interface PredictionBase {
   raw: string;
   pendingSafetyChecks: [];
   attempts: number;
+}
+
+/** A parsed reply of a family that answers in one object (not chat completions): the prediction it makes. */
+export function parsedPrediction(
+  parsed: { thought: string | null; actions: PredictionSuccess['actions']; refusal: string | null },
+  call: { usage: Usage; raw: string; attempts: number },
+  rest: Pick<PredictionSuccess, 'pendingSafetyChecks' | 'extras' | 'captures'>,
+): PredictionSuccess {
+  const { thought, actions, refusal } = parsed;
+  const { captures, ...others } = rest;
+  return { ok: true, thought, actions, refusal, ...call, ...others, ...(captures && captures.length > 0 ? { captures } : {}) };
 }
 
 /** A refusal is a reply, not an error: one `fail` action, so the loop ends the run. */
@@ -191,4 +218,27 @@ export async function callChat(call: ChatCall): Promise<ChatCallResult> {
   if (!result.ok) return { ok: false, failure: { ok: false, error: result.error, attempts: result.attempts } };
   const usage = usageOf(result.value.usage, call.model, call.prices);
   return { ok: true, reply: result.value, base: { usage, raw: call.rawOf(result.value.message), pendingSafetyChecks: [], attempts: result.attempts } };
+}
+
+/**
+ * One step of a chat-completion family: the call, a refusal as a `fail`, the reply parsed by the
+ * family, the thought finished. `extras` gets the parse (null for a refusal).
+ */
+export async function chatPrediction<Extras extends object>(
+  call: ChatCall,
+  parse: (message: ChatReply['message'], raw: string) => ReplyParse<Extras>,
+  extras: (finishReason: string | null, parsed: ParsedReply<Extras> | null) => PredictionExtras,
+): Promise<Prediction> {
+  const result = await callChat(call);
+  if (!result.ok) return result.failure;
+  const { message, finishReason } = result.reply;
+  const { base } = result;
+  if (message.refusal) {
+    call.thoughts.finish(message.refusal, base.attempts);
+    return refusalPrediction(base, message.refusal, extras(finishReason, null));
+  }
+  const parsed = parse(message, base.raw);
+  if (!parsed.ok) return parseFailure(parsed.reason, finishReason, base);
+  call.thoughts.finish(parsed.thought, base.attempts);
+  return { ok: true, ...base, thought: parsed.thought, actions: parsed.actions, refusal: null, extras: extras(finishReason, parsed) };
 }

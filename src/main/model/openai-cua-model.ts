@@ -14,27 +14,29 @@ import {
   type ResponseCreateParamsNonStreaming,
   type ResponseInputItem,
 } from 'openai/resources/responses/responses';
-import { type ModelSettings, type PriceTable } from '../../shared/settings';
+import { type ModelSettings } from '../../shared/settings';
 import { type ModelClient } from './client';
 import {
   computerCallOutput,
   computerUsePreviewTool,
-  memoryFunctionTools,
+  mnemoFunctionTools,
   type CuaCall,
   type CuaEnvironment,
   parseOpenAiCuaReply,
   parseOpenAiCuaResponse,
+  pixelFrame,
+  type CoordinateFrame,
+  type ImageSize,
   type SafetyCheck,
 } from './families';
-import { imageDataUrl, sizeOf, ThoughtStream } from './messages';
+import { imageDataUrl, parsedPrediction, sizeOf, ThoughtStream } from './messages';
 import { usageOf } from './pricing';
-import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener, type VisionModel } from './types';
+import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener } from './types';
+import { FamilyModel, type FamilyModelDeps } from './family-model';
 
 export type OpenAiCuaModelSettings = Pick<ModelSettings, 'model' | 'temperature' | 'maxOutputTokens'>;
 
-export interface OpenAiCuaModelDeps {
-  client: ModelClient;
-  prices: PriceTable;
+export interface OpenAiCuaModelDeps extends FamilyModelDeps<ModelClient> {
   environment: CuaEnvironment;
 }
 
@@ -132,7 +134,7 @@ export function buildOpenAiCuaRequest(
     model: settings.model,
     instructions: instructionsFor(input.system),
     input: items,
-    tools: [tool, ...memoryFunctionTools()],
+    tools: [tool, ...mnemoFunctionTools(input.workflows === true)],
     truncation: 'auto',
     reasoning: { summary: 'concise' },
     ...(chain !== null ? { previous_response_id: chain.responseId } : {}),
@@ -141,15 +143,12 @@ export function buildOpenAiCuaRequest(
   };
 }
 
-export class OpenAiCuaModel implements VisionModel {
+export class OpenAiCuaModel extends FamilyModel<OpenAiCuaModelSettings, OpenAiCuaModelDeps> {
   readonly family = 'openai-cua' as const;
-  readonly model: string;
 
-  constructor(
-    private readonly settings: OpenAiCuaModelSettings,
-    private readonly deps: OpenAiCuaModelDeps,
-  ) {
-    this.model = settings.model;
+  /** The tool's display is the image sent: the model answers in its pixels. */
+  coordinateFrame(image: ImageSize): CoordinateFrame {
+    return pixelFrame(image);
   }
 
   async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
@@ -170,16 +169,9 @@ export class OpenAiCuaModel implements VisionModel {
     }
     // Not streamed: the whole thought arrives at once, still before the prediction.
     new ThoughtStream((text) => text, onThought).finish(parsed.thought, result.attempts);
-    return {
-      ok: true,
-      thought: parsed.thought,
-      actions: parsed.actions,
-      usage,
-      raw,
-      refusal: parsed.refusal,
+    return parsedPrediction(parsed, { usage, raw, attempts: result.attempts }, {
       pendingSafetyChecks: parsed.calls.flatMap((call) => call.pendingSafetyChecks),
-      attempts: result.attempts,
       extras: { family: 'openai-cua', responseId: parsed.responseId, calls: parsed.calls },
-    };
+    });
   }
 }

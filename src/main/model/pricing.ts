@@ -30,11 +30,24 @@ export function findPrice(model: string, prices: PriceTable): ModelPrice | undef
   return best?.price;
 }
 
-/** Usage of one call (null tokens: the server reported none) priced from the table. */
+/**
+ * Usage of one call (null tokens: the server reported none) priced from the table. Tokens written
+ * to or read from a prompt cache count as input tokens too, each at its own price (the input price
+ * when the table has none for it).
+ */
 export function usageOf(tokens: TokenCount | null, model: string, prices: PriceTable): Usage {
-  const inputTokens = tokens?.inputTokens ?? 0;
+  const cacheWriteTokens = tokens?.cacheWriteTokens ?? 0;
+  const cacheReadTokens = tokens?.cacheReadTokens ?? 0;
+  const inputTokens = (tokens?.inputTokens ?? 0) + cacheWriteTokens + cacheReadTokens;
   const outputTokens = tokens?.outputTokens ?? 0;
   const price = findPrice(model, prices);
-  const costUsd = price ? (inputTokens * price.inputPerMTok + outputTokens * price.outputPerMTok) / 1_000_000 : 0;
-  return { inputTokens, outputTokens, costUsd, priced: price !== undefined, reported: tokens !== null };
+  const costUsd = price
+    ? ((tokens?.inputTokens ?? 0) * price.inputPerMTok +
+        cacheWriteTokens * (price.cacheWritePerMTok ?? price.inputPerMTok) +
+        cacheReadTokens * (price.cacheReadPerMTok ?? price.inputPerMTok) +
+        outputTokens * price.outputPerMTok) /
+      1_000_000
+    : 0;
+  const cache = cacheWriteTokens > 0 || cacheReadTokens > 0 ? { cacheWriteTokens, cacheReadTokens } : {};
+  return { inputTokens, outputTokens, costUsd, priced: price !== undefined, reported: tokens !== null, ...cache };
 }

@@ -139,3 +139,42 @@ export async function withRetries<T>(
     await deps.sleep(delayMs, signal);
   }
 }
+
+/** The settings a client's retries take (a parsed `ModelSettings` fits). */
+export interface RetrySettings {
+  maxRetries: number;
+  retryBaseDelayMs?: number | undefined;
+  retryMaxDelayMs?: number | undefined;
+}
+
+export interface RetrierDeps {
+  sleep?: Sleep | undefined;
+  random?: (() => number) | undefined;
+  now?: (() => number) | undefined;
+  /** Told before each retry's wait (for logs). */
+  onRetry?: ((notice: RetryNotice) => void) | undefined;
+}
+
+/** A client's retries: the policy from its settings and the injected clock, sleep and randomness. */
+export class Retrier {
+  readonly policy: RetryPolicy;
+  readonly now: () => number;
+  private readonly deps: RetryDeps;
+  private readonly onRetry: ((notice: RetryNotice) => void) | undefined;
+
+  constructor(settings: RetrySettings, deps: RetrierDeps = {}) {
+    this.policy = {
+      ...DEFAULT_RETRY_POLICY,
+      maxRetries: settings.maxRetries,
+      ...(settings.retryBaseDelayMs !== undefined ? { baseDelayMs: settings.retryBaseDelayMs } : {}),
+      ...(settings.retryMaxDelayMs !== undefined ? { maxDelayMs: settings.retryMaxDelayMs } : {}),
+    };
+    this.deps = { sleep: deps.sleep ?? realSleep, random: deps.random ?? Math.random };
+    this.now = deps.now ?? Date.now;
+    this.onRetry = deps.onRetry;
+  }
+
+  run<T>(attempt: (attemptNumber: number) => Promise<AttemptOutcome<T>>, signal?: AbortSignal): Promise<RetryResult<T>> {
+    return withRetries(attempt, this.policy, this.deps, signal, this.onRetry);
+  }
+}

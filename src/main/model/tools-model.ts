@@ -9,21 +9,20 @@
  * next user turn.
  */
 import { type Action } from '../../shared/actions';
-import { type ModelSettings, type PriceTable } from '../../shared/settings';
-import { outputLimit, type ChatRequest, type ModelClient } from './client';
-import { computerToolDefinition, parseToolsMessage, type ImageSize } from './families';
-import { callChat, ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream } from './messages';
-import { type PredictInput, type Prediction, type ThoughtListener, type VisionModel } from './types';
+import { type ModelSettings } from '../../shared/settings';
+import { outputLimit, type ChatRequest } from './client';
+import { actionToModel, computerToolDefinition, describeCoordinates, frameFor, imageToModel, parseToolsMessage, type CoordinateFrame, type ImageSize, type ModelCoordinates, type ToolsExtras } from './families';
+import { ChatFamilyModel, familyCoordinates, type ChatFamilyDeps, type ChatStep } from './chat-family-model';
+import { ChatTurns, sizeOf, ThoughtStream, visibleProse } from './messages';
+import { type PredictInput, type ThoughtListener } from './types';
 
 export type ToolsModelSettings = Pick<
   ModelSettings,
-  'model' | 'baseUrl' | 'toolCalling' | 'stream' | 'temperature' | 'maxOutputTokens'
+  'model' | 'baseUrl' | 'toolCalling' | 'stream' | 'temperature' | 'maxOutputTokens' | 'coordinates' | 'smartResize'
 >;
 
-export interface ToolsModelDeps {
-  client: ModelClient;
-  prices: PriceTable;
-}
+
+export type ToolsModelDeps = ChatFamilyDeps;
 
 const ACTION_LIST = `Actions (each a JSON object with "type"):
 - click {x, y, button?: "left"|"right"|"middle", modifiers?: ["shift"]}; double_click {x, y}; triple_click {x, y}
@@ -34,21 +33,31 @@ const ACTION_LIST = `Actions (each a JSON object with "type"):
 - wait {ms}; screenshot {} (look again without acting)
 - finished {summary}: the task is done; ask_user {question}: you need something only the user knows; fail {reason}: the task cannot be done
 - query_long_term_memory {hint}: recall what earlier tasks and conversations taught (preferences, names, places); the answer comes with the next screenshot
-- save_fact {subject?: "user"|"machine", keyword, description, value} (or values: [...] for several): remember a lasting fact for later tasks, e.g. {"type": "save_fact", "keyword": "preferred-editor", "description": "The user's preferred text editor", "value": "Vim"}`;
+- save_fact {subject?: "user"|"machine", keyword, description, value} (or values: [...] for several): remember a lasting fact for later tasks, e.g. {"type": "save_fact", "keyword": "preferred-editor", "description": "The user's preferred text editor", "value": "Vim"}
+- run_workflow {name, params: {NAME: value, ...}}: run a saved workflow the instructions offer, with a value for each of its parameters; its steps are done on the screen and its report comes with the next screenshot`;
 
-/** The system prompt of the `tools` family. */
-export function toolsSystemPrompt(image: ImageSize, toolCalling: boolean, extra?: string): string {
+/**
+ * The system prompt of the `tools` family; `frame` is the model's coordinates for the screenshot
+ * when they are not its pixels.
+ */
+export function toolsSystemPrompt(image: ImageSize, toolCalling: boolean, extra?: string, frame?: CoordinateFrame): string {
   const size = `${image.width}x${image.height}`;
+  const pixels = frame === undefined || frame.space === 'image';
+  // The example point, at the same place of the screenshot in every space.
+  const example = pixels ? { x: 1130, y: 742 } : imageToModel({ x: image.width * 0.883, y: image.height * 0.9275 }, frame);
   const answer = toolCalling
     ? `Answer every turn by calling the \`computer\` tool with one or more actions, run in order. Say what you see and why you act in a sentence or two first (in your message or in the tool's "thought").`
     : `Answer every turn with one or two sentences of reasoning, then the actions as a JSON object in a \`\`\`json block, for example:
 I see the Save button at the bottom right.
 \`\`\`json
-{"actions": [{"type": "click", "x": 1130, "y": 742}]}
+{"actions": [{"type": "click", "x": ${example.x}, "y": ${example.y}}]}
 \`\`\``;
+  const coordinates = pixels
+    ? `Coordinates are pixels of the latest screenshot: origin at its top-left corner, x to the right, y down, within ${size}.`
+    : `Coordinates are ${describeCoordinates(frame)}.`;
   const prompt = `You operate a computer for the user to complete their task. Each turn you get a screenshot of the screen, ${size} pixels; you choose the next actions.
 
-Coordinates are pixels of the latest screenshot: origin at its top-left corner, x to the right, y down, within ${size}. Aim at the centre of the element.
+${coordinates} Aim at the centre of the element.
 
 ${ACTION_LIST}
 
@@ -63,24 +72,30 @@ function actionsJson(actions: readonly Action[]): string {
   return JSON.stringify({ actions });
 }
 
-/** The chat messages of one `tools` request. */
-export function buildToolsMessages(input: PredictInput, toolCalling: boolean) {
+/**
+ * The chat messages of one `tools` request. Earlier steps' actions are written back in the
+ * model's own coordinates for the image of their step.
+ */
+export function buildToolsMessages(input: PredictInput, toolCalling: boolean, coordinates: ModelCoordinates = { space: 'image' }) {
   const observation = sizeOf(input.observation);
-  const turns = new ChatTurns(toolsSystemPrompt(observation, toolCalling, input.system));
+  const frame = coordinates.space === 'image' ? undefined : frameFor(coordinates, observation);
+  const turns = new ChatTurns(toolsSystemPrompt(observation, toolCalling, input.system, frame));
   turns.text(`Task: ${input.task}`);
   for (const step of input.history) {
     turns.screenshot(step, `Screenshot at step ${step.step}:`);
     const thought = step.thought ?? '';
-    if (toolCalling && step.actions.length > 0) {
+    const stepFrame = frameFor(coordinates, step.screenshot ? sizeOf(step.screenshot) : observation);
+    const actions = coordinates.space === 'image' ? step.actions : step.actions.map((action) => actionToModel(action, stepFrame));
+    if (toolCalling && actions.length > 0) {
       const id = `call_step_${step.step}`;
       turns.assistant({
         role: 'assistant',
         content: thought === '' ? null : thought,
-        tool_calls: [{ id, type: 'function', function: { name: 'computer', arguments: actionsJson(step.actions) } }],
+        tool_calls: [{ id, type: 'function', function: { name: 'computer', arguments: actionsJson(actions) } }],
       });
       turns.tool(id, step.results.trim() === '' ? 'done' : step.results);
     } else {
-      const body = step.actions.length > 0 ? `\`\`\`json\n${actionsJson(step.actions)}\n\`\`\`` : '(no action)';
+      const body = actions.length > 0 ? `\`\`\`json\n${actionsJson(actions)}\n\`\`\`` : '(no action)';
       turns.assistant({ role: 'assistant', content: thought === '' ? body : `${thought}\n${body}` });
       if (step.results.trim() !== '') turns.text(`Result of step ${step.step}: ${step.results}`);
     }
@@ -95,10 +110,12 @@ export function buildToolsMessages(input: PredictInput, toolCalling: boolean) {
 /** The full request of one `tools` call (without the streaming fields). */
 export function buildToolsRequest(input: PredictInput, settings: ToolsModelSettings): ChatRequest {
   const image = sizeOf(input.observation);
+  const coordinates = familyCoordinates('tools', settings);
+  const frame = coordinates.space === 'image' ? undefined : frameFor(coordinates, image);
   return {
     model: settings.model,
-    messages: buildToolsMessages(input, settings.toolCalling),
-    ...(settings.toolCalling ? { tools: [computerToolDefinition(image)] } : {}),
+    messages: buildToolsMessages(input, settings.toolCalling, coordinates),
+    ...(settings.toolCalling ? { tools: [computerToolDefinition(image, frame)] } : {}),
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...outputLimit(settings.baseUrl, settings.maxOutputTokens),
   };
@@ -109,57 +126,20 @@ export function buildToolsRequest(input: PredictInput, settings: ToolsModelSetti
  * without a leading "Thought:" label, holding back what may become one of those.
  */
 export function visibleToolsThought(text: string): string {
-  let rest = text.replace(/^\s+/, '');
-  const label = /^thought[ \t]*[:：][ \t]*/i.exec(rest);
-  if (label) rest = rest.slice(label[0].length);
-  else if (/^thought[ \t]*$/i.test(rest) || 'thought'.startsWith(rest.toLowerCase())) return '';
-  const stop = rest.search(/```|\{/);
-  rest = stop >= 0 ? rest.slice(0, stop) : rest.slice(0, rest.length - partialMarkerLength(rest, ['```']));
-  return rest.trimEnd();
+  return visibleProse(text, /```|\{/, ['```']);
 }
 
-export class ToolsModel implements VisionModel {
+export class ToolsModel extends ChatFamilyModel<ToolsModelSettings, ToolsExtras> {
   readonly family = 'tools' as const;
-  readonly model: string;
 
-  constructor(
-    private readonly settings: ToolsModelSettings,
-    private readonly deps: ToolsModelDeps,
-  ) {
-    this.model = settings.model;
-  }
-
-  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+  protected step(input: PredictInput, onThought: ThoughtListener | undefined): ChatStep<ToolsExtras> {
     const image = sizeOf(input.observation);
-    const thoughts = new ThoughtStream(visibleToolsThought, onThought);
-    const call = await callChat({
-      client: this.deps.client,
-      request: buildToolsRequest(input, this.settings),
-      stream: this.settings.stream,
-      signal,
-      thoughts,
-      model: this.model,
-      prices: this.deps.prices,
-      rawOf: (message) => JSON.stringify(message),
-    });
-    if (!call.ok) return call.failure;
-    const { message, finishReason } = call.reply;
-    const { base } = call;
-
-    if (message.refusal) {
-      thoughts.finish(message.refusal, base.attempts);
-      return refusalPrediction(base, message.refusal, { family: 'tools', toolCallIds: [], finishReason });
-    }
-    const parsed = parseToolsMessage(message, { image });
-    if (!parsed.ok) return parseFailure(parsed.reason, finishReason, base);
-    thoughts.finish(parsed.thought, base.attempts);
     return {
-      ok: true,
-      ...base,
-      thought: parsed.thought,
-      actions: parsed.actions,
-      refusal: null,
-      extras: { family: 'tools', toolCallIds: parsed.toolCallIds, finishReason },
+      request: buildToolsRequest(input, this.settings),
+      thoughts: new ThoughtStream(visibleToolsThought, onThought),
+      rawOf: (message) => JSON.stringify(message),
+      parse: (message) => parseToolsMessage(message, { image, coordinates: this.coordinates() }),
+      extras: (finishReason, parsed) => ({ family: 'tools', toolCallIds: parsed?.toolCallIds ?? [], finishReason }),
     };
   }
 }

@@ -4,8 +4,9 @@
  * A reply that does not parse, an HTTP error, a timeout or a stop are all `ok: false` predictions
  * (docs/architecture.md: failures are values); `predict` throws only for bugs.
  */
-import { type Action } from '../../shared/actions';
-import { type CuaCall, type ImageSize, type ModelFamily, type SafetyCheck, type UiTarsVersion } from './families';
+import { type Action, type Point } from '../../shared/actions';
+import type { CoordinateFrame } from './families/coordinates';
+import { type AnthropicCall, type CaptureRequest, type CuaCall, type GeminiCall, type ImageSize, type ModelFamily, type SafetyCheck, type UiTarsVersion } from './families';
 
 export type ImageMime = 'image/jpeg' | 'image/png';
 
@@ -32,9 +33,30 @@ export interface StepRecord {
   /**
    * The step's `Prediction.raw`. UI-TARS replays it as its own turn (else the turn is written from
    * the thought and actions); OpenAI computer use chains on the last step's reply (its response id
-   * and call ids), and without one starts a new response with the history as text.
+   * and call ids), and without one starts a new response with the history as text; Anthropic
+   * replays the message's content blocks unchanged (thinking and its signature included).
    */
   reply?: string | undefined;
+  /** How each action the loop reached went, in order (actions after a failure are not reached). */
+  reports?: readonly ActionReport[] | undefined;
+  /** What the loop captured after actions, as the prediction asked (`PredictionSuccess.captures`). */
+  captures?: readonly CapturedAfter[] | undefined;
+}
+
+/** How one action went, in words for the model: no screen coordinates in it. */
+export type ActionReport = { ok: true; detail?: string | undefined } | { ok: false; error: string };
+
+/** What the loop captured after an action. */
+export interface CapturedAfter {
+  afterAction: number;
+  kind: CaptureRequest['kind'];
+  /** The screen or the region; undefined once pruned (then `placeholder`) or when the capture failed. */
+  image?: ModelImage | undefined;
+  placeholder?: string | undefined;
+  /** Where the pointer was, in pixels of the step's image (for `pointer`). */
+  pointer?: Point | undefined;
+  /** Why the capture failed. */
+  error?: string | undefined;
 }
 
 export interface PredictInput {
@@ -48,13 +70,16 @@ export interface PredictInput {
   /** A note for the model, sent as a user message: a parse error of its last reply, a user answer. */
   feedback?: string | undefined;
   /**
-   * OpenAI computer use: the pending safety checks of the last step the user accepted (the action
-   * ran), sent back as `acknowledged_safety_checks`.
+   * OpenAI and Gemini computer use: the pending safety checks of the last step the user accepted
+   * (the action ran), sent back as `acknowledged_safety_checks` (Gemini: `safety_acknowledgement`).
    */
   acknowledgedSafetyChecks?: readonly SafetyCheck[] | undefined;
+  /** Saved workflows are offered in `system`: the families that declare tools declare run_workflow too. */
+  workflows?: boolean | undefined;
 }
 
 export interface Usage {
+  /** All input tokens, those written to and read from a prompt cache included. */
   inputTokens: number;
   outputTokens: number;
   /** 0 when the model has no price (`priced: false`). */
@@ -62,6 +87,10 @@ export interface Usage {
   priced: boolean;
   /** False when the server reported no usage (tokens are then 0). */
   reported: boolean;
+  /** Of the input tokens, those written to the prompt cache (absent when none). */
+  cacheWriteTokens?: number;
+  /** Of the input tokens, those read from the prompt cache (absent when none). */
+  cacheReadTokens?: number;
 }
 
 export const MODEL_ERROR_KINDS = ['parse', 'http', 'timeout', 'network', 'aborted', 'auth', 'not_found'] as const;
@@ -87,7 +116,10 @@ export type PredictionExtras =
       /** The image size the model's coordinates were read in (after the smart resize for 1.5). */
       modelImage: ImageSize;
     }
-  | { family: 'openai-cua'; responseId: string | null; calls: CuaCall[] };
+  | { family: 'openai-cua'; responseId: string | null; calls: CuaCall[] }
+  | { family: 'anthropic'; messageId: string | null; stopReason: string | null; calls: AnthropicCall[] }
+  | { family: 'gemini'; calls: GeminiCall[]; finishReason: string | null }
+  | { family: 'pyautogui'; finishReason: string | null };
 
 export interface PredictionSuccess {
   ok: true;
@@ -97,19 +129,22 @@ export interface PredictionSuccess {
   usage: Usage;
   /**
    * The reply as received, for the record and for `StepRecord.reply`: the UI-TARS text, the
-   * assistant message as JSON (tools), the response as JSON (OpenAI computer use).
+   * assistant message as JSON (tools), the response as JSON (OpenAI computer use), the candidate's
+   * content with its finish reason and usage as JSON (Gemini, a `GeminiReply`).
    */
   raw: string;
   /** The model refused; `actions` is then one `fail`, which ends the run. */
   refusal: string | null;
   /**
-   * OpenAI computer use: checks the user must accept before the actions run (those actions carry
-   * `confirm: true`); pass the accepted ones back as `acknowledgedSafetyChecks`.
+   * OpenAI and Gemini computer use: checks the user must accept before the actions run (those
+   * actions carry `confirm: true`); pass the accepted ones back as `acknowledgedSafetyChecks`.
    */
   pendingSafetyChecks: SafetyCheck[];
   /** HTTP attempts made (1 without retries). */
   attempts: number;
   extras: PredictionExtras;
+  /** What to capture after which action, for the next request (see `CaptureRequest`); none when absent. */
+  captures?: CaptureRequest[] | undefined;
 }
 
 export interface PredictionFailure {
@@ -129,9 +164,24 @@ export type Prediction = PredictionSuccess | PredictionFailure;
  */
 export type ThoughtListener = (delta: string, attempt: number) => void;
 
+/** The largest image a model should be sent (the capture keeps within it); a long edge ≤ L is both sides ≤ L. */
+export interface ImageLimits {
+  maxWidth?: number;
+  maxHeight?: number;
+  maxPixels?: number;
+}
+
 export interface VisionModel {
   readonly family: ModelFamily;
   /** The model name sent to the endpoint. */
   readonly model: string;
+  /** Images above this are scaled down by the provider without a word: the loop keeps within it. */
+  readonly imageLimits?: ImageLimits | undefined;
+  /**
+   * The coordinates this model answers in for an image of this size (families/coordinates.ts).
+   * Absent: pixels of the image. Everything Mnemo tells the model about a point goes back out
+   * through it (see speak.ts); every family of src/main/model/ gives it.
+   */
+  coordinateFrame?(image: ImageSize): CoordinateFrame;
   predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction>;
 }

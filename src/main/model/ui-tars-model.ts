@@ -6,32 +6,23 @@
  * earlier step its screenshot (or the placeholder) and the model's reply, then the new screenshot.
  * The screenshot is sent as it is. UI-TARS-1.0 answers in 0–1000 relative coordinates;
  * UI-TARS-1.5 in pixels of the image after its own smart resize, which is computed here to read
- * the reply and map it back onto the screenshot sent.
+ * the reply and map it back onto the screenshot sent; a model set up with `coordinates` answers
+ * in that space. Points go both ways through coordinates.ts.
  */
 import { type Action, dragPath, type Point } from '../../shared/actions';
-import { type ModelSettings, type PriceTable } from '../../shared/settings';
-import { type ChatRequest, type ModelClient } from './client';
-import {
-  type ImageSize,
-  mapPoint,
-  parseUiTarsReply,
-  scaleAction,
-  smartResize,
-  UI_TARS_RELATIVE_RANGE,
-  type UiTarsVersion,
-} from './families';
-import { callChat, ChatTurns, parseFailure, partialMarkerLength, refusalPrediction, sizeOf, ThoughtStream } from './messages';
-import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener, type VisionModel } from './types';
+import { type ModelSettings } from '../../shared/settings';
+import { type ChatRequest } from './client';
+import { frameFor, gridOf, imageToModel, type ImageSize, type ModelCoordinates, parseUiTarsReply, type UiTarsExtras, type UiTarsVersion } from './families';
+import { ChatFamilyModel, familyCoordinates, type ChatFamilyDeps, type ChatStep } from './chat-family-model';
+import { ChatTurns, partialMarkerLength, sizeOf, ThoughtStream } from './messages';
+import { type PredictInput, type StepRecord, type ThoughtListener } from './types';
 
 export type UiTarsModelSettings = Pick<
   ModelSettings,
-  'model' | 'modelVersion' | 'stream' | 'temperature' | 'maxOutputTokens'
+  'model' | 'modelVersion' | 'stream' | 'temperature' | 'maxOutputTokens' | 'coordinates' | 'smartResize'
 >;
 
-export interface UiTarsModelDeps {
-  client: ModelClient;
-  prices: PriceTable;
-}
+export type UiTarsModelDeps = ChatFamilyDeps;
 
 export const DEFAULT_UI_TARS_VERSION: UiTarsVersion = '1.5';
 
@@ -59,6 +50,7 @@ finished(content='xxx') # The task is done; content says what was achieved, esca
 call_user() # Hand over to the user: the task cannot be done, or it needs their help.
 save_fact(subject='user', keyword='xxx', description='xxx', value='xxx') # Remember a lasting fact for later tasks: subject 'user' or 'machine'; a short keyword such as 'preferred-editor'; values='a; b' instead of value for several.
 query_long_term_memory(hint='xxx') # Recall what earlier tasks and conversations taught; the answer comes with the next screenshot.
+run_workflow(name='xxx', params='{"NAME": "value"}') # Run a saved workflow the instructions offer, its parameters' values as a JSON object; its report comes with the next screenshot.
 
 ## Note
 - Write the Thought in English.
@@ -68,18 +60,10 @@ ${context}
 ${task}`;
 }
 
-/** Where the model writes a point of an image of the given size. */
-function toModelSpace(version: UiTarsVersion, image: ImageSize): (point: Point) => Point {
-  if (version === '1.0') {
-    const range = { width: UI_TARS_RELATIVE_RANGE, height: UI_TARS_RELATIVE_RANGE };
-    return (point) => mapPoint(point, image, range);
-  }
-  const resized = smartResize(image.width, image.height);
-  return (point) => mapPoint(point, image, resized);
-}
-
+/** A point as UI-TARS writes it (the value as given: whole numbers, or three decimals on 0–1). */
 function box(point: Point): string {
-  return `<|box_start|>(${Math.round(point.x)},${Math.round(point.y)})<|box_end|>`;
+  const value = (n: number) => Math.round(n * 1000) / 1000;
+  return `<|box_start|>(${value(point.x)},${value(point.y)})<|box_end|>`;
 }
 
 function quoted(text: string): string {
@@ -129,16 +113,21 @@ export function formatUiTarsAction(action: Action, toModel: (point: Point) => Po
     }
     case 'query_long_term_memory':
       return `query_long_term_memory(hint=${quoted(action.hint)})`;
+    case 'run_workflow':
+      return `run_workflow(name=${quoted(action.name)}, params=${quoted(JSON.stringify(action.params))})`;
     default:
       return null;
   }
 }
 
-/** A step's turn in UI-TARS format: its own reply when kept, else written from its thought and actions. */
-export function uiTarsTurn(step: StepRecord, version: UiTarsVersion, fallbackImage: ImageSize): string {
+/**
+ * A step's turn in UI-TARS format: its own reply when kept, else written from its thought and
+ * actions, in the model's coordinates (`coordinates`, else the version's) for the step's image.
+ */
+export function uiTarsTurn(step: StepRecord, version: UiTarsVersion, fallbackImage: ImageSize, coordinates?: ModelCoordinates): string {
   if (step.reply !== undefined && step.reply.trim() !== '') return step.reply;
-  const image = step.screenshot ? sizeOf(step.screenshot) : fallbackImage;
-  const toModel = toModelSpace(version, image);
+  const frame = frameFor(coordinates ?? familyCoordinates('ui-tars', { modelVersion: version }), step.screenshot ? sizeOf(step.screenshot) : fallbackImage);
+  const toModel = (point: Point) => imageToModel(point, frame);
   const calls = step.actions.map((action) => formatUiTarsAction(action, toModel)).filter((call) => call !== null);
   const thought = step.thought ?? '';
   return `Thought: ${thought}\nAction: ${calls.length > 0 ? calls.join('\n\n') : 'wait()'}`;
@@ -151,7 +140,7 @@ export function buildUiTarsRequest(input: PredictInput, settings: UiTarsModelSet
   turns.text(uiTarsPrompt(input.task, input.system));
   for (const step of input.history) {
     turns.screenshot(step);
-    turns.assistant({ role: 'assistant', content: uiTarsTurn(step, version, observation) });
+    turns.assistant({ role: 'assistant', content: uiTarsTurn(step, version, observation, familyCoordinates('ui-tars', settings)) });
   }
   if (input.feedback !== undefined && input.feedback.trim() !== '') turns.text(input.feedback);
   turns.image(input.observation);
@@ -176,54 +165,26 @@ export function visibleUiTarsThought(text: string): string {
   return rest.trim();
 }
 
-export class UiTarsModel implements VisionModel {
+export class UiTarsModel extends ChatFamilyModel<UiTarsModelSettings, UiTarsExtras> {
   readonly family = 'ui-tars' as const;
-  readonly model: string;
   readonly version: UiTarsVersion;
 
-  constructor(
-    private readonly settings: UiTarsModelSettings,
-    private readonly deps: UiTarsModelDeps,
-  ) {
-    this.model = settings.model;
+  constructor(settings: UiTarsModelSettings, deps: UiTarsModelDeps) {
+    super(settings, deps);
     this.version = settings.modelVersion ?? DEFAULT_UI_TARS_VERSION;
   }
 
-  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+  protected step(input: PredictInput, onThought: ThoughtListener | undefined): ChatStep<UiTarsExtras> {
     const image = sizeOf(input.observation);
     // 1.5 answers in pixels of its smart-resized copy of the screenshot; 1.0 in 0–1000 of it.
-    const modelImage = this.version === '1.5' ? smartResize(image.width, image.height) : image;
-    const thoughts = new ThoughtStream(visibleUiTarsThought, onThought);
-    const call = await callChat({
-      client: this.deps.client,
-      request: buildUiTarsRequest(input, this.settings),
-      stream: this.settings.stream,
-      signal,
-      thoughts,
-      model: this.model,
-      prices: this.deps.prices,
-      rawOf: (message) => message.content ?? '',
-    });
-    if (!call.ok) return call.failure;
-    const { message, finishReason } = call.reply;
-    const { base } = call;
-    const extras = { family: 'ui-tars' as const, version: this.version, modelImage };
-
-    if (message.refusal) {
-      thoughts.finish(message.refusal, base.attempts);
-      return refusalPrediction(base, message.refusal, { ...extras, reflection: null, actionSummary: null });
-    }
-    const parsed = parseUiTarsReply(base.raw, { version: this.version, image: modelImage });
-    if (!parsed.ok) return parseFailure(parsed.reason, finishReason, base);
-    thoughts.finish(parsed.thought, base.attempts);
-    const actions = this.version === '1.5' ? parsed.actions.map((action) => scaleAction(action, modelImage, image)) : parsed.actions;
+    const frame = this.coordinateFrame(image);
+    const modelImage = frame.space === 'smart-resize' ? gridOf(frame) : image;
     return {
-      ok: true,
-      ...base,
-      thought: parsed.thought,
-      actions,
-      refusal: null,
-      extras: { ...extras, reflection: parsed.reflection, actionSummary: parsed.actionSummary },
+      request: buildUiTarsRequest(input, this.settings),
+      thoughts: new ThoughtStream(visibleUiTarsThought, onThought),
+      rawOf: (message) => message.content ?? '',
+      parse: (_message, raw) => parseUiTarsReply(raw, { version: this.version, image, coordinates: this.coordinates() }),
+      extras: (_finishReason, parsed) => ({ family: 'ui-tars', version: this.version, modelImage, reflection: parsed?.reflection ?? null, actionSummary: parsed?.actionSummary ?? null }),
     };
   }
 }

@@ -4,7 +4,9 @@
  * fallback where the grab fails or is not wanted; it is several times slower (it spawns a process
  * and round-trips a PNG).
  */
-import sharp from 'sharp';
+import { createHash } from 'node:crypto';
+import { screenPoint, type ScreenPoint } from '../../shared/actions';
+import type Sharp from 'sharp';
 import screenshot from 'screenshot-desktop';
 import type { DisplayInfo, Frame, ImageFormat, Rect, Size } from '../../shared/frame';
 import { fitImageSize, unionRect, type ImageSizeLimits } from './geometry';
@@ -24,6 +26,14 @@ export interface CaptureOptions extends ImageSizeLimits {
   keepFullResolution?: boolean;
   /** Which capture path: nut-js (default) or screenshot-desktop. */
   source?: CaptureSource;
+  /**
+   * Only this part of the display (logical px of the desktop), e.g. the region a model zooms into:
+   * the frame then covers the region, and the image is the region at full resolution unless the
+   * size limits make it smaller.
+   */
+  region?: Rect;
+  /** Also read where the pointer is (`Observation.pointer`). */
+  pointer?: boolean;
 }
 
 export type CaptureSource = 'nut-js' | 'screenshot-desktop';
@@ -42,8 +52,23 @@ export interface Observation {
   fullResolution?: Buffer;
   /** The change-detection thumbnail of the same capture (nut-js path), so no second grab is needed. */
   fingerprint?: ScreenFingerprint;
+  /** Where the pointer was (logical px of the desktop), when asked for. */
+  pointer?: ScreenPoint;
   source: CaptureSource;
   capturedAt: number;
+}
+
+/** A frame of the live view: the display as JPEG at its own size, sent only when it changed. */
+export type LiveFrameResult =
+  | { ok: true; changed: false }
+  /** `hash` names the pixels: pass it back to learn whether they changed since. */
+  | { ok: true; changed: true; jpeg: Buffer; hash: string; width: number; height: number }
+  | { ok: false; message: string; kind?: 'no_display' };
+
+export interface LiveFrameOptions {
+  display?: number | 'all';
+  /** JPEG quality 1-100. */
+  quality: number;
 }
 
 export type CaptureResult =
@@ -58,13 +83,16 @@ export interface RawCapture {
   size: Size;
 }
 
-/** BGRA (alpha 0, as nut-js returns it) → RGB-ordered, in place, 32 bits at a time. */
+/**
+ * BGRA (alpha 0, as nut-js returns it) → RGBA, opaque, in place, 32 bits at a time. Opaque, because
+ * libvips premultiplies by alpha when it resizes: with alpha 0 every downscaled capture came out black.
+ */
 export function bgraToRgbaInPlace(data: Buffer): Buffer {
   const words = new Uint32Array(data.buffer, data.byteOffset, data.byteLength >>> 2);
   for (let i = 0; i < words.length; i++) {
     const v = words[i] as number;
-    // Little-endian word: 0xAARRGGBB read from bytes B,G,R,A; swap the B and R bytes.
-    words[i] = (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >>> 16) & 0xff);
+    // Little-endian word: 0xAARRGGBB read from bytes B,G,R,A; swap the B and R bytes, alpha 255.
+    words[i] = (v & 0x0000ff00) | ((v & 0xff) << 16) | ((v >>> 16) & 0xff) | 0xff000000;
   }
   return data;
 }
@@ -78,9 +106,17 @@ function packRows(data: Buffer, size: Size, byteWidth: number): Buffer {
   return packed;
 }
 
+/**
+ * sharp brings libvips, a large native library: loaded at the first capture, so that an operator
+ * that only acts (`mnemo act`) starts without it.
+ */
+let sharpModule: Promise<typeof Sharp> | undefined;
+const loadSharp = (): Promise<typeof Sharp> => (sharpModule ??= import('sharp').then((loaded) => loaded.default));
+
 async function encode(raw: RawCapture, target: Size, format: ImageFormat, quality: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   let pipeline = sharp(raw.pixels, { raw: { width: raw.size.width, height: raw.size.height, channels: raw.channels } });
-  // The grab's alpha is 0 everywhere: drop it, or JPEG/PNG would come out transparent or black.
+  // No alpha in the image sent on (the grab's is made opaque first: see bgraToRgbaInPlace).
   if (raw.channels === 4) pipeline = pipeline.removeAlpha();
   if (target.width !== raw.size.width || target.height !== raw.size.height) {
     pipeline = pipeline.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
@@ -121,6 +157,36 @@ export function fingerprintOf(raw: RawCapture): ScreenFingerprint {
   return { ...FINGERPRINT_SIZE, pixels };
 }
 
+/** The overlap of two rectangles, or null when they do not overlap. */
+function intersectRect(a: Rect, b: Rect): Rect | null {
+  const left = Math.max(a.x, b.x);
+  const top = Math.max(a.y, b.y);
+  const right = Math.min(a.x + a.width, b.x + b.width);
+  const bottom = Math.min(a.y + a.height, b.y + b.height);
+  return right > left && bottom > top ? { x: left, y: top, width: right - left, height: bottom - top } : null;
+}
+
+function describeRect(rect: Rect): string {
+  return `${rect.width}x${rect.height} at (${rect.x}, ${rect.y})`;
+}
+
+/** The pixels of `region` (logical px of the desktop) out of a capture of `bounds`, at the capture's resolution. */
+export function cropRaw(raw: RawCapture, region: Rect, bounds: Rect): RawCapture {
+  const scaleX = raw.size.width / bounds.width;
+  const scaleY = raw.size.height / bounds.height;
+  const left = Math.max(0, Math.floor((region.x - bounds.x) * scaleX));
+  const top = Math.max(0, Math.floor((region.y - bounds.y) * scaleY));
+  const width = Math.max(1, Math.min(raw.size.width - left, Math.round(region.width * scaleX)));
+  const height = Math.max(1, Math.min(raw.size.height - top, Math.round(region.height * scaleY)));
+  const rowBytes = width * raw.channels;
+  const pixels = Buffer.allocUnsafe(rowBytes * height);
+  for (let row = 0; row < height; row++) {
+    const from = ((top + row) * raw.size.width + left) * raw.channels;
+    raw.pixels.copy(pixels, row * rowBytes, from, from + rowBytes);
+  }
+  return { pixels, channels: raw.channels, size: { width, height } };
+}
+
 function encodeFullResolution(raw: RawCapture): Promise<Buffer> {
   return encode(raw, raw.size, 'png', 100);
 }
@@ -156,20 +222,51 @@ export class ScreenCapture {
       }
     }
 
+    let area = bounds;
+    if (settings.region) {
+      const region = intersectRect(settings.region, bounds);
+      if (region === null) return { ok: false, message: `the region ${describeRect(settings.region)} is not on the display (${describeRect(bounds)})` };
+      raw = cropRaw(raw, region, bounds);
+      area = region;
+    }
     const imageSize = fitImageSize(raw.size, settings);
-    const [image, fullResolution, fingerprint] = await Promise.all([
+    const [image, fullResolution, fingerprint, pointer] = await Promise.all([
       encode(raw, imageSize, settings.format, settings.quality),
       settings.keepFullResolution ? encodeFullResolution(raw) : Promise.resolve(undefined),
-      fingerprintOf(raw),
+      // A region is not the screen: its thumbnail would mislead the repetition check.
+      settings.region ? undefined : fingerprintOf(raw),
+      settings.pointer ? this.deps.nut.mouse.getPosition().then(({ x, y }) => screenPoint({ x, y })) : undefined,
     ]);
     const frame: Frame = {
       displayId,
-      bounds,
+      bounds: area,
       scaleFactor,
       captured: raw.size,
       image: { ...imageSize, format: settings.format },
     };
-    return { ok: true, observation: { image, frame, source, capturedAt, ...(fullResolution ? { fullResolution } : {}), ...(fingerprint ? { fingerprint } : {}) } };
+    return {
+      ok: true,
+      observation: { image, frame, source, capturedAt, ...(fullResolution ? { fullResolution } : {}), ...(fingerprint ? { fingerprint } : {}), ...(pointer ? { pointer } : {}) },
+    };
+  }
+
+  /**
+   * One live-view frame: the display grabbed, and encoded only when its pixels differ from those
+   * `previous` names. Every pixel counts (a typed letter, a blinking caret), unlike the loop's
+   * change detection: the live view shows what is there.
+   */
+  async liveFrame(previous: string | undefined, options: LiveFrameOptions): Promise<LiveFrameResult> {
+    try {
+      const target = await this.resolveTarget(options.display);
+      if (!target.ok) return target;
+      const raw = await this.grabWithNut(target.bounds);
+      const hash = createHash('md5').update(raw.pixels).digest('base64');
+      if (hash === previous) return { ok: true, changed: false };
+      const jpeg = await encode(raw, raw.size, 'jpeg', options.quality);
+      return { ok: true, changed: true, jpeg, hash, ...raw.size };
+    } catch (error) {
+      return { ok: false, message: `screen capture failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
   }
 
   /** A tiny greyscale thumbnail of the display, for "did the screen change?" (never throws). */
@@ -214,7 +311,7 @@ export class ScreenCapture {
   }
 
   private async grabWithScreenshotDesktop(displays: readonly DisplayInfo[], bounds: Rect): Promise<RawCapture> {
-    const pngs = await Promise.all(displays.map((display) => screenshot({ format: 'png', screen: display.id })));
+    const [pngs, sharp] = await Promise.all([Promise.all(displays.map((display) => screenshot({ format: 'png', screen: display.id }))), loadSharp()]);
     if (pngs.length === 1) {
       const { data, info } = await sharp(pngs[0]).removeAlpha().raw().toBuffer({ resolveWithObject: true });
       const size = { width: info.width, height: info.height };

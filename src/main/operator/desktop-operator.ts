@@ -2,11 +2,11 @@
  * The Operator on the real desktop: observe = capture, execute = map through the Frame and drive
  * nut-js. Every expected failure comes back as an ActionResult value.
  */
-import { actionPoints, dragPath, type Action, type Point } from '../../shared/actions';
+import { actionPoints, type Action, type ImagePoint, type Point, type ScreenPoint } from '../../shared/actions';
 import { actionFailure, type ActionResult } from '../../shared/action-result';
 import type { DisplayInfo, Frame } from '../../shared/frame';
 import type { Key } from '@nut-tree-fork/shared';
-import { ScreenCapture, type CaptureOptions, type CaptureResult } from './capture';
+import { ScreenCapture, type CaptureOptions, type CaptureResult, type LiveFrameOptions, type LiveFrameResult } from './capture';
 import { listDisplays } from './displays';
 import { imageToScreen } from './geometry';
 import { AbortedError, NutInput, type InputOptions } from './input';
@@ -20,6 +20,8 @@ export interface Operator {
   fingerprint(display?: number | 'all'): Promise<ScreenFingerprint | undefined>;
   /** The title of the focused window, for confirmation rules; undefined when unknown. */
   activeWindowTitle(): Promise<string | undefined>;
+  /** A live-view frame when the screen changed since `previous` (operators that can watch the display). */
+  liveFrame?(previous: string | undefined, options: LiveFrameOptions): Promise<LiveFrameResult>;
 }
 
 export interface FailSafeOptions {
@@ -38,10 +40,10 @@ export interface DesktopOperatorOptions {
   capture?: CaptureOptions;
 }
 
-type Mapped = { ok: true; points: Point[] } | { ok: false; message: string };
+type Mapped = { ok: true; points: ScreenPoint[] } | { ok: false; message: string };
 
-function mapPoints(points: readonly Point[], frame: Frame): Mapped {
-  const mapped: Point[] = [];
+function mapPoints(points: readonly ImagePoint[], frame: Frame): Mapped {
+  const mapped: ScreenPoint[] = [];
   for (const point of points) {
     const result = imageToScreen(point, frame);
     if (!result.ok) return result;
@@ -103,6 +105,10 @@ export class DesktopOperator implements Operator {
     return this.capture.fingerprint(display ?? this.options.capture?.display);
   }
 
+  liveFrame(previous: string | undefined, options: LiveFrameOptions): Promise<LiveFrameResult> {
+    return this.capture.liveFrame(previous, { ...options, display: options.display ?? this.options.capture?.display });
+  }
+
   async activeWindowTitle(): Promise<string | undefined> {
     try {
       const window = await this.nut.getActiveWindow();
@@ -159,21 +165,21 @@ export class DesktopOperator implements Operator {
   }
 
   /** Returns a note for the result, false when a wait was cancelled, or why the input failed. */
-  private async perform(action: Action, points: Point[], keys: Key[][], signal?: AbortSignal): Promise<string | undefined | false | { failed: string }> {
+  private async perform(action: Action, points: ScreenPoint[], keys: Key[][], signal?: AbortSignal): Promise<string | undefined | false | { failed: string }> {
     const [point] = points;
     switch (action.type) {
       case 'click':
-        await this.input.click(point as Point, action.button, 1, keys, signal);
+        await this.input.click(point as ScreenPoint, action.button, 1, keys, signal);
         return undefined;
       case 'double_click':
-        await this.input.click(point as Point, action.button, 2, keys, signal);
+        await this.input.click(point as ScreenPoint, action.button, 2, keys, signal);
         return undefined;
       case 'triple_click':
-        await this.input.click(point as Point, action.button, 3, keys, signal);
+        await this.input.click(point as ScreenPoint, action.button, 3, keys, signal);
         return undefined;
       case 'mouse_move':
         // Nothing is pressed after a move alone: the loop observes next, so no hover pause.
-        await this.input.moveTo(point as Point, false);
+        await this.input.moveTo(point as ScreenPoint, false);
         return undefined;
       case 'mouse_down':
         await this.input.mouseDown(point, action.button);
@@ -182,7 +188,8 @@ export class DesktopOperator implements Operator {
         await this.input.mouseUp(point, action.button);
         return undefined;
       case 'drag':
-        await this.input.drag(points.length >= 2 ? points : dragPath(action), action.button, signal);
+        // The mapped path: a drag's points are always there (the schema asks for a start and an end).
+        await this.input.drag(points, action.button, signal);
         return undefined;
       case 'scroll':
         await this.input.scroll(point, action.direction, action.amount);
@@ -207,6 +214,7 @@ export class DesktopOperator implements Operator {
       case 'screenshot':
       case 'query_long_term_memory':
       case 'save_fact':
+      case 'run_workflow':
       case 'finished':
       case 'ask_user':
       case 'fail':

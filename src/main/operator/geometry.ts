@@ -6,10 +6,10 @@
  * point maps to the same physical spot whatever the downscale. A point outside the image is an
  * error value: clamping it would click somewhere the model did not mean.
  */
-import type { Point } from '../../shared/actions';
+import { screenPoint, type ImagePoint, type Point, type ScreenPoint } from '../../shared/actions';
 import type { Frame, Rect, Size } from '../../shared/frame';
 
-export type MapResult = { ok: true; point: Point } | { ok: false; message: string };
+export type MapResult = { ok: true; point: ScreenPoint } | { ok: false; message: string };
 
 /** Logical px per image px along each axis. */
 function ratios(frame: Frame): { rx: number; ry: number } {
@@ -21,7 +21,7 @@ function describeImage(frame: Frame): string {
 }
 
 /** Model-image point → integer logical screen point, or an error naming the point and the image. */
-export function imageToScreen(point: Point, frame: Frame): MapResult {
+export function imageToScreen(point: ImagePoint, frame: Frame): MapResult {
   const { x, y } = point;
   if (!Number.isFinite(x) || !Number.isFinite(y)) {
     return { ok: false, message: `coordinates (${x}, ${y}) are not finite numbers` };
@@ -37,11 +37,25 @@ export function imageToScreen(point: Point, frame: Frame): MapResult {
   const { rx, ry } = ratios(frame);
   const localX = Math.min(Math.floor((x + 0.5) * rx), frame.bounds.width - 1);
   const localY = Math.min(Math.floor((y + 0.5) * ry), frame.bounds.height - 1);
-  return { ok: true, point: { x: frame.bounds.x + localX, y: frame.bounds.y + localY } };
+  return { ok: true, point: screenPoint({ x: frame.bounds.x + localX, y: frame.bounds.y + localY }) };
+}
+
+/**
+ * A rectangle of the model's image → the logical screen rectangle it covers (rounded outwards,
+ * kept on the frame's bounds): what a model's zoom region is on the screen.
+ */
+export function imageRectToScreen(rect: Rect, frame: Frame): Rect {
+  const { rx, ry } = ratios(frame);
+  const { bounds } = frame;
+  const left = Math.max(0, Math.floor(rect.x * rx));
+  const top = Math.max(0, Math.floor(rect.y * ry));
+  const right = Math.min(bounds.width, Math.ceil((rect.x + rect.width) * rx));
+  const bottom = Math.min(bounds.height, Math.ceil((rect.y + rect.height) * ry));
+  return { x: bounds.x + left, y: bounds.y + top, width: Math.max(1, right - left), height: Math.max(1, bottom - top) };
 }
 
 /** Logical screen point → model-image point (fractional; the centre of the logical pixel). */
-export function screenToImage(point: Point, frame: Frame): Point {
+export function screenToImage(point: ScreenPoint, frame: Frame): ImagePoint {
   const { rx, ry } = ratios(frame);
   return {
     x: (point.x - frame.bounds.x + 0.5) / rx - 0.5,

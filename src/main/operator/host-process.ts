@@ -37,9 +37,9 @@ const CLOSE_GRACE_MS = 3000;
 const LAST_WORDS_MS = 500;
 
 /**
- * The host beside this module: from the sources (the CLI runs through tsx; tests) its TypeScript
- * through bin/run-ts.js; from the electron-vite build, operator-host.js next to the main bundle,
- * run by Electron as plain Node.
+ * The host beside this module: from the sources (tests, benches) its TypeScript through
+ * bin/run-ts.js; from a build (the CLI's dist/cli/, electron-vite's out/main/), operator-host.js
+ * next to the entry, run as plain Node (by Electron too, as ELECTRON_RUN_AS_NODE says).
  */
 export function defaultHostLaunch(moduleUrl: string = import.meta.url): HostLaunch {
   if (moduleUrl.endsWith('.ts')) {

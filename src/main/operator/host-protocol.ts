@@ -6,7 +6,7 @@
 import type { Action, Point } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { DisplayInfo, Frame } from '../../shared/frame';
-import type { CaptureOptions, CaptureResult } from './capture';
+import type { CaptureOptions, CaptureResult, LiveFrameOptions, LiveFrameResult } from './capture';
 import type { DesktopOperatorOptions } from './desktop-operator';
 import type { ScreenFingerprint } from './screen-diff';
 
@@ -16,6 +16,7 @@ export interface HostCalls {
   /** Cancelled by a `cancel` message carrying the call's id. */
   execute(action: Action, frame: Frame): Promise<ActionResult>;
   fingerprint(display?: number | 'all'): Promise<ScreenFingerprint | undefined>;
+  liveFrame(previous: string | undefined, options: LiveFrameOptions): Promise<LiveFrameResult>;
   activeWindowTitle(): Promise<string | undefined>;
   displays(): Promise<DisplayInfo[]>;
   pointerPosition(): Promise<Point>;

@@ -2,13 +2,15 @@
  * Mouse and keyboard through nut-js, with our own pacing and character-exact typing.
  * Points are integer logical screen coordinates (the operator maps model coordinates first).
  */
-import type { MouseButton, Point, ScrollDirection } from '../../shared/actions';
+import { screenPoint, type MouseButton, type ScreenPoint, type ScrollDirection } from '../../shared/actions';
 import type { Key } from '@nut-tree-fork/shared';
 import type { NutModule } from './nut';
 import { throwIfAborted } from './aborted';
 import { nutKeysFor } from './key-map';
-import type { Keyboard, KeyboardOutcome, KeyboardSession } from './keyboard/keyboard';
+import type { Keyboard, KeyboardOutcome } from './keyboard/keyboard';
 import { platformKeyboard } from './keyboard/platform-keyboard';
+import { readNutClipboard, type Paster } from './clipboard/paster';
+import { platformPaster } from './clipboard/platform-paster';
 import { planTyping, type TypingMode } from './typing';
 
 export { AbortedError } from './aborted';
@@ -20,11 +22,24 @@ export interface InputOptions {
   multiClickGapMs: number;
   /** Pause after moving the pointer, so the target sees the hover before the press. */
   settleAfterMoveMs: number;
+  /**
+   * Keys pressed this soon after a mouse button wait for the rest of it. A click moves the focus
+   * in the application's own time (Chromium's page tells its browser process that a text field has
+   * the focus only after handling the press): a key arriving before that inserts nothing.
+   */
+  keysAfterPressMs: number;
   /** Keys that paste the clipboard in the focused application. */
   pasteKeys: string[];
-  /** How long the application gets to fetch a pasted selection before the clipboard is restored. */
+  /**
+   * How long a paste gets before the clipboard may change again. On X11 it counts from the
+   * application's last clipboard request, once it has fetched the text (applications may read it
+   * more than once per paste); elsewhere, where nothing tells when the text was fetched, from the
+   * paste keys.
+   */
   pasteSettleMs: number;
-  /** How long the clipboard gets to serve the text to paste before the paste is given up. */
+  /** X11: how long the application gets to fetch a paste before it counts as not pasted. */
+  pasteFetchTimeoutMs: number;
+  /** How long nut-js's clipboard gets to serve the text to paste before the paste is given up. */
   clipboardReadyTimeoutMs: number;
   typingMode: TypingMode;
   /** A drag moves in steps of at most this many px, so targets see intermediate motion. */
@@ -36,8 +51,10 @@ export const DEFAULT_INPUT_OPTIONS: InputOptions = {
   keyDelayMs: 4,
   multiClickGapMs: 40,
   settleAfterMoveMs: 15,
+  keysAfterPressMs: 250,
   pasteKeys: ['cmd', 'v'],
   pasteSettleMs: 150,
+  pasteFetchTimeoutMs: 5000,
   clipboardReadyTimeoutMs: 2000,
   typingMode: 'auto',
   dragStepPx: 12,
@@ -55,15 +72,20 @@ export class NutInput {
   /** Keys and buttons this instance pressed and has not released, released on abort. */
   private readonly heldKeys = new Set<Key>();
   private readonly keyboard: Keyboard;
+  private readonly paster: Paster;
+  /** When a mouse button last went down or up (performance.now()). */
+  private lastPressAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly nut: NutModule,
     options: Partial<InputOptions> = {},
     private readonly platform: NodeJS.Platform = process.platform,
     keyboard?: Keyboard,
+    paster?: Paster,
   ) {
     this.options = { ...DEFAULT_INPUT_OPTIONS, ...options };
     this.keyboard = keyboard ?? platformKeyboard(nut, this.options.keyDelayMs, platform);
+    this.paster = paster ?? platformPaster(nut, this.options, platform);
   }
 
   /** nut-js keys for each canonical key name, or the first name that has none. */
@@ -77,18 +99,18 @@ export class NutInput {
     return { ok: true, groups };
   }
 
-  async position(): Promise<Point> {
+  async position(): Promise<ScreenPoint> {
     const { x, y } = await this.nut.mouse.getPosition();
-    return { x, y };
+    return screenPoint({ x, y });
   }
 
   /** Moves the pointer; `hover` waits briefly so a press that follows lands on a target that saw it arrive. */
-  async moveTo(point: Point, hover = true): Promise<void> {
+  async moveTo(point: ScreenPoint, hover = true): Promise<void> {
     await this.nut.mouse.setPosition(new this.nut.Point(point.x, point.y));
     if (hover) await sleep(this.options.settleAfterMoveMs);
   }
 
-  async click(point: Point, button: MouseButton, count: number, modifiers: Key[][], signal?: AbortSignal): Promise<void> {
+  async click(point: ScreenPoint, button: MouseButton, count: number, modifiers: Key[][], signal?: AbortSignal): Promise<void> {
     await this.moveTo(point);
     await this.withKeysHeld(modifiers, async () => {
       for (let i = 0; i < count; i++) {
@@ -96,21 +118,24 @@ export class NutInput {
         if (i > 0) await sleep(this.options.multiClickGapMs);
         await this.nut.mouse.pressButton(this.nutButton(button));
         await this.nut.mouse.releaseButton(this.nutButton(button));
+        this.pressed();
       }
     });
   }
 
-  async mouseDown(point: Point | undefined, button: MouseButton): Promise<void> {
+  async mouseDown(point: ScreenPoint | undefined, button: MouseButton): Promise<void> {
     if (point) await this.moveTo(point);
     await this.nut.mouse.pressButton(this.nutButton(button));
+    this.pressed();
   }
 
-  async mouseUp(point: Point | undefined, button: MouseButton): Promise<void> {
+  async mouseUp(point: ScreenPoint | undefined, button: MouseButton): Promise<void> {
     if (point) await this.moveTo(point);
     await this.nut.mouse.releaseButton(this.nutButton(button));
+    this.pressed();
   }
 
-  async drag(path: readonly Point[], button: MouseButton, signal?: AbortSignal): Promise<void> {
+  async drag(path: readonly ScreenPoint[], button: MouseButton, signal?: AbortSignal): Promise<void> {
     const [start, ...rest] = path;
     if (!start) return;
     await this.moveTo(start);
@@ -132,10 +157,11 @@ export class NutInput {
       await sleep(this.options.settleAfterMoveMs);
     } finally {
       await this.nut.mouse.releaseButton(nutButton);
+      this.pressed();
     }
   }
 
-  async scroll(point: Point | undefined, direction: ScrollDirection, amount: number): Promise<void> {
+  async scroll(point: ScreenPoint | undefined, direction: ScrollDirection, amount: number): Promise<void> {
     if (point) await this.moveTo(point);
     const { mouse } = this.nut;
     // libnut's X11 backend sends the horizontal wheel buttons the wrong way round (scrollRight
@@ -156,6 +182,7 @@ export class NutInput {
    * layout active now (Ctrl+Z is the key labelled Z on QWERTZ and AZERTY too).
    */
   async hotkey(names: readonly string[]): Promise<KeyboardOutcome> {
+    await this.settleAfterPress();
     const opened = await this.keyboard.open();
     if (!opened.ok) return opened;
     return opened.session.chord(names);
@@ -163,6 +190,7 @@ export class NutInput {
 
   /** Presses and leaves held (until keyUp), as xdotool keydown does. */
   async keyDown(groups: Key[][]): Promise<void> {
+    await this.settleAfterPress();
     for (const key of groups.flat()) {
       await this.nut.keyboard.pressKey(key);
       this.heldKeys.add(key);
@@ -180,29 +208,47 @@ export class NutInput {
 
   /**
    * Types `text` exactly on the layout active now: keystrokes for what its keys produce, the
-   * clipboard for the rest. A layout that cannot be read or a clipboard that never serves the
-   * text is a failure, never a guess.
+   * clipboard for the rest. A layout that cannot be read, a clipboard that never serves the
+   * text or an application that never fetches it is a failure, never a guess; the message says
+   * which characters were not typed.
    */
   async type(text: string, signal?: AbortSignal): Promise<TypeOutcome> {
+    await this.settleAfterPress();
     const opened = await this.keyboard.open();
     if (!opened.ok) return opened;
     const { session } = opened;
     const plan = planTyping(text, (char) => session.canType(char), this.options.typingMode);
     let keystrokes = 0;
     let pasted = 0;
+    /** Characters typed or pasted so far, for a failure to say where it stopped. */
+    let done = 0;
     let savedClipboard: string | undefined;
     try {
+      const total = [...text].length;
       for (const segment of plan) {
         throwIfAborted(signal);
+        const count = [...segment.text].length;
         if (segment.kind === 'keys') {
           const typed = await session.type(segment.text, signal);
           if (!typed.ok) return typed;
           keystrokes += typed.keystrokes;
+          done += count;
         } else {
-          savedClipboard ??= await this.readClipboard();
-          const done = await this.paste(segment.text, session);
-          if (!done.ok) return done;
-          pasted += [...segment.text].length;
+          savedClipboard ??= await readNutClipboard(this.nut);
+          const pasting = await this.paster.paste(
+            segment.text,
+            async () => {
+              const pressed = await session.chord(this.options.pasteKeys);
+              return pressed.ok ? pressed : { ok: false, message: `paste keys: ${pressed.message}` };
+            },
+            signal,
+          );
+          if (!pasting.ok) {
+            // Positions, not the text: a secret's characters must not reach the record or the model.
+            return { ok: false, message: `characters ${done + 1}-${done + count} of ${total} were not pasted: ${pasting.message} (the ${done} before them were typed)` };
+          }
+          pasted += count;
+          done += count;
         }
       }
     } finally {
@@ -212,38 +258,22 @@ export class NutInput {
     return { ok: true, keystrokes, pasted };
   }
 
+  private pressed(): void {
+    this.lastPressAt = performance.now();
+  }
+
+  /** Waits out what is left of keysAfterPressMs since the last mouse button. */
+  private async settleAfterPress(): Promise<void> {
+    const left = this.lastPressAt + this.options.keysAfterPressMs - performance.now();
+    if (left > 0) await sleep(left);
+  }
+
   /** Releases whatever this instance still holds (after an abort mid-action). */
   async releaseAll(): Promise<void> {
     for (const key of [...this.heldKeys].reverse()) {
       await this.nut.keyboard.releaseKey(key);
       this.heldKeys.delete(key);
     }
-  }
-
-  private async readClipboard(): Promise<string> {
-    try {
-      return await this.nut.clipboard.getContent();
-    } catch {
-      // Nothing owned the clipboard: restore it as empty.
-      return '';
-    }
-  }
-
-  private async paste(text: string, session: KeyboardSession): Promise<KeyboardOutcome> {
-    await this.nut.clipboard.setContent(text);
-    // On X11 the clipboard changes owner through a helper process: paste only once it serves the
-    // new text, or a busy machine pastes nothing (or the old text).
-    const timeoutMs = this.options.clipboardReadyTimeoutMs;
-    const deadline = Date.now() + timeoutMs;
-    while ((await this.readClipboard()) !== text) {
-      if (Date.now() > deadline) return { ok: false, message: `the clipboard did not take the text to paste within ${timeoutMs} ms` };
-      await sleep(20);
-    }
-    const pressed = await session.chord(this.options.pasteKeys);
-    if (!pressed.ok) return { ok: false, message: `paste keys: ${pressed.message}` };
-    // The application fetches the selection asynchronously; do not pull it away too soon.
-    await sleep(this.options.pasteSettleMs);
-    return { ok: true };
   }
 
   private async withKeysHeld(groups: Key[][], body: () => Promise<void>): Promise<void> {

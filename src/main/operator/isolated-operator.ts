@@ -11,7 +11,7 @@
 import type { Action, Point } from '../../shared/actions';
 import { actionFailure, type ActionResult } from '../../shared/action-result';
 import type { DisplayInfo, Frame } from '../../shared/frame';
-import type { CaptureOptions, CaptureResult } from './capture';
+import type { CaptureOptions, CaptureResult, LiveFrameOptions, LiveFrameResult } from './capture';
 import type { DesktopOperatorOptions, Operator } from './desktop-operator';
 import { displayListening, displayLostMessage, displayUnreachableMessage } from './display-check';
 import { HostExitCode, type HostCalls, type HostMethod } from './host-protocol';
@@ -94,6 +94,11 @@ export class IsolatedOperator implements Operator {
   async fingerprint(display?: number | 'all'): Promise<ScreenFingerprint | undefined> {
     const called = await this.call('fingerprint', [display], { retry: true });
     return called.ok ? called.value : undefined;
+  }
+
+  async liveFrame(previous: string | undefined, options: LiveFrameOptions): Promise<LiveFrameResult> {
+    const called = await this.call('liveFrame', [previous, options], { retry: true });
+    return called.ok ? called.value : called;
   }
 
   async activeWindowTitle(): Promise<string | undefined> {

@@ -54,6 +54,8 @@ async function invoke(active: DesktopOperator, call: Extract<ToHost, { type: 'ca
     }
     case 'fingerprint':
       return active.fingerprint(...call.args);
+    case 'liveFrame':
+      return active.liveFrame(...call.args);
     case 'activeWindowTitle':
       return active.activeWindowTitle();
     case 'displays':

@@ -39,7 +39,26 @@ function planMixed(text: string, canType: CanType): TypingSegment[] {
     if (last?.kind === kind) last.text += char;
     else segments.push({ kind, text: char });
   }
-  return segments;
+  return joinPastesAcrossKeys(segments);
+}
+
+/**
+ * Keys between two pastes on one line go with them ("漢字 中文" is one paste, not two and a
+ * space): every paste hands the clipboard to a new text, and an application that reads a paste
+ * more than once (Chromium does) may still be reading the last one when the next takes over. A
+ * paste inserts those characters as their keys would; line breaks and tabs stay keys (a pasted
+ * newline does not submit a form, a pasted tab does not move the focus).
+ */
+function joinPastesAcrossKeys(segments: TypingSegment[]): TypingSegment[] {
+  const joined: TypingSegment[] = [];
+  for (const [index, segment] of segments.entries()) {
+    const previous = joined[joined.length - 1];
+    const next = segments[index + 1];
+    const bridges = segment.kind === 'keys' && previous?.kind === 'paste' && next?.kind === 'paste' && !/[\n\t]/.test(segment.text);
+    if (previous?.kind === 'paste' && (bridges || segment.kind === 'paste')) previous.text += segment.text;
+    else joined.push({ ...segment });
+  }
+  return joined;
 }
 
 /** In clipboard mode newlines are still Enter presses: a pasted newline does not submit a form. */

@@ -3,9 +3,9 @@
  * ordinary `VisionModel.predict` call, so every family works without a special format:
  *
  * - the history holds the recorded step as the model's own earlier turn: the recorded screenshot,
- *   then the recorded thought and actions (coordinates in that screenshot's pixels);
+ *   then the recorded thought and actions (the family renders them in its own coordinates);
  * - the feedback says the screen has changed (with the measured difference) and asks for the same
- *   actions on the same elements, in pixels of the current screenshot, or `fail`;
+ *   actions on the same elements, in the model's own coordinates of the current screenshot, or `fail`;
  * - the observation is the live screenshot.
  *
  * The recorded screenshot goes whole rather than as a crop around the target: the model sees the
@@ -16,6 +16,7 @@
 import { isControlAction, type Action } from '../../shared/actions';
 import type { ModelImage, PredictInput, PredictionSuccess, ThoughtListener, Usage, VisionModel } from '../model/types';
 import { describeAction } from '../../shared/describe-action';
+import { coordinateFrameOf, describeCoordinates, pointSpeaker } from '../model/speak';
 
 export interface RegroundRequest {
   /** The recorded run's task. */
@@ -35,8 +36,16 @@ export type RegroundResult =
   | { ok: true; prediction: PredictionSuccess; actions: Action[] }
   | { ok: false; reason: string; aborted: boolean; usage: Usage | undefined };
 
-export function regroundInput(request: RegroundRequest): PredictInput {
-  const recordedActions = request.actions.map(describeAction).join(', then ');
+/**
+ * The request for one regrounded step. `model` says which coordinates the model writes: the
+ * recorded actions are described, and the answer asked for, in those (the recorded actions are
+ * in pixels of the recorded screenshot).
+ */
+export function regroundInput(request: RegroundRequest, model: Pick<VisionModel, 'coordinateFrame'> = {}): PredictInput {
+  const recordedImage = request.recorded ?? request.live;
+  const speak = pointSpeaker(model, recordedImage);
+  const recordedActions = request.actions.map((action) => describeAction(action, speak)).join(', then ');
+  const answerIn = describeCoordinates(coordinateFrameOf(model, request.live));
   return {
     task: `Redo one recorded step on the current screen. The recorded run's task was: ${request.task}`,
     history: [
@@ -52,13 +61,12 @@ export function regroundInput(request: RegroundRequest): PredictInput {
     feedback:
       `That was step ${request.step} of a recording: on ${request.recorded ? 'the screenshot above' : 'the recorded screen'} you did ${recordedActions}. ` +
       `The screen has changed since: ${request.difference}. ` +
-      `Find the same element(s) on the current screenshot below and do the same action(s) on them, with coordinates in pixels of the current screenshot ` +
-      `(${request.live.width}x${request.live.height}). Type the same text. Do only this step. If the element is not on the screen, answer with fail and say why.`,
+      `Find the same element(s) on the current screenshot below and do the same action(s) on them, with coordinates in ${answerIn}. Type the same text. Do only this step. If the element is not on the screen, answer with fail and say why.`,
   };
 }
 
 export async function reground(model: VisionModel, request: RegroundRequest, signal: AbortSignal, onThought?: ThoughtListener): Promise<RegroundResult> {
-  const prediction = await model.predict(regroundInput(request), signal, onThought);
+  const prediction = await model.predict(regroundInput(request, model), signal, onThought);
   if (!prediction.ok) {
     const aborted = prediction.error.kind === 'aborted' || signal.aborted;
     return { ok: false, reason: `${prediction.error.kind}: ${prediction.error.message}`, aborted, usage: prediction.usage };

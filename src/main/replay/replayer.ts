@@ -26,8 +26,9 @@ import { join } from 'node:path';
 import type { Action } from '../../shared/actions';
 import { sumUsage, ZERO_USAGE, type AgentEvent, type UsageSummary } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
+import type { Redactor } from '../../shared/secret-mask';
 import type { ModelImage, VisionModel } from '../model/types';
-import type { CaptureOptions, Observation } from '../operator/capture';
+import type { CaptureOptions } from '../operator/capture';
 import type { Operator } from '../operator/desktop-operator';
 import type { AskRequest, AskUser } from '../run/ask';
 import { isAffirmative } from '../run/confirmation';
@@ -50,6 +51,7 @@ import { planReplay, targetsOf, type PlannedStep } from './plan';
 import { describeAction } from '../../shared/describe-action';
 import type { ReplayPolicy } from './policy';
 import { reground } from './reground';
+import { actRecorded, modelImageOf } from './act';
 
 export { REPLAY_POLICIES, type ReplayPolicy } from './policy';
 
@@ -75,16 +77,11 @@ export interface ReplayerDeps {
   gate?: PauseGate;
   /** Notes said before the first step (a disk nearly full). */
   notices?: readonly string[];
-  /** The settings' secrets (the API key, ...): masked in everything the run records or shows. */
-  secrets?: readonly string[];
+  /** The redaction policy (the settings' secrets: the API key, ...): applied to everything the run records or shows. */
+  redaction?: Redactor;
 }
 
 type Decision = 'recorded' | 'skip' | 'reground' | Ending;
-
-function modelImageOf(observation: Observation): ModelImage {
-  const { image, frame } = observation;
-  return { image, mime: frame.image.format === 'png' ? 'image/png' : 'image/jpeg', width: frame.image.width, height: frame.image.height };
-}
 
 export class Replayer {
   private readonly gate: PauseGate;
@@ -102,8 +99,8 @@ export class Replayer {
   }
 
   replay(session: SessionRecord, options: ReplayOptions, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now, notices, secrets } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(secrets ? { secrets } : {}) }, signal);
+    const { recorder, operator, askUser, now, notices, redaction } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(redaction ? { redaction } : {}) }, signal);
     void new ReplayRun(session, options, life, this.deps).execute();
     return life.events;
   }
@@ -115,7 +112,8 @@ class ReplayRun {
   private readonly thresholds: DivergenceThresholds;
   private readonly speed: number;
   private readonly signal: AbortSignal;
-  private usage: UsageSummary = { ...ZERO_USAGE };
+  /** What the step being replayed spent so far (finding a target again with the model). */
+  private stepUsage: UsageSummary = { ...ZERO_USAGE };
   private replayed = 0;
   private regrounded = 0;
   /** The step being replayed (0 before the first), for events about questions. */
@@ -156,7 +154,7 @@ class ReplayRun {
     } catch (error) {
       ending = internalError(error);
     }
-    await this.life.finish(ending, lastStep, this.usage);
+    await this.life.finish(ending, lastStep);
   }
 
   private async loop(plan: PlannedStep[]): Promise<{ ending: Ending; lastStep: number }> {
@@ -181,9 +179,10 @@ class ReplayRun {
       previous = { recordedAt: step.startedAt, replayedAt: started };
       lastStep = step.step;
       this.current = step.step;
+      this.stepUsage = { ...ZERO_USAGE };
       this.emit({ type: 'step-started', step: step.step });
       const ending = await this.replayStep(step);
-      this.emit({ type: 'step-finished', step: step.step, durationMs: this.now() - started, costUsd: this.usage.costUsd });
+      this.life.finishStep(step.step, this.now() - started, this.stepUsage);
       void this.life.recorder.flush();
       if (ending) return { ending, lastStep };
       if (step.finished) summary = step.finished.summary;
@@ -258,7 +257,7 @@ class ReplayRun {
       frame = recordedImage ? { ...live.frame, image: { ...recordedImage } } : live.frame;
     }
 
-    const ending = await this.act(n, actions, frame);
+    const ending = await actRecorded(this.life, n, actions, frame, { speed: this.speed, ask: (request) => this.ask(request) });
     if (ending) return ending;
     this.replayed++;
     await this.life.settle(this.options.capture?.display, this.options.settle ?? DEFAULT_SETTLE);
@@ -361,32 +360,9 @@ class ReplayRun {
       usage: { inputTokens: prediction.usage.inputTokens, outputTokens: prediction.usage.outputTokens, costUsd: prediction.usage.costUsd },
       attempts: prediction.attempts,
     });
-    this.emit({ type: 'note', step: n, message: `step ${n} found again by the model: ${result.actions.map(describeAction).join(', then ')}` });
+    this.emit({ type: 'note', step: n, message: `step ${n} found again by the model: ${result.actions.map((action) => describeAction(action)).join(', then ')}` });
     this.regrounded++;
     return { ok: true, actions: result.actions };
-  }
-
-  private async act(n: number, actions: Array<{ run: Action; shown: Action }>, frame: Frame): Promise<Ending | undefined> {
-    for (const [index, { run, shown }] of actions.entries()) {
-      if (this.signal.aborted) return STOPPED;
-      if (run.confirm) {
-        const answer = await this.ask({ kind: 'confirmation', question: `Step ${n}: the recording asked for confirmation before this ${run.type}. Allow ${describeAction(shown)}?`, action: shown });
-        if (this.signal.aborted) return STOPPED;
-        if (!isAffirmative(answer)) return { status: 'refused', reason: `the user refused the ${describeAction(shown)} of step ${n}` };
-      }
-      // No action without a record of everything before it, the step's earlier actions included.
-      const unrecorded = await this.life.checkpoint();
-      if (unrecorded) return unrecorded;
-      const executed = run.type === 'wait' ? { ...run, ms: this.speed > 0 ? Math.round(run.ms / this.speed) : 0 } : run;
-      // A secret the user typed in never reaches the record, not even inside an error message.
-      const result = await this.life.execute(n, index, executed, frame, shown);
-      if (!result.ok) {
-        if (result.error.kind === 'user_abort') return { status: 'aborted', reason: `fail-safe: ${result.error.message}` };
-        if (result.error.kind === 'aborted' || this.signal.aborted) return { status: 'aborted', reason: 'stopped by the user during an action' };
-        return { status: 'failed', reason: `step ${n}: ${describeAction(shown)} failed (${result.error.kind}): ${result.error.message}` };
-      }
-    }
-    return undefined;
   }
 
   /** Asks the user; a secret answer is recorded masked. */
@@ -395,7 +371,7 @@ class ReplayRun {
   }
 
   private addUsage(usage: UsageSummary): void {
-    this.usage = sumUsage(this.usage, usage);
+    this.stepUsage = sumUsage(this.stepUsage, usage);
   }
 }
 

@@ -167,7 +167,8 @@ function headerHtml(session: SessionRecord): string {
   const { meta, events, steps, warnings } = session;
   const started = events.find((event): event is AgentEventOf<'run-started'> => event.type === 'run-started');
   const finished = [...events].reverse().find((event): event is AgentEventOf<'run-finished'> => event.type === 'run-finished');
-  const tokens = finished?.usage ?? steps.reduce((sum, step) => ({ inputTokens: sum.inputTokens + (step.usage?.inputTokens ?? 0), outputTokens: sum.outputTokens + (step.usage?.outputTokens ?? 0) }), { inputTokens: 0, outputTokens: 0 });
+  // The session's totals as the reader gives them: the shared fold of its events (the recorder's at the end).
+  const usage = meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: meta.costUsd };
   const rows: Array<[string, string, string?]> = [
     ['Session', escapeHtml(meta.id)],
     ['Status', `<span class="status status-${escapeHtml(meta.status)}">${escapeHtml(meta.status)}</span>`, 'status'],
@@ -178,8 +179,8 @@ function headerHtml(session: SessionRecord): string {
     ['Ended', formatDate(meta.endedAt)],
     ['Duration', meta.endedAt === null ? '—' : formatDuration(meta.endedAt - meta.startedAt)],
     ['Steps', String(steps.length), 'steps'],
-    ['Cost', formatUsd(finished?.usage.costUsd ?? meta.costUsd), 'cost'],
-    ['Tokens', `${formatInt(tokens.inputTokens)} in · ${formatInt(tokens.outputTokens)} out`, 'tokens'],
+    ['Cost', formatUsd(usage.costUsd), 'cost'],
+    ['Tokens', `${formatInt(usage.inputTokens)} in · ${formatInt(usage.outputTokens)} out`, 'tokens'],
     ...(started?.limits ? ([['Limits', `${started.limits.maxSteps} steps, ${started.limits.maxCostUsd === null ? 'no cost limit' : formatUsd(started.limits.maxCostUsd)}`]] as Array<[string, string]>) : []),
     ...(meta.replayOf ? ([['Replay of', escapeHtml(meta.replayOf)]] as Array<[string, string]>) : []),
   ];

@@ -9,18 +9,23 @@
  * only when the next other event is emitted: by then the step's typed secrets are known, and a
  * password the model spelled out in its thought before its action revealed it is masked.
  *
- * The settings' secrets (the API key, ...) are masked in every event here, the one place all of
- * them pass, before they are recorded or streamed; a streamed thought holds back a tail that may
+ * The redaction policy (the settings' secrets: the API key, ...) is applied to every event here,
+ * the one place all of them pass, before they are recorded or streamed; a streamed thought holds back a tail that may
  * be the start of one, so a key cut between two deltas is still masked whole.
+ *
+ * Totals: every emitted event goes through the shared fold (src/shared/run-totals.ts), so a
+ * step's `costUsd`, the cost limit and the run-finished usage are what every reader of the record
+ * computes from it.
  *
  * The record before acting: `checkpoint()` waits until everything recorded so far is written,
  * and ends the run when something could not be: no action without a record.
  */
 import type { Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
-import type { AgentEvent, AgentEventInput, AgentEventOf, UsageSummary } from '../../shared/events';
+import type { Actor, AgentEvent, AgentEventInput, AgentEventOf, StepTimings, UsageSummary } from '../../shared/events';
+import { addToTotals, NO_TOTALS, type RunTotals } from '../../shared/run-totals';
 import type { Frame } from '../../shared/frame';
-import { SecretMask } from '../../shared/secret-mask';
+import { SecretMask, type Redactor } from '../../shared/secret-mask';
 import type { Operator } from '../operator/desktop-operator';
 import type { RunRecorder } from '../store/run-recorder';
 import type { AskRequest, AskUser } from './ask';
@@ -39,8 +44,8 @@ export interface RunLifecycleDeps {
   gate?: PauseGate;
   /** Said as notes right after run-started, before the first step (a disk nearly full). */
   notices?: readonly string[];
-  /** The settings' secrets, masked in every event (whole or by pieces of 8 characters or more). */
-  secrets?: readonly string[];
+  /** The redaction policy, applied to every event (the settings' secrets, whole or by pieces of 8 characters or more). */
+  redaction?: Redactor;
 }
 
 /** Deltas that arrive within this long go out as one event. */
@@ -64,13 +69,14 @@ export class RunLifecycle {
   /** Emitted thought deltas not yet recorded (see the module comment). */
   private unrecordedThoughts: Array<AgentEventOf<'thought-delta'>> = [];
   private pendingThought: PendingThought | null = null;
+  private runTotals: RunTotals = NO_TOTALS;
 
   constructor(
     private readonly deps: RunLifecycleDeps,
     readonly signal: AbortSignal,
   ) {
     this.runId = deps.recorder.sessionId;
-    this.secrets = new SecretSet(new SecretMask(deps.secrets ?? []));
+    this.secrets = new SecretSet(deps.redaction ?? SecretMask.none);
     this.now = deps.now ?? Date.now;
     this.gate = deps.gate ?? new PauseGate();
   }
@@ -85,6 +91,11 @@ export class RunLifecycle {
 
   get clock(): () => number {
     return this.now;
+  }
+
+  /** The steps finished so far and what they spent, folded from the events emitted. */
+  get totals(): RunTotals {
+    return this.runTotals;
   }
 
   /** Stamps, records and streams one event. */
@@ -130,7 +141,9 @@ export class RunLifecycle {
   }
 
   private stamp(input: AgentEventInput): AgentEvent {
-    return this.secrets.value({ ...input, runId: this.runId, at: this.now(), seq: ++this.seq } as AgentEvent);
+    const event = this.secrets.value({ ...input, runId: this.runId, at: this.now(), seq: ++this.seq } as AgentEvent);
+    this.runTotals = addToTotals(this.runTotals, event);
+    return event;
   }
 
   /**
@@ -153,23 +166,34 @@ export class RunLifecycle {
   async ask(step: number, request: AskRequest, options: { secret?: boolean } = {}): Promise<string | null> {
     const asked = this.emit({ type: 'ask-user', step, kind: request.kind, question: request.question, ...(request.action ? { action: request.action } : {}) });
     const answer = this.signal.aborted ? null : await this.deps.askUser({ ...request, id: asked.seq }, this.signal);
-    this.emit({ type: 'user-answer', step, kind: request.kind, answer: options.secret && answer ? MASK : answer });
+    this.emit({ type: 'user-answer', step, kind: request.kind, answer: options.secret && answer ? MASK : answer, questionId: asked.seq });
     return answer;
   }
 
   /**
-   * Executes one action, emitting it and its result as `shown` (the recorded, masked form).
-   * Returns the result as recorded: an error message never carries a typed secret.
+   * The step's end: what it spent (`usage`, every model call of the step) and, as `costUsd`, the
+   * run's cost with it, which is what the fold of the record gives after this event.
    */
-  async execute(step: number, index: number, action: Action, frame: Frame, shown: Action = this.secrets.action(action)): Promise<ActionResult> {
-    this.emit({ type: 'action', step, index, action: shown });
+  finishStep(step: number, durationMs: number, usage: UsageSummary, timings?: StepTimings, actor?: Actor): void {
+    const costUsd = this.runTotals.usage.costUsd + usage.costUsd;
+    this.emit({ type: 'step-finished', step, durationMs, costUsd, usage: { ...usage }, ...(timings ? { timings } : {}), ...(actor ? { actor } : {}) });
+  }
+
+  /**
+   * Executes one action, emitting it and its result as `shown` (the recorded, masked form).
+   * Returns the result as recorded: an error message never carries a typed secret. The user's
+   * own actions (a takeover) come the same way, marked with their actor.
+   */
+  async execute(step: number, index: number, action: Action, frame: Frame, shown: Action = this.secrets.action(action), actor?: Actor): Promise<ActionResult> {
+    const by = actor ? { actor } : {};
+    this.emit({ type: 'action', step, index, action: shown, ...by });
     const outcome = await this.deps.operator.execute(action, frame, this.signal);
     const typedSecret = action !== shown && action.type === 'type' ? [action.text] : [];
     const result: ActionResult =
       outcome.ok || (this.secrets.list.length === 0 && typedSecret.length === 0)
         ? outcome
         : { ...outcome, error: { ...outcome.error, message: this.withExtra(typedSecret).text(outcome.error.message) } };
-    this.emit({ type: 'action-result', step, index, action: shown, result });
+    this.emit({ type: 'action-result', step, index, action: shown, result, ...by });
     return result;
   }
 
@@ -196,9 +220,9 @@ export class RunLifecycle {
     return waitForSettle(() => this.deps.operator.fingerprint(display), options, this.signal);
   }
 
-  /** The run's end in the record: run-finished, then the recorder closed and the stream ended. */
-  async finish(ending: Ending, steps: number, usage: UsageSummary): Promise<void> {
-    this.emit({ type: 'run-finished', status: ending.status, reason: ending.reason, summary: ending.summary ?? null, steps, usage });
+  /** The run's end in the record: run-finished (with the totals of its steps), then the recorder closed and the stream ended. */
+  async finish(ending: Ending, steps: number): Promise<void> {
+    this.emit({ type: 'run-finished', status: ending.status, reason: ending.reason, summary: ending.summary ?? null, steps, usage: { ...this.runTotals.usage } });
     await this.deps.recorder.close();
     this.events.close();
   }

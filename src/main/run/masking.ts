@@ -3,22 +3,28 @@
  * thought, or with `"secret": true` on the action) is replaced by a mask in every event, in the
  * history sent back to the model, and in the stored raw reply. The secrets of the settings (the
  * API key and the like) are masked in every event too, whole or any piece of 8 characters or more
- * (src/shared/secret-mask.ts).
+ * (src/shared/secret-mask.ts). In a demonstration nobody writes a thought: the words read next to
+ * the field the user typed into stand for it (src/main/teach/secret-field.ts).
  */
 import type { Action } from '../../shared/actions';
 
 import { MASK } from '../../shared/describe-action';
-import { SecretMask } from '../../shared/secret-mask';
+import { SecretMask, type Redactor } from '../../shared/secret-mask';
 
 export { MASK };
 
 const SECRET_WORDS = /\b(pass(?:word|wd|code|phrase)?|pin(?:\s*code)?|secret|otp|one[- ]time code|2fa code|security code|cvv|cvc)\b/i;
 
+/** Does a text (a thought, the label of a field) speak of a secret: a password, a PIN, a code? */
+export function namesASecret(text: string): boolean {
+  return SECRET_WORDS.test(text);
+}
+
 /** Does the model's own wording say the typed text is a secret? */
 export function isSecretTyping(action: Action, thought: string | null): boolean {
   if (action.type !== 'type' || action.text.length === 0) return false;
   if (action.secret === true) return true;
-  return thought !== null && SECRET_WORDS.test(thought);
+  return thought !== null && namesASecret(thought);
 }
 
 /** The action as it may be recorded. */
@@ -53,8 +59,8 @@ export function maskRawReply(raw: string, secrets: readonly string[]): string {
 export class SecretSet {
   private readonly secrets: string[] = [];
 
-  /** `configured`: the settings' secrets, masked by pieces wherever they appear. */
-  constructor(readonly configured: SecretMask = SecretMask.none) {}
+  /** `configured`: the redaction policy (the settings' secrets, masked by pieces wherever they appear). */
+  constructor(readonly configured: Redactor = SecretMask.none) {}
 
   add(secret: string): void {
     if (secret !== '' && !this.secrets.includes(secret)) this.secrets.push(secret);

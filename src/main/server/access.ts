@@ -13,7 +13,9 @@ export function newToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-function sameSecret(given: string, token: string): boolean {
+/** Whether `given` is the token (compared in constant time). */
+export function tokenMatches(given: string | null | undefined, token: string): boolean {
+  if (given === null || given === undefined) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -34,8 +36,7 @@ export function presentedToken(request: IncomingMessage): string | undefined {
 }
 
 export function hasToken(request: IncomingMessage, token: string): boolean {
-  const given = presentedToken(request);
-  return given !== undefined && sameSecret(given, token);
+  return tokenMatches(presentedToken(request), token);
 }
 
 /** The Set-Cookie header that keeps the token in the browser (not readable by scripts). */
@@ -62,4 +63,14 @@ export function foreignRequest(request: IncomingMessage, hosts: readonly string[
   }
   if (origin === 'null') return 'an opaque Origin (a sandboxed or file page) is not this server';
   return null;
+}
+
+/** The address a server listening on `host` is reached at, as it goes in a URL. */
+export function urlHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+}
+
+/** The Host values a server listening on `host`:`port` answers to (this machine's names, and the address itself). */
+export function hostsOf(host: string, port: number): string[] {
+  return [...new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${urlHost(host)}:${port}`].map((h) => h.toLowerCase()))];
 }

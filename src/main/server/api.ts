@@ -8,10 +8,17 @@
  *
  *   GET    /api/version                          app:version
  *   GET    /api/displays                         operator:displays (through the operator's host)
- *   POST   /api/runs {"task", "conversationId"?} run:start: {"id", "conversationId"}; 409 while one runs
+ *   POST   /api/runs {"task", "conversationId"?, "desktop"?}   run:start: {"id", "conversationId"}; on the
+ *                                                user's display without `desktop` (409 while a run holds it), with
+ *                                                {"private": true, "size": "WxH", "apps": [...]} on a private desktop
+ *                                                of its own, whatever else runs
+ *   GET    /api/runs                             runs:list: the live runs, [{id, task, status, desktop, kind}]
  *   GET    /api/runs/current                     run:current: the run going on, or null
  *   POST   /api/runs/<id>/pause|resume|stop      run:pause, run:resume, run:stop
  *   POST   /api/runs/<id>/answer {"text", "questionId"?}   run:answer; 409 when no question waits
+ *   POST   /api/runs/<id>/takeover               run:takeover: the agent stops after the action in progress
+ *   POST   /api/runs/<id>/input {"action"}       run:input: one action of the user's, in pixels of the run's display; 409 outside a takeover
+ *   POST   /api/runs/<id>/handback {"note"?}     run:handback: the agent goes on, told what the user did
  *   POST   /api/replays {"session", "policy", "speed"}     replay:start
  *   GET    /api/sessions?search=&status=         sessions:list: what `mnemo sessions --json` prints
  *   GET    /api/sessions/<id>/events?since=      sessions:events
@@ -26,6 +33,16 @@
  *   DELETE /api/facts/<id>                       facts:forget
  *   GET    /api/memory/conversations             memory:conversations
  *   GET    /api/memory/working?conversation=<id> memory:working: one's working memory, or null
+ *   GET    /api/workflows                        workflows:list: {"workflows": what `mnemo workflow list --json` prints, "damaged"}
+ *   GET    /api/workflows/<name>                 workflows:show: the workflow whole, anchors included
+ *   GET    /api/sessions/<id>/workflow-params    workflows:propose: the values typed, as parameters to confirm
+ *   POST   /api/workflows {"session", "name", "params"?, "autoParams"?}   workflows:save: {"workflow", "replaced", "proposed"}
+ *   DELETE /api/workflows/<name>                 workflows:delete
+ *   GET    /api/workflows/<name>/export          workflows:export: one self-contained JSON file
+ *   POST   /api/workflows/import {"file", "name"?, "replace"?}   workflows:import; 400 with the reason for a bad file, 409 for a name taken
+ *   POST   /api/workflows/<name>/run {"values", "policy"?, "speed"?}   workflows:run: {"id"}; 400 naming a missing or unknown parameter
+ *   POST   /api/teach {"task", "display"?}      teach:start: {"id"}; 503 `no_display` where the display cannot be recorded
+ *   POST   /api/teach/<id>/stop                 teach:stop: {"sessionId"}, the demonstration saved as a session
  *
  * and the routes that are not commands (their paths in src/shared/http-binding.ts, otherRoutes):
  *
@@ -33,13 +50,15 @@
  *   GET    /api/sessions/<id>/memory             the memory its events rebuild
  *   GET    /api/sessions/<id>/files/<path>[?thumb=W]   a screenshot or a raw reply
  *   GET    /api/events?since=<seq>[&session=<id>]      server-sent events (event-stream.ts)
+ *   GET    /api/runs/<id>/live                   the run's display as multipart/x-mixed-replace JPEG (live-view.ts)
+ *   GET    /api/workflows/<name>/files/<path>    an image the workflow refers to (anchors/…, screens/…)
  */
 import { ok } from '../../shared/contract';
 import { SessionIdSchema } from '../../shared/session-id';
 import { otherRoutes, urlOf } from '../../shared/http-binding';
 import type { AppBackend } from '../service/app-backend';
 import { SessionFiles } from '../service/session-files';
-import { shownSession } from '../service/session-views';
+import { shownSessionWithRefs } from '../service/session-views';
 import { backendHandlers, fromService } from '../service/window-commands';
 import { failure, json, type Reply } from './http-io';
 import { commandRoutes, createRouter, failed, type ApiRequest, type HttpHandlers, type Route } from './router';
@@ -81,9 +100,7 @@ function sessionRoutes(backend: AppBackend): Route[] {
       handle: withSession(async (id) => {
         const read = await service.session(id);
         if (!read.ok) return failed(read.error);
-        const shown = shownSession(read.value);
-        const toUrl = (absolute: string | null) => (absolute === null ? null : fileUrl(read.value.meta.id, absolute.slice(read.value.directory.length + 1).split('\\').join('/')));
-        return json(200, { ...shown, steps: shown.steps.map((step) => ({ ...step, screenshot: toUrl(step.screenshot), reply: toUrl(step.reply), fullResolution: toUrl(step.fullResolution) })) });
+        return json(200, shownSessionWithRefs(read.value, (relative) => fileUrl(read.value.meta.id, relative)));
       }),
     },
     {
@@ -104,7 +121,20 @@ function sessionRoutes(backend: AppBackend): Route[] {
   ];
 }
 
+/** The images of a workflow (its anchors, its recorded screens), for the Workflows view. */
+function workflowRoutes(backend: AppBackend): Route[] {
+  return [
+    {
+      ...otherRoutes.workflowFile,
+      handle: async ({ path }) => {
+        const file = await backend.service.workflows.image(path.name as string, (path.path as string[]).join('/'));
+        return file.ok ? { status: 200, body: file.value.data, contentType: file.value.contentType } : failed(file.error);
+      },
+    },
+  ];
+}
+
 /** The API's router over `backend`. */
 export function createApi(backend: AppBackend): (request: ApiRequest) => Promise<Reply> {
-  return createRouter([...commandRoutes(serveHandlers(backend)), ...sessionRoutes(backend)]);
+  return createRouter([...commandRoutes(serveHandlers(backend)), ...sessionRoutes(backend), ...workflowRoutes(backend)]);
 }

@@ -1,10 +1,11 @@
 /**
  * `GET /api/events?since=<seq>`: server-sent events, one `data:` line per event, exactly as
- * `mnemo run --json` prints it (with `seq`, also sent as the SSE `id`). The stream follows the
- * current run from `since` (0: from its start) and then each run started after it, from its
- * first event; `?session=<id>` follows that one session instead (live or recorded) and ends with
- * it. Closing the stream never stops a run. A comment line every 15 s keeps proxies from closing
- * an idle stream.
+ * `mnemo run --json` prints it (with `seq`, also sent as the SSE `id`). The stream follows every
+ * run going on, side by side (runs on private desktops go at once): the newest from `since` (0:
+ * from its start), the others and each run started later from their first event;
+ * `?session=<id>` follows that one session instead (live or recorded) and ends with it. Closing
+ * the stream never stops a run. A comment line every 15 s keeps proxies from closing an idle
+ * stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
@@ -61,44 +62,26 @@ export async function streamEvents(request: IncomingMessage, response: ServerRes
       }
       return;
     }
-    let from = since;
-    let run: RunHandle | undefined = service.current();
-    while (!closed.signal.aborted) {
-      if (!run) run = await nextRun(service, closed.signal);
-      if (!run) break;
-      for await (const event of run.events(from)) {
-        if (closed.signal.aborted) break;
-        send(event);
-      }
-      // Every later run is followed from its first event.
-      from = 0;
-      const finished = run;
-      run = service.current();
-      if (run === finished) run = undefined;
-    }
+    const followed = new Set<string>();
+    const follow = (run: RunHandle, from: number) => {
+      if (followed.has(run.id)) return;
+      followed.add(run.id);
+      void (async () => {
+        for await (const event of run.events(from)) {
+          if (closed.signal.aborted) break;
+          send(event);
+        }
+      })();
+    };
+    const stopListening = service.onRunStarted((run) => follow(run, 0));
+    const newest = service.current();
+    for (const run of service.active()) follow(run, run === newest ? since : 0);
+    await new Promise<void>((resolve) => closed.signal.addEventListener('abort', () => resolve(), { once: true }));
+    stopListening();
   } finally {
     clearInterval(keepalive);
     if (flushTimer) clearTimeout(flushTimer);
     if (gzip) gzip.end();
     else response.end();
   }
-}
-
-/** The next run this service starts, or undefined once `signal` aborts. */
-function nextRun(service: RunService, signal: AbortSignal): Promise<RunHandle | undefined> {
-  return new Promise((resolve) => {
-    const stop = service.onRunStarted((run) => {
-      cleanup();
-      resolve(run);
-    });
-    const onAbort = () => {
-      cleanup();
-      resolve(undefined);
-    };
-    const cleanup = () => {
-      stop();
-      signal.removeEventListener('abort', onAbort);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

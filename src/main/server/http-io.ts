@@ -1,6 +1,7 @@
 /** Small HTTP helpers for `mnemo serve`: JSON in and out, errors as JSON. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { MAX_BODY } from '../../shared/http-binding';
 
 /** An answer as a value: the router sends it; handlers never write to the response themselves. */
 export type Reply = { status: number; json: unknown; headers?: Record<string, string> } | { status: number; body: Buffer | string; contentType: string; headers?: Record<string, string> };
@@ -27,15 +28,13 @@ export function send(response: ServerResponse, reply: Reply, acceptEncoding = ''
   response.writeHead(reply.status, { ...common, 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }).end(payload);
 }
 
-const MAX_BODY = 1024 * 1024;
-
-/** The request's JSON body; a value, never a throw (too big, not JSON). */
-export async function readJson(request: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+/** The request's JSON body, at most `maxBytes`; a value, never a throw (too big, not JSON). */
+export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) return { ok: false, message: 'the request body is larger than 1 MB' };
+    if (size > maxBytes) return { ok: false, message: `the request body is larger than ${Math.round(maxBytes / (1024 * 1024))} MB` };
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');

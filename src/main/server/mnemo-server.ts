@@ -2,16 +2,20 @@
  * `mnemo serve`: the app in any browser, over HTTP and server-sent events, with the real core
  * behind it (the run service). Binds 127.0.0.1 unless told otherwise; every request needs the
  * token printed at start (access.ts); the API is api.ts, the event stream event-stream.ts, the
- * renderer renderer-files.ts. Stopping the server stops its runs cleanly (they end `aborted`).
+ * renderer renderer-files.ts; MCP for other agents at /mcp when asked (src/main/mcp/). Stopping
+ * the server stops its runs cleanly (they end `aborted`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
 import { AppBackend, configFileKeyStore } from '../service/app-backend';
 import type { RunService } from '../service/run-service';
-import { foreignRequest, hasToken, newToken, tokenCookie } from './access';
+import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, urlHost } from './access';
+import { McpHttpEndpoint, MCP_PATH } from '../mcp/http-endpoint';
 import { createApi } from './api';
 import { streamEvents } from './event-stream';
+import { liveViewRun, streamLiveView } from './live-view';
 import { failure, readJson, send } from './http-io';
 import { rendererFile } from './renderer-files';
 
@@ -25,6 +29,8 @@ export interface MnemoServerOptions {
   /** Default: a new random token. */
   token?: string;
   log?: (line: string) => void;
+  /** A new MCP server for each MCP client: the endpoint at /mcp (src/main/mcp/), with the same token; absent, no /mcp. */
+  mcp?: () => McpServer;
 }
 
 export interface MnemoServer {
@@ -43,9 +49,12 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
   // Browser mode keeps the API key where the CLI reads it: config.json.
   const api = createApi(new AppBackend(options.service, configFileKeyStore(options.service)));
   let hosts: string[] = [];
+  const mcp = options.mcp ? new McpHttpEndpoint({ token, hosts: () => hosts, newServer: options.mcp, ...(options.log ? { log: options.log } : {}) }) : null;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    // Its own checks (the same token and origins), and ?token= on every request rather than a cookie.
+    if (mcp && url.pathname === MCP_PATH) return mcp.handle(request, response);
     const foreign = foreignRequest(request, hosts);
     if (foreign) return send(response, failure(403, `forbidden: ${foreign}`));
 
@@ -61,9 +70,11 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     }
 
     if (url.pathname === urlOf(otherRoutes.events, {}) && request.method === otherRoutes.events.method) return streamEvents(request, response, options.service, url.searchParams);
+    const liveRun = request.method === otherRoutes.runLive.method ? liveViewRun(url.pathname) : null;
+    if (liveRun !== null) return streamLiveView(request, response, liveRun, options.service.run(liveRun)?.live);
     if (url.pathname.startsWith(`${API_PREFIX}/`)) {
       const path = url.pathname.slice(API_PREFIX.length);
-      const reply = await api({ method: request.method ?? 'GET', path, query: url.searchParams, body: () => readJson(request) });
+      const reply = await api({ method: request.method ?? 'GET', path, query: url.searchParams, body: (maxBytes) => readJson(request, maxBytes) });
       return send(response, reply, String(request.headers['accept-encoding'] ?? ''));
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, failure(405, `${request.method} is not served here`));
@@ -81,9 +92,8 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  hosts = [...new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${shownHost}:${port}`].map((h) => h.toLowerCase()))];
-  const origin = `http://${shownHost}:${port}`;
+  hosts = hostsOf(host, port);
+  const origin = `http://${urlHost(host)}:${port}`;
 
   return {
     url: `${origin}/?token=${token}`,
@@ -91,6 +101,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     port,
     token,
     async close() {
+      await mcp?.close();
       await options.service.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -19,7 +19,8 @@ export interface ApiRequest {
   /** The path after `/api`, as sent (still percent-encoded): `/sessions/<id>`. */
   path: string;
   query: URLSearchParams;
-  body: () => Promise<{ ok: true; value: unknown } | { ok: false; message: string }>;
+  /** The JSON body, read up to `maxBytes` (default: 1 MB). */
+  body: (maxBytes?: number) => Promise<{ ok: true; value: unknown } | { ok: false; message: string }>;
 }
 
 export interface RouteRequest {
@@ -76,7 +77,7 @@ function commandRoute<C extends CommandName>(name: C, handlers: HttpHandlers): R
     async handle({ path, query, body }) {
       let sent: unknown;
       if (hasBody(binding, spec.request)) {
-        const read = await body();
+        const read = await body(binding.maxBody);
         if (!read.ok) return failure(400, read.message);
         sent = read.value;
       }

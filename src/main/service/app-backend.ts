@@ -8,13 +8,17 @@
  * it is stored is the shell's choice (`KeyStore`): the OS keychain in the app, config.json in
  * browser mode (as the CLI reads it).
  */
-import type { FactQuery, FactSearch, RunState, SaveFact, SaveSettings, SettingsView, SessionListItem, StartRun } from '../../shared/app-api';
+import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../shared/app-api';
+import type { Action } from '../../shared/actions';
+import type { ActionResult } from '../../shared/action-result';
 import type { FactJson } from '../memory/facts';
 import type { ConfigFile } from '../../shared/config';
 import type { AgentEvent } from '../../shared/events';
 import type { DisplayInfo } from '../../shared/frame';
 import type { ModelSettingsInput } from '../../shared/settings';
+import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../shared/workflow';
 import type { ModelCheck } from '../model/provider-check';
+import type { GroundingOutcome } from '../model/grounding-check';
 import type { ReplayPolicy } from '../replay/policy';
 import { displayNotNamed } from '../operator/display-check';
 import { screenshotReader } from '../replay/inspect';
@@ -53,6 +57,8 @@ export function runState(run: RunHandle): RunState {
     paused: run.paused,
     conversationId: run.conversationId,
     pendingQuestion: question ? { id: question.id, kind: question.kind, question: question.question } : null,
+    status: run.status,
+    desktop: run.desktop,
   };
 }
 
@@ -104,8 +110,40 @@ export class AppBackend {
   }
 
   async startRun(request: StartRun): Promise<ServiceResult<{ id: string; conversationId: string | null }>> {
-    const started = await this.service.start({ task: request.task, ...(request.conversationId ? { conversationId: request.conversationId } : {}) });
+    const started = await this.service.start({
+      task: request.task,
+      ...(request.conversationId ? { conversationId: request.conversationId } : {}),
+      ...(request.desktop ? { desktop: request.desktop } : {}),
+    });
     return started.ok ? { ok: true, value: { id: started.value.id, conversationId: started.value.conversationId } } : started;
+  }
+
+  /** The runs going on, oldest first. */
+  liveRuns(): LiveRunItem[] {
+    return this.service.runs();
+  }
+
+  /** The user takes a run over; `conflict` with the reason when it cannot be. */
+  takeOver(id: string): ServiceResult<RunState> {
+    const run = this.service.run(id);
+    if (!run) return notRunning(id);
+    const taken = run.takeOver();
+    return taken.ok ? { ok: true, value: runState(run) } : { ok: false, error: { kind: 'conflict', message: taken.reason } };
+  }
+
+  /** One action of the user's on a run taken over: the user's step and what it did. */
+  async input(id: string, action: Action): Promise<ServiceResult<{ step: number; result: ActionResult }>> {
+    const run = this.service.run(id);
+    if (!run) return notRunning(id);
+    const done = await run.input(action);
+    return done.ok ? { ok: true, value: { step: done.step, result: done.result } } : { ok: false, error: { kind: 'conflict', message: done.reason } };
+  }
+
+  handBack(id: string, note?: string): ServiceResult<RunState> {
+    const run = this.service.run(id);
+    if (!run) return notRunning(id);
+    const handed = run.handBack(note);
+    return handed.ok ? { ok: true, value: runState(run) } : { ok: false, error: { kind: 'conflict', message: handed.reason } };
   }
 
   currentRun(): RunState | null {
@@ -129,9 +167,40 @@ export class AppBackend {
     return { ok: true, value: runState(run) };
   }
 
-  async startReplay(request: { session: string; policy: ReplayPolicy; speed: number }): Promise<ServiceResult<{ id: string }>> {
+  async startReplay(request: { session: string; policy: ReplayPolicy; speed: number; desktop?: StartRun['desktop'] }): Promise<ServiceResult<{ id: string }>> {
     const started = await this.service.replay({ ...request, ...(request.policy === 'reground' ? { model: {} } : {}) });
     return started.ok ? { ok: true, value: { id: started.value.id } } : started;
+  }
+
+  /** Runs a saved workflow with new values; under `reground` with the model of the settings. */
+  async startWorkflow(request: StartWorkflowRun): Promise<ServiceResult<{ id: string }>> {
+    const { name, values, policy, speed } = request;
+    const started = await this.service.runWorkflow({ name, values: new Map(Object.entries(values)), policy, speed, ...(policy === 'reground' ? { model: {} } : {}) });
+    return started.ok ? { ok: true, value: { id: started.value.id } } : started;
+  }
+
+  /** "Save as workflow": the session saved with the parameters confirmed; the workflow as `save --json` prints it. */
+  async saveWorkflow(request: SaveWorkflow): Promise<ServiceResult<{ workflow: WorkflowSummary; replaced: boolean; proposed: ProposedParam[] }>> {
+    const params = request.params.map(({ name, value, secret }) => ({ name, secret, ...(value !== undefined ? { value } : {}) }));
+    const saved = await this.service.workflows.save({ session: request.session, name: request.name, params, ...(request.autoParams ? { autoParams: true } : {}) });
+    if (!saved.ok) return { ok: false, error: saved.error };
+    return { ok: true, value: { workflow: summarizeWorkflow(saved.value.workflow), replaced: saved.value.replaced, proposed: saved.value.proposed } };
+  }
+
+  /** A file made by export (as JSON), checked whole before anything is written. */
+  async importWorkflow(request: { file: Record<string, unknown>; name?: string | undefined; replace: boolean }): Promise<ServiceResult<{ workflow: WorkflowSummary; replaced: boolean }>> {
+    const imported = await this.service.workflows.import(JSON.stringify(request.file), { replace: request.replace, ...(request.name !== undefined ? { rename: request.name } : {}) });
+    return imported.ok ? { ok: true, value: { workflow: summarizeWorkflow(imported.value.workflow), replaced: imported.value.replaced } } : imported;
+  }
+
+  /** Starts a demonstration (`Teach` in the window); `unavailable` while no recorder is plugged in. */
+  startTeach(request: StartTeach): Promise<ServiceResult<{ id: string }>> {
+    return this.service.demonstrations.startTeach(request);
+  }
+
+  /** Stops a demonstration and saves it as a session. */
+  stopTeach(id: string): Promise<ServiceResult<{ sessionId: string }>> {
+    return this.service.demonstrations.stopTeach(id);
   }
 
   async sessions(filter: { search?: string | undefined; status?: string | undefined } = {}): Promise<SessionListItem[]> {
@@ -140,11 +209,8 @@ export class AppBackend {
   }
 
   /** A session's events after `since`: a live run adds the ones not yet written. */
-  async events(id: string, since = 0): Promise<ServiceResult<AgentEvent[]>> {
-    const live = this.service.run(id);
-    if (live) return { ok: true, value: await live.eventsSoFar(since) };
-    const read = await this.service.session(id);
-    return read.ok ? { ok: true, value: read.value.events.filter((event) => event.seq > since) } : read;
+  events(id: string, since = 0): Promise<ServiceResult<AgentEvent[]>> {
+    return this.service.records.eventsSoFar(id, since);
   }
 
   /** The self-contained HTML report of a session. */
@@ -212,5 +278,10 @@ export class AppBackend {
   /** "Test connection" with the model settings as the form holds them. */
   checkProvider(model: Partial<ModelSettingsInput> = {}, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
     return this.service.checkProvider(model, apiKey ?? this.keys.get());
+  }
+
+  /** "Check grounding" with the model settings as the form holds them. */
+  checkGrounding(model: Partial<ModelSettingsInput> = {}, apiKey?: string, targets?: number): Promise<ServiceResult<GroundingOutcome>> {
+    return this.service.checkGroundingCandidate(model, apiKey ?? this.keys.get(), targets !== undefined ? { targets } : {});
   }
 }

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { ModelSettings } from '../../shared/settings';
+import { MODEL_FAMILIES, type ModelSettings } from '../../shared/settings';
 import { checkModel, probeProvider } from '../model/provider-check';
 import { screenFrame } from '../operator/geometry';
 import type { IsolatedOperator, IsolatedOperatorLoad } from '../operator/isolated-operator';
@@ -70,7 +70,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
     } else checks.push(fail('display', opened.message, 'start the X server or fix access to it (XAUTHORITY, xhost), then run mnemo doctor again'));
   }
   if (linux && wayland) {
-    checks.push(warn('wayland', 'this is a Wayland session: only windows running under XWayland can be seen and driven', 'for full control, log out and choose an "X11" / "Xorg" session at the login screen'));
+    checks.push(warn('wayland', 'this is a Wayland session: only windows running under XWayland can be seen and driven', 'for full control, log out and choose an "X11" / "Xorg" session at the login screen, or run tasks on a private desktop (below)'));
+    checks.push(privateDesktopCheck(has));
   }
 
   try {
@@ -113,6 +114,17 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
   checks.push(await dataDirCheck(deps.dataDir, deps.minFreeBytes ?? 200e6));
   checks.push(await providerCheck(deps.model, now));
   return checks;
+}
+
+/**
+ * On Wayland, what works whatever the session: a private X display of the run's own, with the
+ * apps started in it, watched in the window.
+ */
+function privateDesktopCheck(has: (name: string) => boolean): DoctorCheck {
+  const how = 'mnemo run --desktop private --app "firefox" "TASK" (or the Run form\'s Private desktop switch): the run gets an X display of its own, its apps open there, and you watch and take over in the window';
+  if (!has('Xvfb')) return warn('private desktops', `private desktops work on Wayland too, but Xvfb is not installed; once it is: ${how}`, 'apt install xvfb openbox');
+  const frames = has('openbox') ? '' : ' (install openbox to give their windows frames)';
+  return ok('private desktops', `private desktops work here, on Wayland too${frames}: ${how}`);
 }
 
 /** The pointer moves one pixel and comes back, as the operator reports it. */
@@ -167,7 +179,7 @@ async function dataDirCheck(dataDir: string, minFree: number): Promise<DoctorChe
 }
 
 async function providerCheck(model: DoctorDeps['model'], now: () => number): Promise<DoctorCheck> {
-  if (!model.ok) return fail('provider', model.message, 'mnemo run --base-url URL --model NAME --family tools|ui-tars|openai-cua, or set them in config.json (the app: Settings)');
+  if (!model.ok) return fail('provider', model.message, `mnemo run --base-url URL --model NAME --family ${MODEL_FAMILIES.join('|')}, or set them in config.json (the app: Settings)`);
   const probe = await probeProvider(model.settings);
   if (!probe.ok && probe.fatal) return fail('provider', probe.message, 'fix the base URL or the API key in the settings');
   const started = now();

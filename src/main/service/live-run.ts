@@ -9,10 +9,15 @@
  * far behind it starts. Only the not-yet-written tail is kept in memory, so a long run costs
  * nothing here.
  */
+import type { Action } from '../../shared/actions';
+import type { LiveStatus, RunKind } from '../../shared/app-api';
+import type { RunDesktop } from '../../shared/desktop';
 import type { AgentEvent, RunStatus, UsageSummary } from '../../shared/events';
+import type { LiveFrames } from '../operator/live-frames';
 import { AsyncQueue } from '../run/async-queue';
 import type { AskUser, PendingQuestion } from '../run/ask';
 import type { PauseGate } from '../run/pause-gate';
+import type { InputOutcome, Takeover, TakeoverAnswer } from '../run/takeover';
 import { readSession } from '../store/session-reader';
 import type { RunRecorder } from '../store/run-recorder';
 
@@ -28,12 +33,14 @@ export interface RunOutcome {
 export interface RunHandle {
   /** The session id. */
   readonly id: string;
-  readonly kind: 'run' | 'replay';
+  readonly kind: RunKind;
   readonly task: string;
   /** The session folder. */
   readonly directory: string;
   /** The conversation a task belongs to (runs only). */
   readonly conversationId: string | null;
+  /** The desktop it works on: the user's display or a private one; `display` names it (`:0`, `:201`). */
+  readonly desktop: RunDesktop;
   /** Events with `seq` greater than `since` (default 0: all), then the live ones until the run ends. */
   events(since?: number): AsyncIterable<AgentEvent>;
   /** The events after `since` that exist now, without following the run. */
@@ -52,6 +59,16 @@ export interface RunHandle {
   readonly pendingQuestion: PendingQuestion | null;
   /** Resolves when the run has ended and its record is closed. */
   readonly done: Promise<RunOutcome>;
+  /** What it is doing now: running, paused, taken over (the user has it), asking. */
+  readonly status: LiveStatus;
+  /** The user takes the run over: the agent stops after the action in progress. */
+  takeOver(): TakeoverAnswer;
+  /** One action of the user's, in pixels of the run's display; refused outside a takeover. */
+  input(action: Action): Promise<InputOutcome>;
+  /** Gives the run back to the agent, which is told what the user did and the note. */
+  handBack(note?: string | null): TakeoverAnswer;
+  /** The run's display, live; null when its operator cannot watch it. */
+  readonly live: LiveFrames | null;
 }
 
 interface Waiting {
@@ -60,24 +77,30 @@ interface Waiting {
 }
 
 export interface LiveRunInit {
-  kind: 'run' | 'replay';
+  kind: RunKind;
   task: string;
   recorder: RunRecorder;
   dataDir: string;
   conversationId: string | null;
+  desktop: RunDesktop;
   gate: PauseGate;
   stop: AbortController;
   /** Answers every question at once with null (a run nobody watches interactively). */
   nobodyAnswers?: boolean;
+  /** Absent: the run cannot be taken over (a replay). */
+  takeover?: Takeover;
+  live?: LiveFrames | null;
 }
 
 export class LiveRun implements RunHandle {
   readonly id: string;
-  readonly kind: 'run' | 'replay';
+  readonly kind: RunKind;
   readonly task: string;
   readonly directory: string;
   readonly conversationId: string | null;
+  readonly desktop: RunDesktop;
   readonly done: Promise<RunOutcome>;
+  readonly live: LiveFrames | null;
   private readonly unwritten: AgentEvent[] = [];
   private readonly subscribers = new Set<AsyncQueue<AgentEvent>>();
   private readonly waiting = new Map<number, Waiting>();
@@ -92,6 +115,8 @@ export class LiveRun implements RunHandle {
     this.task = init.task;
     this.directory = init.recorder.directory;
     this.conversationId = init.conversationId;
+    this.desktop = init.desktop;
+    this.live = init.live ?? null;
     this.done = new Promise((resolve) => (this.finish = resolve));
   }
 
@@ -121,6 +146,9 @@ export class LiveRun implements RunHandle {
         for (const subscriber of this.subscribers) subscriber.push(event);
       }
     } finally {
+      // The user cannot hold a run that has ended, nor watch it.
+      this.init.takeover?.end('the run has ended');
+      this.live?.close();
       await afterEnd().catch(() => undefined);
       this.ended = true;
       for (const subscriber of this.subscribers) subscriber.close();
@@ -229,5 +257,32 @@ export class LiveRun implements RunHandle {
 
   get pendingQuestion(): PendingQuestion | null {
     return [...this.waiting.values()][0]?.question ?? null;
+  }
+
+  get status(): LiveStatus {
+    if (this.init.takeover?.takenOver) return 'taken over';
+    if (this.pendingQuestion) return 'asking';
+    return this.paused ? 'paused' : 'running';
+  }
+
+  takeOver(): TakeoverAnswer {
+    const takeover = this.init.takeover;
+    if (!takeover) return { ok: false, reason: `a ${this.kind} cannot be taken over: pause it or stop it` };
+    const taken = takeover.take();
+    // A paused run wakes up to wait for the user instead.
+    if (taken.ok) this.init.gate.resume();
+    return taken;
+  }
+
+  input(action: Action): Promise<InputOutcome> {
+    const takeover = this.init.takeover;
+    if (!takeover) return Promise.resolve({ ok: false, reason: `a ${this.kind} cannot be taken over, so it takes no input` });
+    return takeover.input(action);
+  }
+
+  handBack(note?: string | null): TakeoverAnswer {
+    const takeover = this.init.takeover;
+    if (!takeover) return { ok: false, reason: `a ${this.kind} cannot be taken over, so there is nothing to hand back` };
+    return takeover.handBack(note);
   }
 }

@@ -7,9 +7,13 @@
  * directory's files with a warning. The local files are sealed with the memory key when one is
  * given (a key file, MNEMO_MEMORY_KEY, or the app's keychain); a wrong key is refused here, before
  * anything is read or written.
+ *
+ * Every store is given the process's store writer (deps.writer): what it keeps passes the
+ * redaction policy, whoever saves it (a run, the Memory view, `mnemo facts add`).
  */
 import { readFile, rm } from 'node:fs/promises';
-import { makePrivateDir, writeTextAtomically } from '../disk/files';
+import { makePrivateDir } from '../disk/files';
+import { StoreWriter } from '../disk/store-writer';
 import { join } from 'node:path';
 import { KEYCHECK_FILE, openMemoryCipher, type MemoryCipher, type MemoryKey } from '../memory/encryption';
 import { openFileFactStore, openRedisFactStore, NoMemory, SubjectRegistry, describeError, type FactStore } from '../memory/facts';
@@ -33,6 +37,8 @@ export interface MemoryBackends {
 export interface MemoryBackendDeps {
   /** The app's key from the OS keychain (safeStorage), used when no key is set otherwise. */
   keychainKey?: () => Promise<string | null>;
+  /** What every store writes through (the redaction policy of the settings); default: as it is. */
+  writer?: StoreWriter;
 }
 
 export type BackendsOpen = { ok: true; backends: MemoryBackends } | { ok: false; message: string };
@@ -45,7 +51,10 @@ export function conversationPath(dataDir: string, id: string): string {
 export class FileConversationStore implements ConversationStore {
   readonly location: string;
 
-  constructor(private readonly dataDir: string) {
+  constructor(
+    private readonly dataDir: string,
+    private readonly writer: StoreWriter = StoreWriter.asIs,
+  ) {
     this.location = `file ${join(dataDir, 'memory', 'conversations')}`;
   }
 
@@ -62,7 +71,7 @@ export class FileConversationStore implements ConversationStore {
 
   async save(id: string, dict: TieredMemoryDict): Promise<void> {
     await makePrivateDir(join(this.dataDir, 'memory', 'conversations'));
-    await writeTextAtomically(conversationPath(this.dataDir, id), `${JSON.stringify(dict, null, 2)}\n`);
+    await this.writer.writeJson(conversationPath(this.dataDir, id), dict);
   }
 }
 
@@ -100,9 +109,10 @@ export async function openMemoryBackends(settings: MemoryStoreSettings, deps: Me
     else return { ok: false, message: `${opened.message} (set memory.redisFallback to "local" to use the data directory instead)` };
   }
   const subjects = new SubjectRegistry(settings.facts.subjects);
+  const writer = deps.writer ?? StoreWriter.asIs;
   let facts: FactStore = NoMemory;
   try {
-    if (settings.facts.enabled) facts = redis ? await openRedisFactStore({ connection: redis, subjects }) : await openFileFactStore(settings.dataDir, { cipher, subjects });
+    if (settings.facts.enabled) facts = redis ? await openRedisFactStore({ connection: redis, subjects, writer }) : await openFileFactStore(settings.dataDir, { cipher, subjects, writer });
   } catch (error) {
     await redis?.close();
     // A key check made just now for memory that turned out not to open with the key (its check
@@ -111,8 +121,8 @@ export async function openMemoryBackends(settings: MemoryStoreSettings, deps: Me
     return { ok: false, message: describeError(error) };
   }
   warnings.push(...facts.warnings);
-  const working = settings.working.enabled ? (redis ? new RedisMemoryManager(redis) : new FileMemoryManager(settings.dataDir, cipher)) : null;
-  const conversations = redis ? new RedisConversationStore(redis) : new FileConversationStore(settings.dataDir);
+  const working = settings.working.enabled ? (redis ? new RedisMemoryManager(redis, Date.now, writer) : new FileMemoryManager(settings.dataDir, cipher, Date.now, writer)) : null;
+  const conversations = redis ? new RedisConversationStore(redis, writer) : new FileConversationStore(settings.dataDir, writer);
   return {
     ok: true,
     backends: {

@@ -8,6 +8,8 @@
 import { factJson, FactType, formatScope, parseScope, SUBJECT_NAME_PATTERN, type FactJson } from '../memory/facts';
 import { describeError } from '../memory/facts';
 import { WORKING_MEMORY_ID_PATTERN } from '../memory/working';
+import { StoreWriter } from '../disk/store-writer';
+import { redactionOf } from '../settings/redaction';
 import { memoryStoreSettingsOf, type LoadedConfig, type RunFlags } from '../settings/settings';
 import { openMemoryBackends, type MemoryBackendDeps, type MemoryBackends } from './memory-backends';
 import type { ServiceResult } from './service-result';
@@ -50,11 +52,15 @@ export class MemoryService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Opens the memory the settings name (for a front end without a RunService, such as the CLI). */
+  /**
+   * Opens the memory the settings name (for a front end without a RunService, such as the CLI).
+   * What is saved passes the redaction policy of these settings, as in a run.
+   */
   static async open(config: LoadedConfig, flags: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}, env: NodeJS.ProcessEnv = process.env, deps: MemoryBackendDeps = {}): Promise<ServiceResult<MemoryService>> {
     const settings = memoryStoreSettingsOf(config, flags, env);
     if (!settings.ok) return settingsError(settings.message);
-    const opened = await openMemoryBackends(settings.settings, deps);
+    const writer = deps.writer ?? new StoreWriter(redactionOf({ file: config.file, flags, env }));
+    const opened = await openMemoryBackends(settings.settings, { ...deps, writer });
     if (!opened.ok) return { ok: false, error: { kind: 'memory', message: opened.message } };
     return { ok: true, value: new MemoryService(opened.backends) };
   }

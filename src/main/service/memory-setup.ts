@@ -8,15 +8,18 @@
  * The blackboard and the conversation are written as they change (whole files or whole lines,
  * never halves; in Redis, each change as it comes); a failed write reaches the running agent at
  * once, which says it as a note (memory-files.ts).
+ *
+ * What the memory keeps passes the redaction policy in the store writer: the run's own (its
+ * blackboard and conversation file) and the backends' (facts, working memory, Redis).
  */
 import { randomBytes } from 'node:crypto';
-import { SecretMask } from '../../shared/secret-mask';
 import type { PriceTable } from '../../shared/settings';
+import { StoreWriter } from '../disk/store-writer';
 import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type OpenedBlackboard, type LoadableBlackboardStore, type TieredMemoryDict } from '../memory';
 import { compactBlackboard, type CompactionOptions, type CompactionReport } from '../memory/blackboard-compaction';
 import { RedisBlackboardStore } from '../memory/redis-stores';
 import { AgentMemory } from '../memory/facts';
-import { WorkingMemoryAgent, type WorkingMemoryManager } from '../memory/working';
+import { WorkingMemoryAgent } from '../memory/working';
 import type { RunMemoryDeps } from '../agent/run-memory';
 import type { RunSettings } from '../settings/settings';
 import { conversationPath, type MemoryBackends } from './memory-backends';
@@ -60,7 +63,7 @@ export async function openRunMemory(
   prices: PriceTable,
   backends: MemoryBackends,
   continueConversation?: string,
-  secrets: SecretMask = SecretMask.none,
+  writer: StoreWriter = StoreWriter.asIs,
 ): Promise<MemoryOpen> {
   if (continueConversation !== undefined && !CONVERSATION_ID_PATTERN.test(continueConversation)) {
     return { ok: false, message: `"${continueConversation}" is not a conversation id (they look like conv-3fa9c2d1)` };
@@ -89,13 +92,11 @@ export async function openRunMemory(
     }
   }
   const reports = new WriteFailureReports();
-  // What the memory keeps has the settings' secrets masked (the task, a question may hold one).
-  const mask = <T>(value: T): T => secrets.deep(value);
-  const board = await openSharedBlackboard(settings.dataDir, backends, mask, reports);
+  const board = await openSharedBlackboard(settings.dataDir, backends, writer, reports);
   if (!board.ok) return board;
   warnings.push(...board.board.warnings);
   // In the data directory the conversation's file follows every change; in Redis it is saved at the end.
-  const file = backends.redis ? null : new ConversationFile(conversationPath(settings.dataDir, conversationId), conversation, { onWriteFailure: reports.report, mask });
+  const file = backends.redis ? null : new ConversationFile(conversationPath(settings.dataDir, conversationId), conversation, { onWriteFailure: reports.report, writer });
   const flush = async () => {
     await Promise.all([board.board.store.flush(), file?.flush()]);
   };
@@ -110,30 +111,20 @@ export async function openRunMemory(
           autoDetect: store.facts.autoDetect,
           detectSubjects: store.facts.detectSubjects,
         },
-        { model, mask: (text) => secrets.text(text) },
+        { model },
       )
     : undefined;
   const manager = backends.working;
-  // The working memory is written with the settings' secrets masked, as every memory file is.
-  const maskedManager: WorkingMemoryManager | null = manager
-    ? {
-        location: manager.location,
-        store: (input) => manager.store({ ...input, working_memory: secrets.text(input.working_memory) }),
-        retrieve: (query) => manager.retrieve(query),
-        delete: (query) => manager.delete(query),
-        list: () => manager.list(),
-      }
-    : null;
-  const working = maskedManager
+  const working = manager
     ? {
         agent: new WorkingMemoryAgent({
           llmClient: model,
           systemPrompt: store.working.prompt ?? undefined,
-          memoryManager: maskedManager,
+          memoryManager: manager,
           // The conversation so far is the chat history the seed's agent reads.
           chatHistoryClient: { get: async () => conversation.toPrompt() },
         }),
-        manager: maskedManager,
+        manager,
         conversationId,
       }
     : undefined;
@@ -158,7 +149,7 @@ export async function openRunMemory(
           file.close();
         } else {
           await flush();
-          await conversations.save(conversationId, mask(conversation.toDict())).catch((error: unknown) => reports.report(`the conversation ${conversationId} was not saved: ${(error as Error).message}`));
+          await conversations.save(conversationId, conversation.toDict()).catch((error: unknown) => reports.report(`the conversation ${conversationId} was not saved: ${(error as Error).message}`));
         }
         return reports.takeUnheard();
       },
@@ -170,11 +161,11 @@ export async function openRunMemory(
 type SharedBoard = { ok: true; board: OpenedBlackboard<LoadableBlackboardStore> } | { ok: false; message: string };
 
 /** The blackboard every run shares: in Redis when the backends use it, else in the data directory. */
-async function openSharedBlackboard(dataDir: string, backends: MemoryBackends, mask: <T>(value: T) => T, reports: WriteFailureReports): Promise<SharedBoard> {
+async function openSharedBlackboard(dataDir: string, backends: MemoryBackends, writer: StoreWriter, reports: WriteFailureReports): Promise<SharedBoard> {
   const redis = backends.redis;
   try {
-    const store: LoadableBlackboardStore | undefined = redis ? new RedisBlackboardStore(redis, { onWriteFailure: reports.report, mask }) : undefined;
-    return { ok: true, board: await openBlackboard<LoadableBlackboardStore>(dataDir, { onWriteFailure: reports.report, mask }, { store }) };
+    const store: LoadableBlackboardStore | undefined = redis ? new RedisBlackboardStore(redis, { onWriteFailure: reports.report, writer }) : undefined;
+    return { ok: true, board: await openBlackboard<LoadableBlackboardStore>(dataDir, { onWriteFailure: reports.report, writer }, { store }) };
   } catch (error) {
     return { ok: false, message: `the blackboard cannot be loaded: ${(error as Error).message}` };
   }
@@ -188,11 +179,11 @@ export async function compactSharedBlackboard(
   settings: RunSettings,
   prices: PriceTable,
   backends: MemoryBackends,
-  secrets: SecretMask,
+  writer: StoreWriter,
   options: CompactionOptions,
 ): Promise<{ ok: true; report: CompactionReport; warnings: string[] } | { ok: false; message: string }> {
   const reports = new WriteFailureReports();
-  const board = await openSharedBlackboard(settings.dataDir, backends, <T>(value: T): T => secrets.deep(value), reports);
+  const board = await openSharedBlackboard(settings.dataDir, backends, writer, reports);
   if (!board.ok) return board;
   const report = await compactBlackboard(board.board.blackboard, createTextModel(settings.memory.model, { prices }), options);
   const saved = await board.board.store.flush();

@@ -1,72 +1,80 @@
 /**
  * The run service: the one place a run is put together, for every front end (the CLI, the
- * Electron main process, `mnemo serve`). It composes a run from the settings (read once, in
- * `LoadedConfig`): the operator for the display, the vision model, the session recorder, the
- * shared memory; starts the DeviceAgent or the Replayer on them; and hands back a `RunHandle`
- * (events with catching up, pause, resume, stop, answers). It also lists and reads sessions and
- * the memory snapshot of a session.
+ * Electron main process, `mnemo serve`). A thin facade over parts that each do one job:
  *
- * The settings' secrets (the API key, ...) are masked in everything a run records or shows: its
- * events (the run lifecycle masks each one), the session's task, the memory files, and what the
- * service logs or answers (`redact`). The data directory is kept owner-only (private-dir.ts): one
- * found open to other accounts is tightened before the first run, with one line saying so.
+ * | part | file | job |
+ * | --- | --- | --- |
+ * | `ServiceConfig` | service-config.ts | the settings, read once and owned here (`useConfig`); the redaction policy; the data directory made private |
+ * | `RunLauncher` | run-launcher.ts | one launch for runs, replays and workflow runs: desktop, lock, operator, recorder, live handle |
+ * | `RunDesktops` | run-desktops.ts | where a run works: the user's display, or a private desktop started for it |
+ * | `RunRegistry` | run-registry.ts | the runs going on in this process, several at once (one per desktop) |
+ * | `SessionQueries` | session-queries.ts | the recorded sessions: list, one, events, memory snapshot, delete, housekeeping |
+ * | `MemoryHost` | memory-host.ts | the long-lived memory: backends opened once per settings, a run's memory, compaction |
+| `WorkflowService` | workflow-service.ts | the saved workflows: save a session as one, list, show, delete, export, import |
  *
- * One run at a time per display, across processes (display-lock.ts): a second start is a `busy`
- * error naming the running session. Failures are values (`ServiceResult`), each with a kind the
+ * Here: what a run, a replay, a workflow run and a demonstration are made of (the DeviceAgent with
+ * its model and memory, the Replayer on a recorded session, the WorkflowRunner on a saved workflow
+ * with new values, the Demonstration on the user's recorded input), the provider checks, and the failures said to front ends
+ * with the redaction policy applied. Failures are values (`ServiceResult`), each with a kind the
  * adapters map to their own terms (an exit code, an HTTP status, a message in the window).
  */
-import { buildMemorySnapshot, type MemorySnapshot } from '../../shared/memory';
+import { Demonstrations, type TeachHost } from './teach';
+import type { DesktopRequest } from '../../shared/desktop';
+import type { MemorySnapshot } from '../../shared/memory';
 import type { AgentEvent } from '../../shared/events';
-import { ModelSettingsSchema, type ModelSettings, type ModelSettingsInput, type PriceTable } from '../../shared/settings';
-import { describeConfigIssues } from '../../shared/config';
+import { MASK } from '../../shared/describe-action';
+import { DEFAULT_PRICES, ImageSettingsSchema, type ModelSettings, type ModelSettingsInput, type PriceTable } from '../../shared/settings';
 import { DeviceAgent } from '../agent/device-agent';
 import type { AgentOptions } from '../agent/settings';
+import { StoreWriter } from '../disk/store-writer';
 import { createVisionModel, type VisionModel } from '../model';
-import { checkModel, probeProvider, type ModelCheck, type ProviderProbe } from '../model/provider-check';
 import type { CaptureOptions } from '../operator/capture';
-import type { Operator } from '../operator/desktop-operator';
+import { checkModel, probeProvider, type ModelCheck, type ProviderProbe } from '../model/provider-check';
+import type { GroundingOutcome } from '../model/grounding-check';
+import { checkGroundingOf, type GroundingRequest } from './grounding';
 import { Replayer } from '../replay/replayer';
-import type { ReplayPolicy } from '../replay/policy';
+import type { ReplayPolicy, WorkflowPolicy } from '../replay/policy';
 import type { DivergenceThresholds } from '../replay/divergence';
-import { PauseGate } from '../run/pause-gate';
-import { SecretMask } from '../../shared/secret-mask';
-import { configuredSecrets } from '../settings/secrets';
-import { memoryStoreSettingsOf, runSettingsOf, storeSettingsOf, type LoadedConfig, type RunFlags, type RunSettings } from '../settings/settings';
-import { FileRunRecorder, sessionsRoot } from '../store/run-recorder';
-import { offerSampleSession } from '../store/sample-session';
-import { readSession, type SessionRecord } from '../store/session-reader';
-import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
-import { retentionOf } from '../store/store-settings';
-import { freeBytes, formatMegabytes } from '../disk/free-space';
-import { keepDataDirPrivate } from '../disk/private-dir';
-import { describeWriteFailure, displayPath } from '../disk/write-failure';
-import { DisplayLock, displayName } from './display-lock';
-import { LiveRun, type RunHandle } from './live-run';
-import { compactSharedBlackboard, openRunMemory, type OpenedMemory } from './memory-setup';
 import type { CompactionOptions, CompactionReport } from '../memory/blackboard-compaction';
-import { openMemoryBackends, type BackendsOpen, type MemoryBackends } from './memory-backends';
-import { MemoryService } from './memory-service';
+import { redactionOf } from '../settings/redaction';
+import type { LoadedConfig, RunFlags, RunSettings } from '../settings/settings';
+import type { SessionListing } from '../store/session-store';
+import type { RunHandle } from './live-run';
+import { MemoryHost } from './memory-host';
+import type { MemoryService } from './memory-service';
+import type { OpenedMemory } from './memory-setup';
+import { RunDesktops } from './run-desktops';
+import { RunLauncher, type LaunchedParts, type OperatorOpen, type Prepared } from './run-launcher';
+import { RunRegistry, type LiveRunSummary } from './run-registry';
+import { ServiceConfig } from './service-config';
 import type { ServiceResult } from './service-result';
-import type { MemoryStoreSettings } from '../settings/settings';
+import { SessionQueries, type FoundSession } from './session-queries';
+import { WorkflowService } from './workflow-service';
+import { TesseractReader } from '../workflow/ocr';
+import { completeParamValues, fillText } from '../workflow/params';
+import { WorkflowRunner } from '../workflow/runner';
+import { InRunWorkflows } from '../workflow/in-run';
+import { offerFor } from './workflow-offer';
+import { startInputRecording, type InputRecording } from '../operator/x11/input-recorder';
+import { Demonstration, DEMONSTRATION_MODEL } from '../teach/demonstration';
+import type { RecentScreensOptions } from '../teach/recent-screens';
 
 export type { RunHandle, RunOutcome } from './live-run';
-
+export type { OperatorOpen } from './run-launcher';
+export type { LiveRunSummary } from './run-registry';
 export type { ServiceError, ServiceErrorKind, ServiceResult } from './service-result';
-
-/** An operator for a run, and how to let it go afterwards. */
-export type OperatorOpen = { ok: true; operator: Operator; close?: () => Promise<void> | void } | { ok: false; message: string };
 
 export interface RunServiceDeps {
   config: LoadedConfig;
   env?: NodeJS.ProcessEnv;
   /** Flags given on the command line (they win over the environment and the file). */
   flags?: RunFlags;
-  /** Opens the operator for a display (checking the display first). */
-  openOperator: (capture: CaptureOptions) => Promise<OperatorOpen>;
+  /** Opens the operator for a display (checking the display first): the user's, or with `env` a private desktop's. */
+  openOperator: (capture: CaptureOptions, env?: NodeJS.ProcessEnv) => Promise<OperatorOpen>;
   createModel?: (settings: ModelSettings, prices: PriceTable) => VisionModel;
   /** The provider check before a run (default: one GET of the model list). */
   probe?: (settings: ModelSettings, signal: AbortSignal) => Promise<ProviderProbe>;
-  /** Warnings and notices (retention, interrupted sessions, memory problems). */
+  /** Warnings and notices (retention, interrupted sessions, memory problems); the redaction policy is applied. */
   log?: (message: string) => void;
   /** The API key kept outside config.json (the app's keychain), when neither flags nor environment give one. */
   storedApiKey?: () => string | undefined;
@@ -75,6 +83,8 @@ export interface RunServiceDeps {
   freeBytes?: (path: string) => Promise<number | null>;
   /** The memory key from the OS keychain (the app: safeStorage), when none is set otherwise. */
   memoryKey?: () => Promise<string | null>;
+  /** Records demonstrations for the window (`teach:start`, `teach:stop`); default: `teach()` below. */
+  demonstrations?: TeachHost;
 }
 
 export interface StartRequest {
@@ -90,6 +100,10 @@ export interface StartRequest {
   agent?: Partial<AgentOptions>;
   /** Skip the provider check (benchmarks against a local scripted server). */
   skipProviderCheck?: boolean;
+  /** A private desktop for the run (size and apps default to the settings'); absent: the user's display. */
+  desktop?: DesktopRequest;
+  /** Leave the private desktop running after the run (its DISPLAY is said in the log). */
+  keepDesktop?: boolean;
 }
 
 export interface ReplayRequest {
@@ -103,28 +117,98 @@ export interface ReplayRequest {
   interactive?: boolean;
   /** A model to find diverged targets again (reground); flags as for a run. */
   model?: RunFlags;
+  /** Where to replay; absent: the desktop the session recorded (a private one is started the same again). */
+  desktop?: DesktopRequest;
+  keepDesktop?: boolean;
 }
 
-/** Finished tasks summarised after each run at most (the newest; `mnemo memory compact` does the rest). */
-const COMPACT_AFTER_RUN = 5;
+export interface WorkflowRunRequest {
+  /** The workflow's name. */
+  name: string;
+  /** Every parameter's value (secrets included: typed, never recorded). */
+  values: ReadonlyMap<string, string>;
+  policy: WorkflowPolicy;
+  /** Recorded waits divided by this; 0: none. Default 1. */
+  speed?: number;
+  display?: number;
+  interactive?: boolean;
+  /** A model to ground the steps that differ (reground); flags as for a run. */
+  model?: RunFlags;
+  /** A private desktop for the run (size and apps default to the settings'); absent: the user's display. */
+  desktop?: DesktopRequest;
+  keepDesktop?: boolean;
+}
+
+/** On a private desktop with apps, how long a workflow run's first step waits for its target to show. */
+const APP_START_PATIENCE_MS = 30_000;
+
+export interface TeachRequest {
+  /** What the user will do, in words: the session's task, and the description of a workflow saved from it. */
+  task: string;
+  /** The display index to record on (its screenshots; the input is the whole X screen's). */
+  display?: number;
+  /** How often the screen is captured (tests, benchmarks). */
+  screens?: Partial<RecentScreensOptions>;
+}
+
+/** What a demonstration prepares once its desktop is held: the input recording, the reader of field labels. */
+interface TeachPrepared extends Prepared {
+  recording: InputRecording;
+  reader: TesseractReader;
+}
+
+/** What a workflow run prepares once its desktop is held: the reader of the text near targets (closed when it ends). */
+interface WorkflowPrepared extends Prepared {
+  reader: TesseractReader;
+}
+
+/** What a session of a replay or a workflow run says it ran with: the model that may reground, or none. */
+const modelOfSession = (model: VisionModel | undefined) => ({ model: model?.model ?? 'none', family: model?.family ?? 'none' });
+
+/** What a run prepares once its desktop is held: its memory. */
+interface RunPrepared extends Prepared {
+  memory: OpenedMemory;
+  /** The saved workflows the run's model is offered and may run. */
+  workflows: InRunWorkflows;
+}
 
 export class RunService {
-  private readonly env: NodeJS.ProcessEnv;
-  private readonly runs = new Map<string, LiveRun>();
-  private readonly store: SessionStore;
-  private readonly startListeners = new Set<(run: RunHandle) => void>();
-  private config: LoadedConfig;
-  /** The data directory checked to be owner-only (once per service). */
-  private privateDataDir: Promise<void> | null = null;
-  /** The memory's storage, opened once per settings and shared by every run (one Redis connection). */
-  private readonly backends = new Map<string, Promise<BackendsOpen>>();
-  /** The blackboard compaction after the last run, going on in the background (see compactAfterRun). */
-  private compaction: { stop: AbortController; done: Promise<void> } | null = null;
+  /** The settings, the redaction policy, the data directory's privacy. */
+  readonly config: ServiceConfig;
+  /** The runs going on in this process. */
+  readonly registry = new RunRegistry();
+  /** The recorded sessions. */
+  readonly records: SessionQueries;
+  /** The long-lived memory. */
+  readonly memoryHost: MemoryHost;
+  /** Where runs work: the user's display or private desktops. */
+  readonly desktops: RunDesktops;
+  readonly launcher: RunLauncher;
+  /** The saved workflows. */
+  readonly workflows: WorkflowService;
+  /** Demonstrations: the input recorder, when one is plugged in. */
+  readonly demonstrations: TeachHost;
 
   constructor(private readonly deps: RunServiceDeps) {
-    this.env = deps.env ?? process.env;
-    this.config = deps.config;
-    this.store = new SessionStore(deps.config.dataDir, deps.now ? { now: deps.now } : {});
+    const log = (message: string) => this.log(message);
+    this.config = new ServiceConfig({ config: deps.config, ...(deps.env ? { env: deps.env } : {}), ...(deps.flags ? { flags: deps.flags } : {}), ...(deps.storedApiKey ? { storedApiKey: deps.storedApiKey } : {}), log });
+    this.records = new SessionQueries({ config: this.config, runs: this.registry, ...(deps.now ? { now: deps.now } : {}), log });
+    this.memoryHost = new MemoryHost({ config: this.config, ...(deps.memoryKey ? { memoryKey: deps.memoryKey } : {}), ...(deps.now ? { now: deps.now } : {}), log });
+    this.desktops = new RunDesktops({ config: this.config, log });
+    this.launcher = new RunLauncher({ config: this.config, runs: this.registry, desktops: this.desktops, openOperator: deps.openOperator, ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}), log });
+    this.demonstrations = deps.demonstrations ?? new Demonstrations((request) => this.teach(request));
+    this.workflows = new WorkflowService({ config: this.config, session: (ref) => this.records.recorded(ref), ...(deps.now ? { now: deps.now } : {}) });
+  }
+
+  /**
+   * Makes the data directory private before a front end serves anything from it (`mnemo serve`,
+   * the app, at start): one open to other accounts is tightened and said in one line. Every part
+   * also waits for this before it reads or writes there. Then the private desktops a Mnemo killed
+   * hard left running are stopped (each launch looks too, once per service).
+   */
+  async open(): Promise<void> {
+    await this.config.dataDirReady();
+    await this.desktops.reapLeftovers();
   }
 
   get dataDir(): string {
@@ -133,34 +217,17 @@ export class RunService {
 
   /** The config as read (the settings file's content, where it lives, the data directory). */
   get loadedConfig(): LoadedConfig {
-    return this.config;
+    return this.config.loaded;
   }
 
-  /** Uses the config from now on (after the settings were saved); runs in progress keep theirs. */
+  /** Uses the config from now on (after the settings were saved); runs in progress keep their settings. */
   useConfig(config: LoadedConfig): void {
-    this.config = config;
+    this.config.use(config);
   }
 
-  /** Told of every run or replay this service starts (a window following "the current run"). */
-  onRunStarted(listener: (run: RunHandle) => void): () => void {
-    this.startListeners.add(listener);
-    return () => this.startListeners.delete(listener);
-  }
-
-  /** The run going on in this process, the newest if there are several (one per display). */
-  current(): RunHandle | undefined {
-    return [...this.runs.values()].at(-1);
-  }
-
-  async deleteSession(ref: string): Promise<ServiceResult<{ id: string }>> {
-    const deleted = await this.store.delete(ref);
-    return deleted.ok ? { ok: true, value: { id: deleted.id } } : { ok: false, error: { kind: 'not_found', message: deleted.message } };
-  }
-
-  /** The settings a run would use now (the model resolved from flags, environment and file). */
+  /** The settings a run would use now (the model resolved from flags, environment, file and keychain). */
   settings(overrides: RunFlags = {}): ServiceResult<RunSettings> {
-    const resolved = runSettingsOf(this.config, { ...this.deps.flags, ...overrides }, this.env, this.deps.storedApiKey?.());
-    return resolved.ok ? { ok: true, value: resolved.settings } : { ok: false, error: { kind: 'settings', message: resolved.message } };
+    return this.redacted(this.config.runSettings(overrides));
   }
 
   /** Starts a task. The handle's events begin with run-started. */
@@ -169,177 +236,267 @@ export class RunService {
     const settings = this.settings(request.overrides);
     if (!settings.ok) return settings;
     const run = settings.value;
-    const display = request.display ?? request.overrides?.display;
-    await this.keepPrivate();
-    const opened = await this.openForRun(display);
-    if (!opened.ok) return opened;
-    const { lock, operator, closeOperator } = opened.value;
-    const release = async () => {
-      await closeOperator();
-      await lock.release();
-    };
-
-    await this.housekeeping();
-    // The last run's compaction stops where it is (each summary it wrote is whole) before this run reads the board.
-    await this.stopCompaction();
-    const secrets = this.secretsFor(request.overrides);
-    const mask = new SecretMask(secrets);
-    const backends = await this.memoryBackends(run.memoryStore);
-    if (!backends.ok) {
-      await release();
-      return backends;
-    }
-    const memory = await openRunMemory(run, run.prices, backends.value, request.conversationId, mask);
-    if (!memory.ok) {
-      await release();
-      return { ok: false, error: { kind: 'settings', message: memory.message } };
-    }
-    for (const warning of memory.memory.warnings) this.log(`warning: ${warning}`);
-    const model = (this.deps.createModel ?? ((settings, prices) => createVisionModel(settings, { prices })))(run.model, run.prices);
-    // The task as it is recorded and shown; the model gets it as the user wrote it.
-    const task = mask.text(request.task);
-    const recorder = await FileRunRecorder.create(run.dataDir, { task, model: run.model.model, family: run.model.family }).catch((error: unknown) => error as Error);
-    if (recorder instanceof Error) {
-      await release();
-      return { ok: false, error: { kind: 'record', message: `cannot record the session: ${describeWriteFailure(recorder, sessionsRoot(run.dataDir), 'a new session')}` } };
-    }
-    await lock.name(recorder.sessionId);
-    const notices = await this.lowDiskNotices();
-
-    const gate = new PauseGate();
-    const stop = new AbortController();
-    const live = new LiveRun({ kind: 'run', task, recorder, dataDir: run.dataDir, conversationId: memory.memory.conversationId, gate, stop, nobodyAnswers: request.interactive === false });
-    const probe = this.deps.probe ?? ((settings, signal) => probeProvider(settings, {}, signal));
-    const agent = new DeviceAgent(
-      {
-        model,
-        operator,
-        recorder,
-        askUser: live.askUser,
-        memory: memory.memory.deps,
-        gate,
-        notices,
-        secrets,
-        ...(this.deps.now ? { now: this.deps.now } : {}),
-        ...(request.skipProviderCheck ? {} : { preflight: (signal: AbortSignal) => probe(run.model, signal) }),
+    const redaction = this.config.redaction(request.overrides);
+    const probe = this.deps.probe ?? ((model, signal) => probeProvider(model, {}, signal));
+    const model = this.createModel(run.model, run.prices);
+    const launched = await this.launcher.launch<RunPrepared>({
+      kind: 'run',
+      task: request.task,
+      redaction,
+      session: { model: run.model.model, family: run.model.family },
+      display: request.display ?? request.overrides?.display,
+      desktop: this.desktops.specFor(request.desktop),
+      keepDesktop: request.keepDesktop,
+      takeover: true,
+      interactive: request.interactive,
+      what: 'the session',
+      prepare: async () => {
+        await this.records.housekeeping();
+        const memory = await this.memoryHost.openForRun(run, request.conversationId, new StoreWriter(redaction));
+        if (!memory.ok) return memory;
+        const workflows = new InRunWorkflows({ catalog: this.workflows, model, reader: () => new TesseractReader() }, await offerFor(this.workflows, request.task));
+        return {
+          ok: true,
+          value: {
+            memory: memory.value,
+            workflows,
+            conversationId: memory.value.conversationId,
+            finish: async () => {
+              await workflows.close();
+              await this.memoryHost.saveAfterRun(memory.value);
+            },
+            afterRelease: () => this.memoryHost.compactAfterRun(memory.value),
+          },
+        };
       },
-      {
-        ...request.agent,
-        memory: { layers: run.memory.layers, pruning: run.memory.pruning, budgets: run.memory.budgets },
-        limits: { maxSteps: run.maxSteps, maxCostUsd: run.maxCostUsd, maxConsecutiveErrors: run.maxConsecutiveErrors, maxParseRetries: 3, ...request.agent?.limits },
-        keepScreenshots: run.keepScreenshots,
-        confirmationRules: run.confirmationRules,
-        capture: {
-          maxWidth: run.image.maxWidth,
-          format: run.image.format,
-          quality: run.image.quality,
-          keepFullResolution: run.store.keepFullResolution,
-          ...(display !== undefined ? { display } : {}),
-        },
+      engine: (parts, prepared) => {
+        const display = request.display ?? request.overrides?.display;
+        const agent = new DeviceAgent(
+          {
+            model,
+            operator: parts.operator,
+            recorder: parts.recorder,
+            askUser: parts.askUser,
+            memory: prepared.memory.deps,
+            workflows: prepared.workflows,
+            gate: parts.gate,
+            notices: parts.notices,
+            redaction: parts.redaction,
+            ...(parts.takeover ? { takeover: parts.takeover } : {}),
+            ...(this.deps.now ? { now: this.deps.now } : {}),
+            ...(request.skipProviderCheck ? {} : { preflight: (signal: AbortSignal) => probe(run.model, signal) }),
+          },
+          {
+            ...request.agent,
+            memory: { layers: run.memory.layers, pruning: run.memory.pruning, budgets: run.memory.budgets },
+            limits: { maxSteps: run.maxSteps, maxCostUsd: run.maxCostUsd, maxConsecutiveErrors: run.maxConsecutiveErrors, maxParseRetries: 3, ...request.agent?.limits },
+            keepScreenshots: run.keepScreenshots,
+            confirmationRules: run.confirmationRules,
+            capture: {
+              maxWidth: run.image.maxWidth,
+              format: run.image.format,
+              quality: run.image.quality,
+              keepFullResolution: run.store.keepFullResolution,
+              ...(display !== undefined ? { display } : {}),
+            },
+          },
+        );
+        // The model gets the task as the user wrote it; the record and the handle show it redacted.
+        return agent.run(request.task, parts.signal, { conversationId: prepared.conversationId ?? undefined });
       },
-    );
-    this.track(live, agent.run(request.task, stop.signal, { conversationId: memory.memory.conversationId }), async () => {
-      // Failures during the run were said then, as notes; these came after it.
-      for (const failure of await memory.memory.save()) this.log(`warning: ${failure}`);
-      await release();
-      this.compactAfterRun(memory.memory);
     });
-    return { ok: true, value: live };
+    return this.redacted(launched);
   }
 
   /** Replays a recorded session on the desktop; the replay is recorded as a new session. */
   async replay(request: ReplayRequest): Promise<ServiceResult<RunHandle>> {
-    let model: VisionModel | undefined;
-    if (request.model) {
-      const settings = this.settings(request.model);
-      if (!settings.ok) return { ok: false, error: { kind: 'settings', message: `--policy ${request.policy} needs a model: ${settings.error.message}` } };
-      model = (this.deps.createModel ?? ((s, prices) => createVisionModel(s, { prices })))(settings.value.model, settings.value.prices);
-    }
-    const lookup = await this.store.resolve(request.session);
-    if (!lookup.ok) return { ok: false, error: { kind: 'not_found', message: lookup.message } };
-    const read = await readSession(this.dataDir, lookup.id);
-    if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
-    const session = read.session;
-    for (const warning of session.warnings) this.log(`session ${session.meta.id}, line ${warning.line}: ${warning.message}`);
-
-    await this.keepPrivate();
-    const opened = await this.openForRun(request.display);
-    if (!opened.ok) return opened;
-    const { lock, operator, closeOperator } = opened.value;
-    const secrets = this.secretsFor(request.model);
-    const task = new SecretMask(secrets).text(session.meta.task);
-    const recorder = await FileRunRecorder.create(this.dataDir, { task, model: model?.model ?? 'none', family: model?.family ?? 'none', replayOf: session.meta.id }).catch(
-      (error: unknown) => error as Error,
-    );
-    if (recorder instanceof Error) {
-      await closeOperator();
-      await lock.release();
-      return { ok: false, error: { kind: 'record', message: `cannot record the replay: ${describeWriteFailure(recorder, sessionsRoot(this.dataDir), 'a new session')}` } };
-    }
-    await lock.name(recorder.sessionId);
-    const notices = await this.lowDiskNotices();
-    const gate = new PauseGate();
-    const stop = new AbortController();
-    const live = new LiveRun({ kind: 'replay', task, recorder, dataDir: this.dataDir, conversationId: null, gate, stop, nobodyAnswers: request.interactive === false });
-    const replayer = new Replayer({ operator, recorder, askUser: live.askUser, gate, notices, secrets, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) });
-    const events = replayer.replay(
-      session,
-      {
-        policy: request.policy,
-        speed: request.speed,
-        ...(request.thresholds ? { thresholds: request.thresholds } : {}),
-        capture: { ...(request.display !== undefined ? { display: request.display } : {}) },
-      },
-      stop.signal,
-    );
-    this.track(live, events, async () => {
-      await closeOperator();
-      await lock.release();
+    const chosen = this.modelFor(request.model, request.policy);
+    if (!chosen.ok) return chosen;
+    const model = chosen.value;
+    const found = await this.records.recorded(request.session);
+    if (!found.ok) return this.redacted(found);
+    const session = found.value;
+    const launched = await this.launcher.launch<Prepared>({
+      kind: 'replay',
+      task: session.meta.task,
+      redaction: this.config.redaction(request.model),
+      session: { ...modelOfSession(model), replayOf: session.meta.id },
+      display: request.display,
+      desktop: this.desktops.specFor(request.desktop, session.meta.desktop),
+      keepDesktop: request.keepDesktop,
+      interactive: request.interactive,
+      what: 'the replay',
+      prepare: async () => ({ ok: true, value: { conversationId: null } }),
+      engine: (parts) =>
+        new Replayer(this.reexecution(parts, model)).replay(
+          session,
+          {
+            policy: request.policy,
+            speed: request.speed,
+            ...(request.thresholds ? { thresholds: request.thresholds } : {}),
+            capture: { ...(request.display !== undefined ? { display: request.display } : {}) },
+          },
+          parts.signal,
+        ),
     });
-    return { ok: true, value: live };
+    return this.redacted(launched);
+  }
+
+  /**
+   * Runs a saved workflow with new values on the desktop, recorded as a new session; the model is
+   * asked only for the steps that differ, under the reground policy (src/main/workflow/).
+   */
+  async runWorkflow(request: WorkflowRunRequest): Promise<ServiceResult<RunHandle>> {
+    const read = await this.workflows.show(request.name);
+    if (!read.ok) return this.redacted(read);
+    const workflow = read.value;
+    const complete = completeParamValues(workflow.params, request.values, (name) => `a value for "${name}"`);
+    if (!complete.ok) return { ok: false, error: { kind: 'invalid', message: complete.message } };
+    const chosen = this.modelFor(request.model, request.policy);
+    if (!chosen.ok) return chosen;
+    const model = chosen.value;
+    const secret = new Set(workflow.params.filter((param) => param.secret).map((param) => param.name));
+    // The task as recorded: the values in, a secret's masked.
+    const shown = new Map([...request.values].map(([name, value]) => [name, secret.has(name) ? MASK : value]));
+    const desktop = this.desktops.specFor(request.desktop);
+    const launched = await this.launcher.launch<WorkflowPrepared>({
+      kind: 'workflow',
+      task: fillText(workflow.description, shown),
+      redaction: this.config.redaction(request.model),
+      session: modelOfSession(model),
+      display: request.display,
+      desktop,
+      keepDesktop: request.keepDesktop,
+      interactive: request.interactive,
+      what: 'the workflow run',
+      prepare: async () => {
+        const reader = new TesseractReader();
+        return { ok: true, value: { conversationId: null, reader, finish: () => reader.close().catch(() => undefined) } };
+      },
+      engine: (parts, prepared) =>
+        new WorkflowRunner({ ...this.reexecution(parts, model), reader: prepared.reader, files: this.workflows.files(workflow.name) }).run(
+          workflow,
+          {
+            policy: request.policy,
+            values: request.values,
+            speed: request.speed ?? 1,
+            capture: { ...(request.display !== undefined ? { display: request.display } : {}) },
+            // Apps started for the run may show their window before their page: the first step waits for its target a while.
+            ...(desktop && desktop.apps.length > 0 ? { firstLookPatienceMs: APP_START_PATIENCE_MS } : {}),
+          },
+          parts.signal,
+        ),
+    });
+    return this.redacted(launched);
+  }
+
+  /**
+   * Records a demonstration: what the user does by hand on their display, as a session whose steps
+   * are the user's (src/main/teach/). It goes on until the handle is stopped (`stop()`: Ctrl+C, the
+   * app's button) or the user presses ctrl+alt+shift+s; the handle's `id` is the session's, and
+   * `done` resolves once it is recorded. A display without the RECORD extension is `no_display`,
+   * the message naming the fix.
+   */
+  async teach(request: TeachRequest): Promise<ServiceResult<RunHandle>> {
+    if (request.task.trim() === '') return { ok: false, error: { kind: 'invalid', message: 'say what you will do: the task is empty' } };
+    const display = this.config.env.DISPLAY?.trim() ?? '';
+    if (display === '') return { ok: false, error: { kind: 'no_display', message: 'DISPLAY is not set: a demonstration is recorded on an X display (set DISPLAY, e.g. DISPLAY=:0)' } };
+    const image = this.config.imageSettings();
+    const launched = await this.launcher.launch<TeachPrepared>({
+      kind: 'teach',
+      task: request.task,
+      redaction: this.config.redaction(),
+      session: { ...DEMONSTRATION_MODEL },
+      display: request.display,
+      interactive: false,
+      what: 'the demonstration',
+      prepare: async () => {
+        const recording = await startInputRecording(display, this.config.env);
+        if (!recording.ok) return { ok: false, error: { kind: 'no_display', message: recording.message } };
+        const reader = new TesseractReader();
+        const finish = async () => {
+          await recording.value.stop();
+          await reader.close().catch(() => undefined);
+        };
+        return { ok: true, value: { conversationId: null, recording: recording.value, reader, finish } };
+      },
+      engine: (parts, prepared) =>
+        new Demonstration({ ...this.reexecution(parts, undefined), recording: prepared.recording, reader: prepared.reader, ...(request.screens ? { screens: request.screens } : {}) }).record(
+          {
+            task: request.task,
+            capture: {
+              maxWidth: image.maxWidth,
+              format: image.format,
+              quality: image.quality,
+              keepFullResolution: this.config.storeSettings().keepFullResolution,
+              ...(request.display !== undefined ? { display: request.display } : {}),
+            },
+          },
+          parts.signal,
+        ),
+    });
+    return this.redacted(launched);
+  }
+
+  /** What the engines that re-execute a recording (the Replayer, the WorkflowRunner) are given: the launched parts, and the model that may reground. */
+  private reexecution(parts: LaunchedParts, model: VisionModel | undefined) {
+    const { operator, recorder, askUser, gate, notices, redaction } = parts;
+    return { operator, recorder, askUser, gate, notices, redaction, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) };
+  }
+
+  /** The model a replay or a workflow run may ask (to reground), when flags were given for one. */
+  private modelFor(flags: RunFlags | undefined, policy: string): ServiceResult<VisionModel | undefined> {
+    if (!flags) return { ok: true, value: undefined };
+    const settings = this.settings(flags);
+    if (!settings.ok) return { ok: false, error: { kind: 'settings', message: `--policy ${policy} needs a model: ${settings.error.message}` } };
+    return { ok: true, value: this.createModel(settings.value.model, settings.value.prices) };
+  }
+
+  /** Told of every run, replay or workflow run this service starts (a window following "the current run"). */
+  onRunStarted(listener: (run: RunHandle) => void): () => void {
+    return this.registry.onRunStarted(listener);
+  }
+
+  /** The run going on in this process, the newest if there are several (one per desktop). */
+  current(): RunHandle | undefined {
+    return this.registry.current();
   }
 
   /** Runs in progress in this process. */
   active(): RunHandle[] {
-    return [...this.runs.values()];
+    return this.registry.active();
+  }
+
+  /** The runs in progress, one line each: id, kind, task, status, desktop. */
+  runs(): LiveRunSummary[] {
+    return this.registry.list();
   }
 
   run(id: string): RunHandle | undefined {
-    return this.runs.get(id);
+    return this.registry.get(id);
   }
 
   /** A session's events after `since`: followed live while it runs here, else read from its record. */
-  async *events(sessionId: string, since = 0): AsyncIterable<AgentEvent> {
-    const live = this.runs.get(sessionId);
-    if (live) {
-      yield* live.events(since);
-      return;
-    }
-    const read = await readSession(this.dataDir, sessionId);
-    if (!read.ok) return;
-    for (const event of read.session.events) if (event.seq > since) yield event;
+  events(sessionId: string, since = 0): AsyncIterable<AgentEvent> {
+    return this.records.events(sessionId, since);
   }
 
-  async sessions(options: { search?: string } = {}): Promise<SessionListing> {
-    // A data directory without sessions yet gets the sample to explore.
-    await offerSampleSession(this.dataDir);
-    return this.store.list(options);
+  sessions(options: { search?: string } = {}): Promise<SessionListing> {
+    return this.records.list(options);
   }
 
   /** One session by id, unique prefix or `last`. */
-  async session(ref: string): Promise<ServiceResult<SessionRecord & { storeWarnings: StoreWarning[] }>> {
-    const lookup = await this.store.resolve(ref);
-    if (!lookup.ok) return { ok: false, error: { kind: lookup.kind === 'invalid' ? 'settings' : 'not_found', message: lookup.message } };
-    const read = await this.store.read(lookup.id);
-    if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
-    return { ok: true, value: { ...read.session, storeWarnings: read.warnings ?? [] } };
+  session(ref: string): Promise<ServiceResult<FoundSession>> {
+    return this.records.session(ref);
   }
 
   /** The memory at the end of a session (or now, for a live one): layers, pruning, blackboard, conversation. */
-  async memory(ref: string): Promise<ServiceResult<MemorySnapshot>> {
-    const session = await this.session(ref);
-    if (!session.ok) return session;
-    return { ok: true, value: buildMemorySnapshot(session.value.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []))) };
+  memory(ref: string): Promise<ServiceResult<MemorySnapshot>> {
+    return this.records.memory(ref);
+  }
+
+  deleteSession(ref: string): Promise<ServiceResult<{ id: string }>> {
+    return this.records.delete(ref);
   }
 
   /**
@@ -347,107 +504,7 @@ export class RunService {
    * app's Memory view and other front ends. Not closed by the caller; `close()` closes it.
    */
   async memoryService(overrides: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}): Promise<ServiceResult<MemoryService>> {
-    const settings = memoryStoreSettingsOf(this.config, { ...this.deps.flags, ...overrides }, this.env);
-    if (!settings.ok) return { ok: false, error: { kind: 'settings', message: settings.message } };
-    const backends = await this.memoryBackends(settings.settings);
-    return backends.ok ? { ok: true, value: new MemoryService(backends.value, this.deps.now) } : backends;
-  }
-
-  private async memoryBackends(settings: MemoryStoreSettings): Promise<ServiceResult<MemoryBackends>> {
-    const key = JSON.stringify(settings);
-    let opening = this.backends.get(key);
-    if (!opening) {
-      opening = openMemoryBackends(settings, this.deps.memoryKey ? { keychainKey: this.deps.memoryKey } : {});
-      this.backends.set(key, opening);
-      void opening.then((opened) => {
-        if (opened.ok) for (const warning of opened.backends.warnings) this.log(`warning: ${warning}`);
-        // A failure is not kept: the next run tries again (Redis may be back).
-        else this.backends.delete(key);
-      });
-    }
-    const opened = await opening;
-    return opened.ok ? { ok: true, value: opened.backends } : { ok: false, error: { kind: 'memory', message: opened.message } };
-  }
-
-  /** The provider check alone, with a real chat call: latency, and whether an image is accepted. */
-  async checkModel(overrides: RunFlags = {}, signal?: AbortSignal): Promise<ServiceResult<ModelCheck>> {
-    const settings = this.settings(overrides);
-    if (!settings.ok) return settings;
-    // A provider may echo the key in its error message.
-    return { ok: true, value: new SecretMask(this.secretsFor(overrides)).deep(await checkModel(settings.value.model, {}, signal)) };
-  }
-
-  /**
-   * "Test connection" in the settings: the model settings as the form holds them (over the saved
-   * ones), one small chat request with an image.
-   */
-  async checkProvider(model: Partial<ModelSettingsInput>, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
-    const file = this.config.file.model ?? {};
-    const candidate = { ...file, ...model, ...(apiKey !== undefined ? { apiKey } : {}) };
-    const settings = ModelSettingsSchema.safeParse({ apiKey: this.env.OPENAI_API_KEY, ...candidate });
-    if (!settings.success) return { ok: false, error: { kind: 'settings', message: `model settings: ${describeConfigIssues(settings.error.issues)}` } };
-    return { ok: true, value: await checkModel(settings.data) };
-  }
-
-  /** Stops every run of this process and waits until they are recorded as ended. */
-  async close(): Promise<void> {
-    const runs = [...this.runs.values()];
-    for (const run of runs) run.stop();
-    await Promise.all(runs.map((run) => run.done));
-    // The summaries of the last run are written before the memory closes (a few model calls at most).
-    await this.compaction?.done;
-    const backends = [...this.backends.values()];
-    this.backends.clear();
-    for (const opening of backends) {
-      const opened = await opening;
-      if (opened.ok) await opened.backends.close();
-    }
-  }
-
-  /** A text with the settings' secrets masked, for a front end to print (an error message, a path). */
-  redact(text: string): string {
-    return new SecretMask(this.secretsFor()).text(text);
-  }
-
-  /** The secrets of the settings, with a run's own flags (another key variable, another URL). */
-  private secretsFor(overrides: RunFlags = {}): string[] {
-    return configuredSecrets(this.deps.config.file, { ...this.deps.flags, ...overrides }, this.env);
-  }
-
-  private log(message: string): void {
-    this.deps.log?.(this.redact(message));
-  }
-
-  /**
-   * Folds the tasks that just ended into the blackboard's one-line summaries, off the critical
-   * path: after the run has ended and released the display, while nobody waits for a step. The
-   * next run stops it first; what it wrote by then is whole, and the rest is done next time.
-   */
-  private compactAfterRun(memory: OpenedMemory): void {
-    const stop = new AbortController();
-    const done = memory
-      .compact({ limit: COMPACT_AFTER_RUN, signal: stop.signal })
-      .then((report) => {
-        if (report.writeError) this.log(`warning: ${report.writeError}`);
-        else if (report.failed.length > 0 && !stop.signal.aborted) this.log(`warning: the blackboard was not compacted: ${report.failed[0]?.error}`);
-      })
-      .catch((error: unknown) => this.log(`warning: the blackboard was not compacted: ${(error as Error).message}`))
-      .finally(() => {
-        if (this.compaction?.done === done) this.compaction = null;
-      });
-    this.compaction = { stop, done };
-  }
-
-  /** Whether the blackboard compaction after the last run is still going on (close() waits for it). */
-  get compacting(): boolean {
-    return this.compaction !== null;
-  }
-
-  private async stopCompaction(): Promise<void> {
-    const compaction = this.compaction;
-    if (!compaction) return;
-    compaction.stop.abort();
-    await compaction.done;
+    return this.redacted(await this.memoryHost.memoryService(overrides));
   }
 
   /**
@@ -457,71 +514,78 @@ export class RunService {
   async compactMemory(options: CompactionOptions = {}): Promise<ServiceResult<CompactionReport>> {
     const settings = this.settings();
     if (!settings.ok) return settings;
-    await this.stopCompaction();
-    const backends = await this.memoryBackends(settings.value.memoryStore);
-    if (!backends.ok) return backends;
-    const compacted = await compactSharedBlackboard(settings.value, settings.value.prices, backends.value, new SecretMask(this.secretsFor()), options);
-    if (!compacted.ok) return { ok: false, error: { kind: 'memory', message: compacted.message } };
-    for (const warning of compacted.warnings) this.log(`warning: ${warning}`);
-    return { ok: true, value: compacted.report };
+    return this.redacted(await this.memoryHost.compact(settings.value, settings.value.prices, options));
   }
 
-  private track(live: LiveRun, events: AsyncIterable<AgentEvent>, afterEnd: () => Promise<void>): void {
-    this.runs.set(live.id, live);
-    for (const listener of this.startListeners) listener(live);
-    void live.pump(events, async () => {
-      try {
-        await afterEnd();
-      } finally {
-        this.runs.delete(live.id);
-      }
-    });
+  /** Whether the blackboard compaction after the last run is still going on (close() waits for it). */
+  get compacting(): boolean {
+    return this.memoryHost.compacting;
   }
 
-  /** The display lock and the operator, in that order (a busy display opens nothing). */
-  private async openForRun(display: number | undefined): Promise<ServiceResult<{ lock: DisplayLock; operator: Operator; closeOperator: () => Promise<void> }>> {
-    const name = displayName(this.env, display);
-    const locked = await DisplayLock.acquire(this.dataDir, name).catch((error: unknown) => ({ ok: false as const, message: `cannot lock ${name}: ${(error as Error).message}`, sessionId: null }));
-    if (!locked.ok) return { ok: false, error: { kind: 'busy', message: locked.message, sessionId: locked.sessionId } };
-    const opened = await this.deps.openOperator({ ...(display !== undefined ? { display } : {}) });
-    if (!opened.ok) {
-      await locked.lock.release();
-      return { ok: false, error: { kind: 'no_display', message: opened.message } };
-    }
-    const close = opened.close;
-    return { ok: true, value: { lock: locked.lock, operator: opened.operator, closeOperator: async () => void (await close?.()) } };
+  /** The provider check alone, with a real chat call: latency, and whether an image is accepted. */
+  async checkModel(overrides: RunFlags = {}, signal?: AbortSignal): Promise<ServiceResult<ModelCheck>> {
+    const settings = this.settings(overrides);
+    if (!settings.ok) return settings;
+    // A provider may echo the key in its error message.
+    return { ok: true, value: this.config.redaction(overrides).deep(await checkModel(settings.value.model, {}, signal)) };
   }
 
   /**
-   * A disk nearly full, said as a note before the first step (in the terminal, the app, --json and
-   * the record): the run will stop at the first step it cannot record.
+   * "Test connection" in the settings: the model settings as the form holds them (over the saved
+   * ones), one small chat request with an image. The key typed into the form is masked in the
+   * answer too, saved or not.
    */
-  private async lowDiskNotices(): Promise<string[]> {
-    const minFreeMb = storeSettingsOf(this.deps.config).minFreeMb;
-    if (minFreeMb <= 0) return [];
-    const free = await (this.deps.freeBytes ?? freeBytes)(this.dataDir).catch(() => null);
-    if (free === null || free >= minFreeMb * 1e6) return [];
-    return [
-      `warning: only ${formatMegabytes(free)} free on the disk holding ${displayPath(this.dataDir)} (less than store.minFreeMb, ${minFreeMb} MB); the run stops at the first step it cannot record`,
-    ];
+  async checkProvider(model: Partial<ModelSettingsInput>, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
+    const settings = this.config.candidateModel(model, apiKey);
+    if (!settings.ok) return this.redacted(settings);
+    const checked = this.config.redaction().deep(await checkModel(settings.value));
+    return { ok: true, value: redactionOf({ file: {}, env: {}, extra: [settings.value.apiKey ?? ''] }).deep(checked) };
   }
 
-  /** The data directory owner-only before the first run writes to it; a wide one is tightened, and said. */
-  private keepPrivate(): Promise<void> {
-    this.privateDataDir ??= keepDataDirPrivate(this.dataDir).then(
-      (line) => {
-        if (line) this.log(line);
-      },
-      () => undefined,
-    );
-    return this.privateDataDir;
+  /**
+   * `mnemo check-model --grounding`: the model shown synthetic targets at the run's image size,
+   * the coordinate space of its answers found and compared with the configured one.
+   */
+  async checkGrounding(overrides: RunFlags = {}, request: GroundingRequest = {}): Promise<ServiceResult<GroundingOutcome>> {
+    const settings = this.settings(overrides);
+    if (!settings.ok) return settings;
+    const run = settings.value;
+    const outcome = await checkGroundingOf(this.createModel(run.model, run.prices), run, this.deps.openOperator, { ...(overrides.display !== undefined ? { display: overrides.display } : {}), ...request });
+    return { ok: true, value: this.config.redaction(overrides).deep(outcome) };
   }
 
-  /** Before a run's session exists: mark sessions whose process died, apply retention. */
-  private async housekeeping(): Promise<void> {
-    const pruned = await this.store.prune(retentionOf(storeSettingsOf(this.config)));
-    for (const warning of pruned.warnings) this.log(`warning: ${warning.message}`);
-    for (const id of pruned.interrupted) this.log(`session ${id} was interrupted (its process is gone): marked so`);
-    if (pruned.deleted.length > 0) this.log(`retention: deleted ${pruned.deleted.length} old session(s)`);
+  /** "Check grounding" in the settings: the model settings as the form holds them (over the saved ones). */
+  async checkGroundingCandidate(model: Partial<ModelSettingsInput>, apiKey?: string, request: GroundingRequest = {}): Promise<ServiceResult<GroundingOutcome>> {
+    const candidate = this.config.candidateModel(model, apiKey);
+    if (!candidate.ok) return this.redacted(candidate);
+    const { file } = this.config.loaded;
+    const prices = { ...DEFAULT_PRICES, ...file.prices };
+    const image = ImageSettingsSchema.parse(file.image ?? {});
+    const outcome = await checkGroundingOf(this.createModel(candidate.value, prices), { model: candidate.value, image }, this.deps.openOperator, request);
+    const checked = this.config.redaction().deep(outcome);
+    return { ok: true, value: redactionOf({ file: {}, env: {}, extra: [candidate.value.apiKey ?? ''] }).deep(checked) };
+  }
+
+  /** Stops every run of this process and waits until they are recorded as ended; then closes the memory. */
+  async close(): Promise<void> {
+    await this.registry.stopAll();
+    await this.memoryHost.close();
+  }
+
+  /** A text with the redaction policy applied, for a front end to print (an error message, a path). */
+  redact(text: string): string {
+    return this.config.redaction().text(text);
+  }
+
+  private redacted<T>(result: ServiceResult<T>): ServiceResult<T> {
+    return result.ok ? result : { ok: false, error: { ...result.error, message: this.redact(result.error.message) } };
+  }
+
+  private createModel(settings: ModelSettings, prices: PriceTable): VisionModel {
+    return (this.deps.createModel ?? ((model, table) => createVisionModel(model, { prices: table })))(settings, prices);
+  }
+
+  private log(message: string): void {
+    this.deps.log?.(this.redact(message));
   }
 }

@@ -8,16 +8,20 @@ export type ServiceErrorKind =
   | 'settings'
   /** A run is already going on that display. */
   | 'busy'
-  /** The request does not fit the run's state (an answer when no question waits). */
+  /** The request does not fit the run's state (an answer when no question waits, input outside a takeover). */
   | 'conflict'
   /** The display cannot be opened. */
   | 'no_display'
-  /** The session record cannot be created (the data directory is not writable). */
+  /** A record cannot be written: a session, a workflow (the data directory is not writable). */
   | 'record'
-  /** No such session (or fact). */
+  /** No such session (or fact, or workflow). */
   | 'not_found'
+  /** What was given or found cannot be used, with the first problem: a workflow file to import, a damaged workflow, a parameter a workflow does not have or lacks. */
+  | 'invalid'
   /** The memory's storage cannot be used: Redis unreachable, a wrong memory key, a damaged store. */
-  | 'memory';
+  | 'memory'
+  /** The part that would serve it is not there (no demonstration recorder plugged in). */
+  | 'unavailable';
 
 export interface ServiceError {
   kind: ServiceErrorKind;

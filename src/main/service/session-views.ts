@@ -50,12 +50,15 @@ export interface ShownStep {
   screenshot: string | null;
   actions: Action[];
   results: ActionResult[];
+  /** Step errors; `kind` is one of STEP_ERROR_KINDS (src/shared/events.ts). */
   errors: Array<{ kind: string; message: string }>;
   notes: string[];
-  questions: Array<{ kind: string; question: string; answer: string | null }>;
+  /** `id`: the question's id (the `seq` of its ask-user event). */
+  questions: Array<{ id: number; kind: string; question: string; answer: string | null }>;
   durationMs: number | null;
   /** Cost of the run up to the end of this step (USD), or null. */
   cost: number | null;
+  /** What the step spent: every model call of it (records made before that was kept: its prediction's). */
   usage: UsageSummary | null;
   /** Absolute path of the model's raw reply (secrets masked), or null. */
   reply: string | null;
@@ -94,7 +97,7 @@ function shownStep(view: StepView, directory: string): ShownStep {
     results: view.results,
     errors: view.errors,
     notes: view.notes,
-    questions: view.questions.map(({ kind, question, answer }) => ({ kind, question, answer })),
+    questions: view.questions.map(({ id, kind, question, answer }) => ({ id, kind, question, answer })),
     durationMs: view.durationMs,
     cost: view.costUsd,
     usage: view.usage,
@@ -123,3 +126,12 @@ export function shownSession(session: SessionRecord): ShownSession {
   };
 }
 
+/**
+ * The shown session with each file named by `ref` (a URL on the server, an MCP resource URI) from
+ * its path inside the session folder, instead of its path on this machine.
+ */
+export function shownSessionWithRefs(session: SessionRecord, ref: (relative: string) => string): ShownSession {
+  const shown = shownSession(session);
+  const toRef = (absolute: string | null) => (absolute === null ? null : ref(absolute.slice(session.directory.length + 1).split('\\').join('/')));
+  return { ...shown, steps: shown.steps.map((step) => ({ ...step, screenshot: toRef(step.screenshot), reply: toRef(step.reply), fullResolution: toRef(step.fullResolution) })) };
+}

@@ -1,15 +1,17 @@
 /**
  * The secrets in Mnemo's settings, wherever they come from: the API key (the environment variable
- * --api-key-env names, OPENAI_API_KEY, or config.json), the memory model's key, authorisation
- * headers, a user and password written into a URL (an endpoint, a Redis URL), and any field of
- * config.json named like a key, token, password or secret (an encryption key). Every text Mnemo
- * records, prints or exports is masked with them (src/shared/secret-mask.ts).
+ * --api-key-env names, any family's key variable such as OPENAI_API_KEY, ANTHROPIC_API_KEY or
+ * GEMINI_API_KEY, or config.json), the memory model's key, authorisation headers, a user and
+ * password written into a URL (an endpoint, a Redis URL), and any field of config.json named like
+ * a key, token, password or secret (an encryption key). The redaction
+ * policy (redaction.ts) is built on this walk, over config.json and over the resolved settings.
  *
  * Lenient on purpose: a config that does not validate, or a command that needs no model, still
  * has its secrets found, so that `mnemo show` or `mnemo export` mask them too.
  */
 import { readFile } from 'node:fs/promises';
 import type { ConfigFile } from '../../shared/config';
+import { API_KEY_ENV_NAMES } from '../../shared/settings';
 import { configPathOf, type RunFlags } from './settings';
 
 /** Field names whose string values are secrets. */
@@ -63,7 +65,7 @@ function collect(value: unknown, key: string, into: string[]): void {
 export function configuredSecrets(file: ConfigFile | unknown, flags: Pick<RunFlags, 'apiKeyEnv' | 'baseUrl'> = {}, env: NodeJS.ProcessEnv = process.env): string[] {
   const found: string[] = [];
   collect(file, '', found);
-  for (const name of new Set([flags.apiKeyEnv ?? 'OPENAI_API_KEY', 'OPENAI_API_KEY'])) {
+  for (const name of new Set([flags.apiKeyEnv ?? 'OPENAI_API_KEY', ...API_KEY_ENV_NAMES])) {
     const key = env[name];
     if (key) found.push(key, key.trim());
   }
@@ -71,16 +73,11 @@ export function configuredSecrets(file: ConfigFile | unknown, flags: Pick<RunFla
   return [...new Set(found.filter((secret) => secret.trim() !== ''))];
 }
 
-/**
- * The secrets for a command that prints or exports what was recorded (`show`, `export`, ...):
- * config.json read as it is, valid or not, and the environment.
- */
-export async function secretsOfDataDir(dataDir: string, configFlag?: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
-  let file: unknown = {};
+/** config.json as it is, valid or not; `{}` when there is none or it is not JSON (the environment alone). */
+export async function readConfigLeniently(dataDir: string, configFlag?: string): Promise<unknown> {
   try {
-    file = JSON.parse(await readFile(configPathOf(dataDir, configFlag), 'utf8'));
+    return JSON.parse(await readFile(configPathOf(dataDir, configFlag), 'utf8')) as unknown;
   } catch {
-    // No config file, or not JSON: the environment alone.
+    return {};
   }
-  return configuredSecrets(file, {}, env);
 }

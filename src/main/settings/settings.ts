@@ -1,15 +1,23 @@
 /**
- * Where Mnemo's settings come from: flags, then environment variables (OPENAI_BASE_URL,
- * OPENAI_API_KEY or the one --api-key-env names, MNEMO_MODEL, MNEMO_DATA_DIR), then the config
- * file (--config, or config.json in the data directory; schema in src/shared/config.ts), then
- * defaults. The file is read once (`loadConfig`); everything else is derived from what was read.
+ * Where Mnemo's settings come from: flags, then environment variables (the family's base URL and
+ * key variables — OPENAI_BASE_URL and OPENAI_API_KEY for the OpenAI-compatible families,
+ * GOOGLE_GEMINI_BASE_URL and GOOGLE_API_KEY or GEMINI_API_KEY for `gemini`, ANTHROPIC_BASE_URL and
+ * ANTHROPIC_API_KEY for `anthropic` — or the key variable --api-key-env names, MNEMO_MODEL,
+ * MNEMO_DATA_DIR), then the config file (--config, or config.json in the data directory; schema in
+ * src/shared/config.ts), then defaults (the family's base URL, if it has one). The file is read
+ * once (`loadConfig`); everything else is derived from what was read.
+ * A model name the table of known models knows (src/shared/known-models.ts) brings its family,
+ * coordinate space and resize when they are not given.
  * Every problem is a message naming its source.
  */
+import { DesktopSettingsSchema, type DesktopSettings } from '../../shared/desktop';
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
-import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
+import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, apiKeyFromEnv, endpointOf, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
+import { knownModel, settingsOfKnownModel } from '../../shared/known-models';
+import { coordinatesProblem, MODEL_FAMILIES, type CoordinateSpaceName } from '../../shared/model-families';
 import { makePrivateDir, writeJsonAtomically } from '../disk/files';
 import { DEFAULT_STORE_SETTINGS } from '../store/store-settings';
 
@@ -18,6 +26,8 @@ export interface RunFlags {
   model?: string;
   family?: string;
   modelVersion?: string;
+  /** The space the model writes points in (`tools`, `ui-tars`, `pyautogui`). */
+  coordinates?: string;
   apiKeyEnv?: string;
   maxSteps?: number;
   maxCost?: number;
@@ -28,6 +38,8 @@ export interface RunFlags {
   redisUrl?: string;
   /** The memory encryption key, read from this file (env MNEMO_MEMORY_KEY, memory.encryption.keyFile). */
   memoryKeyFile?: string;
+  /** Frames a second of the live view at most (desktop.liveFps). */
+  liveFps?: number;
 }
 
 /** Where the memory key comes from; null: the memory files are not encrypted. */
@@ -120,6 +132,12 @@ export function storeSettingsOf(config: LoadedConfig): StoreSettings {
   return config.file.store ?? DEFAULT_STORE_SETTINGS;
 }
 
+/** Private desktops as config.json sets them, the defaults filling the rest; `--live-fps` wins. */
+export function desktopSettingsOf(config: LoadedConfig, flags: Pick<RunFlags, 'liveFps'> = {}): DesktopSettings {
+  const settings = DesktopSettingsSchema.parse(config.file.desktop ?? {});
+  return flags.liveFps !== undefined ? { ...settings, liveFps: flags.liveFps } : settings;
+}
+
 export type MemoryStoreResult = { ok: true; settings: MemoryStoreSettings } | { ok: false; message: string };
 
 /**
@@ -176,21 +194,45 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
   }
   // A variable set to nothing (`OPENAI_BASE_URL=`) counts as not set.
   const fromEnv = (name: string) => (env[name]?.trim() ? env[name] : undefined);
-  const apiKey = flags.apiKeyEnv !== undefined ? env[flags.apiKeyEnv] : (env.OPENAI_API_KEY ?? file.model?.apiKey ?? storedApiKey);
+  const modelName = flags.model ?? fromEnv('MNEMO_MODEL') ?? file.model?.model;
+  const given = flags.family ?? file.model?.family;
+  // A model the table knows brings its family, and its space and resize where the family is its own.
+  const known = modelName !== undefined ? knownModel(modelName) : undefined;
+  const table = known && (given === undefined || given === known.family) ? settingsOfKnownModel(known) : undefined;
+  const family = given ?? table?.family;
+  const endpoint = endpointOf(family);
+  // A family with an endpoint of its own (anthropic, gemini) does not take the endpoint and key of
+  // a config file written for another family.
+  const fileFits = endpoint.defaultBaseUrl === undefined || file.model?.family === family;
+  const keyFromEnv = apiKeyFromEnv(endpoint, env);
+  const apiKey = flags.apiKeyEnv !== undefined ? env[flags.apiKeyEnv] : (keyFromEnv ?? (fileFits ? file.model?.apiKey : undefined) ?? storedApiKey);
+  const { baseUrl: fileBaseUrl, apiKey: _fileKey, ...fileModel } = file.model ?? {};
   const candidate = {
-    ...file.model,
-    baseUrl: flags.baseUrl ?? fromEnv('OPENAI_BASE_URL') ?? file.model?.baseUrl,
-    model: flags.model ?? fromEnv('MNEMO_MODEL') ?? file.model?.model,
-    family: flags.family ?? file.model?.family,
+    ...(table?.modelVersion && file.model?.modelVersion === undefined ? { modelVersion: table.modelVersion } : {}),
+    ...(table?.coordinates && file.model?.coordinates === undefined ? { coordinates: table.coordinates } : {}),
+    ...(table?.smartResize && file.model?.smartResize === undefined ? { smartResize: table.smartResize } : {}),
+    ...fileModel,
+    baseUrl: flags.baseUrl ?? fromEnv(endpoint.baseUrlEnv) ?? (fileFits ? fileBaseUrl : undefined) ?? endpoint.defaultBaseUrl,
+    model: modelName,
+    family,
     ...(flags.modelVersion !== undefined ? { modelVersion: flags.modelVersion } : {}),
+    ...(flags.coordinates !== undefined ? { coordinates: flags.coordinates as CoordinateSpaceName } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
   };
+  if (candidate.family === undefined && modelName !== undefined && candidate.baseUrl !== undefined) {
+    return {
+      ok: false,
+      message: `Mnemo does not know the model "${modelName}" (docs/models.md lists the ones it does): give its family with --family (${MODEL_FAMILIES.join(', ')}), or model.family in ${config.path}`,
+    };
+  }
   const missing = [
-    candidate.baseUrl === undefined ? '--base-url (or OPENAI_BASE_URL)' : null,
+    candidate.baseUrl === undefined ? `--base-url (or ${endpoint.baseUrlEnv})` : null,
     candidate.model === undefined ? '--model (or MNEMO_MODEL)' : null,
-    candidate.family === undefined ? '--family' : null,
+    candidate.family === undefined ? (modelName !== undefined ? `--family (Mnemo does not know the model "${modelName}")` : '--family') : null,
   ].filter((name): name is string => name !== null);
   if (missing.length > 0) return { ok: false, message: `missing ${missing.join(', ')}; set them as flags, environment variables or in ${config.path}` };
+  const coordinates = coordinatesProblem({ family: candidate.family as string, coordinates: candidate.coordinates });
+  if (coordinates !== null) return { ok: false, message: `model settings: ${coordinates}` };
   const model = ModelSettingsSchema.safeParse(candidate);
   if (!model.success) return { ok: false, message: `model settings: ${describeConfigIssues(model.error.issues)}` };
 
@@ -216,7 +258,8 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
       memory: {
         model: memoryModel.data,
         layers: defined({ recentBudget: memory.recentBudget, summaryBudget: memory.summaryBudget, budgetUnit: memory.budgetUnit }),
-        pruning: defined({ cacheFriendly: memory.cacheFriendly, maxContextTokens: memory.maxContextTokens }),
+        // Anthropic's prompt cache keeps matching only when old screenshots go in chunks, not one a step.
+        pruning: defined({ cacheFriendly: memory.cacheFriendly ?? (model.data.family === 'anthropic' ? true : undefined), maxContextTokens: memory.maxContextTokens }),
         budgets: defined({ blackboard: memory.budgets?.blackboard, conversation: memory.budgets?.conversation, workingMemory: memory.budgets?.workingMemory }),
       },
       store: storeSettingsOf(config),

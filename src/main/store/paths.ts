@@ -2,7 +2,7 @@
  * Where a session lives in the data directory:
  *
  *   <dataDir>/sessions/index.jsonl                   the index (see session-index.ts)
- *   <dataDir>/sessions/<id>/session.json             metadata, rewritten atomically
+ *   <dataDir>/sessions/<id>/session.json             metadata, written atomically when the run starts and when it ends
  *   <dataDir>/sessions/<id>/events.jsonl             append-only, fsynced at the end of every step
  *   <dataDir>/sessions/<id>/screenshots/step-0003.jpg   the model-ready image
  *   <dataDir>/sessions/<id>/screenshots/step-0003.full.png  the full-resolution capture (optional)

@@ -1,9 +1,15 @@
 /**
- * Records a run as it happens, owner-only (folders 0700, files 0600: disk/files.ts): `session.json` (metadata, rewritten atomically), `events.jsonl`
- * (append-only), `screenshots/` (the model-ready images, optionally the full-resolution capture)
- * and `replies/` (the model's raw replies, masked by the loop). Everything written during a step is
- * fsynced at its end (`flush`), so a crash loses at most the step in progress. The session index
- * gets a line when the run starts and when it ends.
+ * Records a run as it happens, owner-only (folders 0700, files 0600: disk/files.ts):
+ * `session.json` (metadata, written atomically when the run starts and once more when it ends),
+ * `events.jsonl` (append-only), `screenshots/` (the model-ready images, optionally the
+ * full-resolution capture) and `replies/` (the model's raw replies, masked by the loop).
+ * Everything written during a step is fsynced at its end (`flush`), so a crash loses at most the
+ * step in progress. The session index gets a line when the run starts and when it ends.
+ *
+ * What a session has done so far (its steps, its cost) is in its events alone: the totals are the
+ * shared fold of them (src/shared/run-totals.ts), which is what the readers compute for a session
+ * still running or cut off by a crash, and what session.json holds at the end. Nothing is
+ * rewritten per step: a step costs one append.
  *
  * Writes go through one ordered queue in the background: the loop never waits for the disk to
  * observe or predict. Before a step acts, the loop waits for the record of the steps before it to
@@ -15,11 +21,17 @@
  * append that did not fit is cut back. The session's ending is written into space reserved at the
  * start (session-ending.ts), so a session on a disk that filled up still reads back as `failed`
  * with its reason, not as `interrupted`.
+ *
+ * What it records passes the store writer (`storeWriter`: the redaction policy, disk/store-writer.ts)
+ * as it comes in: the task, each event, each raw reply; everything written derives from those.
  */
+import type { RunDesktop } from '../../shared/desktop';
 import { readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, AgentEventOf, ScreenshotRef } from '../../shared/events';
+import { addToTotals, NO_TOTALS, type RunTotals } from '../../shared/run-totals';
 import { appendWhole, makePrivateDir, openPrivate, writeJsonAtomically } from '../disk/files';
+import { StoreWriter } from '../disk/store-writer';
 import { describeWriteFailure } from '../disk/write-failure';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, sessionsRoot, stepStem } from './paths';
 import { ENDING_FILE, markWriteFailed, reserveEnding, writeEnding, type SessionEnding } from './session-ending';
@@ -36,14 +48,15 @@ export interface RunRecorder {
   readonly directory: string;
   /**
    * Saves the step's model-ready image (and, when given, the full-resolution capture as PNG) in
-   * the background; the reference is known at once.
+   * the background; the reference is known at once. `part` names another image of the same step
+   * (what the loop captured after one of its actions), saved beside the step's own.
    */
   saveScreenshot(
     step: number,
     image: Buffer,
     mime: ScreenshotRef['mime'],
     size: { width: number; height: number },
-    extras?: { fullResolution?: Buffer | undefined },
+    extras?: { fullResolution?: Buffer | undefined; part?: string | undefined },
   ): ScreenshotRef;
   /** A screenshot saved earlier in this run, read back (from memory while its write is queued). */
   readScreenshot(ref: ScreenshotRef): Promise<Buffer>;
@@ -67,8 +80,12 @@ export interface RecorderStart {
   model: string;
   family: string;
   replayOf?: string;
+  /** The desktop it runs on. */
+  desktop?: RunDesktop;
   /** Who records it; default: this process. */
   writer?: WriterIdentity;
+  /** What everything recorded passes (the redaction policy); default: as it is. */
+  storeWriter?: StoreWriter;
 }
 
 interface EventBatch {
@@ -93,6 +110,8 @@ export class FileRunRecorder implements RunRecorder {
   private eventsSize = 0;
   /** The run-finished event, once recorded (even when its append failed). */
   private finished: AgentEventOf<'run-finished'> | null = null;
+  /** The fold of the events written so far. */
+  private totals: RunTotals = NO_TOTALS;
   /** Screenshots queued but not yet on disk, by path. */
   private readonly unwritten = new Map<string, Buffer>();
 
@@ -104,6 +123,7 @@ export class FileRunRecorder implements RunRecorder {
     /** The reserved ending (session-ending.ts), open for in-place writes. */
     private readonly ending: FileHandle,
     meta: SessionMeta,
+    private readonly kept: StoreWriter,
   ) {
     this.meta = meta;
   }
@@ -125,7 +145,7 @@ export class FileRunRecorder implements RunRecorder {
   private static async open(dataDir: string, sessionId: string, directory: string, start: RecorderStart, now: number): Promise<FileRunRecorder> {
     const meta: SessionMeta = {
       id: sessionId,
-      task: start.task,
+      task: (start.storeWriter ?? StoreWriter.asIs).text(start.task),
       status: 'running',
       startedAt: now,
       endedAt: null,
@@ -135,6 +155,7 @@ export class FileRunRecorder implements RunRecorder {
       costUsd: 0,
       reason: null,
       ...(start.replayOf ? { replayOf: start.replayOf } : {}),
+      ...(start.desktop ? { desktop: start.desktop } : {}),
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       writer: start.writer ?? currentWriter(),
     };
@@ -144,7 +165,7 @@ export class FileRunRecorder implements RunRecorder {
       await events.close();
       throw error;
     });
-    const recorder = new FileRunRecorder(dataDir, sessionId, directory, events, ending, meta);
+    const recorder = new FileRunRecorder(dataDir, sessionId, directory, events, ending, meta, start.storeWriter ?? StoreWriter.asIs);
     await recorder.guard(() => appendToIndex(dataDir, [summaryOf(meta)]), 'the session index');
     return recorder;
   }
@@ -158,9 +179,9 @@ export class FileRunRecorder implements RunRecorder {
     image: Buffer,
     mime: ScreenshotRef['mime'],
     size: { width: number; height: number },
-    extras?: { fullResolution?: Buffer | undefined },
+    extras?: { fullResolution?: Buffer | undefined; part?: string | undefined },
   ): ScreenshotRef {
-    const id = stepStem(step);
+    const id = extras?.part ? `${stepStem(step)}-${extras.part}` : stepStem(step);
     const path = `${SCREENSHOTS_DIR}/${id}.${mime === 'image/png' ? 'png' : 'jpg'}`;
     const full = extras?.fullResolution;
     // Held until written, so the loop can read it back without waiting for the disk.
@@ -197,11 +218,12 @@ export class FileRunRecorder implements RunRecorder {
         });
         this.repliesReady = true;
       }
-      await this.writeFile(`${REPLIES_DIR}/${stepStem(step)}.txt`, raw);
+      await this.writeFile(`${REPLIES_DIR}/${stepStem(step)}.txt`, this.kept.text(raw));
     }, `reply of step ${step}`);
   }
 
-  record(event: AgentEvent): Promise<void> {
+  record(recorded: AgentEvent): Promise<void> {
+    const event = this.kept.value(recorded);
     if (event.type === 'run-finished') {
       this.finished = event;
       // The ending goes first into the reserved space: on a full disk it is what still fits.
@@ -216,7 +238,8 @@ export class FileRunRecorder implements RunRecorder {
         this.eventsSize = await appendWhole(this.events, this.eventsSize, batch.text);
         this.bytes += Buffer.byteLength(batch.text);
         this.lastWrittenSeq = Math.max(this.lastWrittenSeq, ...batch.events.map((event) => event.seq));
-        for (const queued of batch.events) await this.updateMeta(queued);
+        // What is on disk: a batch that did not fit is not counted.
+        for (const written of batch.events) this.totals = addToTotals(this.totals, written);
       }, EVENTS_FILE);
       this.batch = batch;
     }
@@ -238,15 +261,12 @@ export class FileRunRecorder implements RunRecorder {
     if (this.closed) return;
     this.closed = true;
     await this.flush();
-    this.meta = { ...this.meta, bytes: this.bytes };
     const finished = this.finished;
-    if (this.meta.status === 'running' && finished) {
-      // The run finished, but its event or the rewrite after it did not reach the disk.
-      this.meta = metaWithEnding(this.meta, finished);
-    } else if (this.meta.status === 'running') {
-      // Closed without a run-finished event: nobody will finish it, so say so now.
-      this.meta = { ...this.meta, status: 'interrupted', endedAt: Date.now(), reason: 'the recording was closed before the run finished' };
-    }
+    const { steps, usage } = this.totals;
+    this.meta = { ...this.meta, bytes: this.bytes, steps, costUsd: usage.costUsd, usage: { ...usage } };
+    if (finished) this.meta = metaWithEnding(this.meta, finished);
+    // Closed without a run-finished event: nobody will finish it, so say so now.
+    else this.meta = { ...this.meta, status: 'interrupted', endedAt: Date.now(), reason: 'the recording was closed before the run finished' };
     await this.guard(() => writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta), SESSION_FILE);
     await this.guard(() => appendToIndex(this.dataDir, [summaryOf(this.meta)]), 'the session index');
     await this.events.close().catch(() => undefined);
@@ -307,26 +327,9 @@ export class FileRunRecorder implements RunRecorder {
       status: 'failed',
       reason: `the session could not be recorded, so the run stopped: ${this.firstFailure}`,
       endedAt: Date.now(),
-      steps: this.meta.steps,
-      usage: this.meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: this.meta.costUsd },
+      steps: this.totals.steps,
+      usage: { ...this.totals.usage },
     });
-  }
-
-  private async updateMeta(event: AgentEvent): Promise<void> {
-    if (event.type === 'prediction') {
-      const usage = this.meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-      this.meta = {
-        ...this.meta,
-        usage: { inputTokens: usage.inputTokens + event.usage.inputTokens, outputTokens: usage.outputTokens + event.usage.outputTokens, costUsd: usage.costUsd },
-      };
-    } else if (event.type === 'step-finished') {
-      const usage = this.meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-      this.meta = { ...this.meta, steps: event.step, costUsd: event.costUsd, usage: { ...usage, costUsd: event.costUsd } };
-      await writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta);
-    } else if (event.type === 'run-finished') {
-      this.meta = metaWithEnding(this.meta, event);
-      await writeJsonAtomically(join(this.directory, SESSION_FILE), this.meta);
-    }
   }
 }
 

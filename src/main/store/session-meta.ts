@@ -1,5 +1,6 @@
 /** What `session.json` holds about a session, and how session ids are made. */
 import { randomBytes } from 'node:crypto';
+import type { RunDesktop } from '../../shared/desktop';
 import type { RunStatus, UsageSummary } from '../../shared/events';
 import type { WriterIdentity } from './writer-identity';
 
@@ -32,6 +33,8 @@ export interface SessionMeta {
   writer?: WriterIdentity;
   /** Bytes the session holds on disk, written when it ends (for retention by size). */
   bytes?: number;
+  /** The desktop it ran on (a private one's size and apps, so a replay can start the same again). */
+  desktop?: RunDesktop;
 }
 
 /** Sortable, unique, readable: `20261129-124501-3fa9c2`. */

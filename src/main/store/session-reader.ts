@@ -2,6 +2,11 @@
  * Reads a recorded session back: its metadata, its events (a corrupt or truncated line is skipped
  * with a warning, never a crash) and a per-step view for inspection, replay and reports.
  *
+ * session.json is written when the run starts and when it ends: while it says `running` (a run
+ * going on, or one a crash cut off), the steps and the cost come from the events, through the same
+ * fold the recorder uses at the end (src/shared/run-totals.ts). Records of earlier versions read
+ * through the schema's normalisation (src/shared/events.ts: `normaliseRecordedEvent`).
+ *
  * Reading never throws and never writes. A damaged session still reads: a garbage or missing
  * session.json is rebuilt from the events (with a warning), a missing or empty events.jsonl gives
  * a session without steps (with a warning). Only a session folder that does not exist, or an id
@@ -11,10 +16,12 @@
  * its ending is then read from the space the recorder reserved for it (session-ending.ts), or,
  * where even that could not be written, the run is said to have ended on a write failure.
  */
+import { RunDesktopSchema } from '../../shared/desktop';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAgentEvent, type AgentEvent } from '../../shared/events';
-import { progressOf, stepsOf, type StepView as SharedStepView } from '../../shared/steps';
+import { addToTotals, NO_TOTALS, totalsOf, type RunTotals } from '../../shared/run-totals';
+import { stepsOf, type StepView as SharedStepView } from '../../shared/steps';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
 import { ENDING_FILE, readRecordedEnding, withRecordedEnding, WRITE_FAILED_FILE } from './session-ending';
 import type { SessionMeta } from './session-meta';
@@ -104,7 +111,7 @@ function startFromId(id: string): number | null {
 export function metaFromEvents(id: string, events: readonly AgentEvent[], fallbackStart: number): SessionMeta {
   const started = events.find((event) => event.type === 'run-started');
   const finished = [...events].reverse().find((event) => event.type === 'run-finished');
-  const progress = progressOf(events);
+  const progress = totalsOf(events);
   const base: SessionMeta = {
     id,
     task: started?.task ?? '(unknown task)',
@@ -114,7 +121,7 @@ export function metaFromEvents(id: string, events: readonly AgentEvent[], fallba
     model: started?.model ?? '',
     family: started?.family ?? '',
     steps: progress.steps,
-    costUsd: progress.costUsd,
+    costUsd: progress.usage.costUsd,
     reason: 'the run did not finish (no run-finished event)',
     usage: progress.usage,
   };
@@ -153,6 +160,7 @@ function cleanMeta(value: Fields): SessionMeta {
   if (meta.bytes !== undefined && !isNumber(meta.bytes)) delete meta.bytes;
   if (meta.replayOf !== undefined && typeof meta.replayOf !== 'string') delete meta.replayOf;
   if (meta.sample !== undefined && meta.sample !== true) delete meta.sample;
+  if (meta.desktop !== undefined && !RunDesktopSchema.safeParse(meta.desktop).success) delete meta.desktop;
   return meta;
 }
 
@@ -160,12 +168,47 @@ export type MetaRead = { ok: true; meta: SessionMeta } | { ok: false; missing: b
 
 /**
  * Reads and checks a session.json; one still at `running` or `interrupted` takes the ending the
- * recorder left in its reserved space, if any.
+ * recorder left in its reserved space, if any, and one still `running` after that its progress
+ * from the events.
  */
 export async function readSessionMeta(directory: string): Promise<MetaRead> {
   const read = await readSessionJson(directory);
   if (!read.ok || (read.meta.status !== 'running' && read.meta.status !== 'interrupted')) return read;
-  return { ok: true, meta: withRecordedEnding(read.meta, await readRecordedEnding(directory)) };
+  const recorded = await readRecordedEnding(directory);
+  // The progress first: an ending on a write failure says how many steps were recorded.
+  const meta = read.meta.status === 'running' && recorded?.kind !== 'ending' ? withProgress(read.meta, await readRecordedTotals(directory)) : read.meta;
+  return { ok: true, meta: withRecordedEnding(meta, recorded) };
+}
+
+/** The metadata of a session still running, with the steps and cost its events show. */
+export function withProgress(meta: SessionMeta, totals: RunTotals): SessionMeta {
+  return { ...meta, steps: totals.steps, costUsd: totals.usage.costUsd, usage: { ...totals.usage } };
+}
+
+/** The events that move the totals, found without parsing every line (memory events are most of a record). */
+const TOTALS_LINE = /"type":"(?:prediction|step-finished|run-finished)"/;
+
+/**
+ * The totals of a session's record, folding only the lines that count: a listing asks this of
+ * every running session, so it reads the file but parses a few lines per step. Never throws.
+ */
+export async function readRecordedTotals(directory: string): Promise<RunTotals> {
+  const text = await readFile(join(directory, EVENTS_FILE), 'utf8').catch(() => '');
+  let totals = NO_TOTALS;
+  for (const line of text.split('\n')) {
+    if (!TOTALS_LINE.test(line)) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    // Records from before events carried `seq`: the order of the lines is all the fold needs.
+    if (isObject(value) && value.seq === undefined) value = { ...value, seq: 1 };
+    const parsed = parseAgentEvent(value);
+    if (parsed.ok) totals = addToTotals(totals, parsed.event);
+  }
+  return totals;
 }
 
 async function readSessionJson(directory: string): Promise<MetaRead> {
@@ -265,7 +308,9 @@ export async function readSession(dataDir: string, id: string): Promise<SessionR
     warnings.unshift({ line: 0, message: `${metaRead.message}; rebuilt from the events`, file: SESSION_FILE });
   }
   const unfinished = meta.status === 'running' || meta.status === 'interrupted';
-  meta = withRecordedEnding(meta, recorded, progressOf(events).lastEventAt);
+  const totals = totalsOf(events);
+  if (meta.status === 'running') meta = withProgress(meta, totals);
+  meta = withRecordedEnding(meta, recorded, totals.lastEventAt);
   if (unfinished && meta.status !== 'running' && meta.status !== 'interrupted' && !events.some((event) => event.type === 'run-finished')) {
     // Ended, but neither session.json nor the events say so: writing failed (a full disk, most likely).
     const file = recorded?.kind === 'ending' ? ENDING_FILE : WRITE_FAILED_FILE;

@@ -13,7 +13,7 @@ import { errorMessage, folderBytes, removeFolder, TRASH_PREFIX, writeJsonAtomica
 import { SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
 import type { SessionMeta } from './session-meta';
 import { appendToIndex, readIndex, rewriteIndex, summaryOf, type SessionSummary } from './session-index';
-import { progressOf } from '../../shared/steps';
+import { totalsOf } from '../../shared/run-totals';
 import { readSession, readSessionMeta, type SessionRead } from './session-reader';
 import type { RetentionPolicy } from './store-settings';
 import { currentHost, writerLiveness, type HostIdentity, type Liveness, type WriterIdentity } from './writer-identity';
@@ -340,7 +340,7 @@ export class SessionStore {
     const meta = now.meta;
     const read = await readSession(this.dataDir, id);
     const events = read.ok ? read.session.events : [];
-    const progress = progressOf(events);
+    const progress = totalsOf(events);
     const hasEvents = events.length > 0;
     const steps = hasEvents ? progress.steps : meta.steps;
     const writer = meta.writer ? `pid ${meta.writer.pid} on ${meta.writer.hostname}` : 'an earlier version';
@@ -349,7 +349,7 @@ export class SessionStore {
       status: 'interrupted',
       endedAt: progress.lastEventAt ?? meta.startedAt,
       steps,
-      costUsd: hasEvents ? progress.costUsd : meta.costUsd,
+      costUsd: hasEvents ? progress.usage.costUsd : meta.costUsd,
       usage: hasEvents ? progress.usage : (meta.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: meta.costUsd }),
       reason: `the process recording the run (${writer}) ended before the run finished (a crash or a kill); ${steps} step${steps === 1 ? '' : 's'} completed`,
       bytes: await folderBytes(directory),

@@ -14,12 +14,15 @@ import { HistoryView } from './views/HistoryView';
 import { MemoryView } from './views/MemoryView';
 import { RunView } from './views/run/RunView';
 import { SettingsView } from './views/SettingsView';
+import { WorkflowsView } from './views/workflows/WorkflowsView';
+import { workflowOfHash, workflowsHash } from './views/workflows/workflows-hash';
 
-const VIEWS = ['run', 'memory', 'blackboard', 'history', 'settings'] as const;
+const VIEWS = ['run', 'memory', 'blackboard', 'history', 'workflows', 'settings'] as const;
 type ViewName = (typeof VIEWS)[number];
 
+/** The view a hash names: its first segment (`#/workflows/<name>` is the Workflows view with one open). */
 function viewOfHash(hash: string): ViewName | null {
-  const name = hash.replace(/^#\/?/, '');
+  const name = hash.replace(/^#\/?/, '').split('/')[0] ?? '';
   return (VIEWS as readonly string[]).includes(name) ? (name as ViewName) : null;
 }
 
@@ -27,12 +30,16 @@ export function App() {
   const { t } = useTranslation();
   const { client, session, settings } = useServices();
   const [view, setView] = useState<ViewName>(() => viewOfHash(location.hash) ?? 'run');
+  const [openWorkflow, setOpenWorkflow] = useState<string | null>(() => workflowOfHash(location.hash));
   const [providerMissing, setProviderMissing] = useState(false);
   const [noticeDismissed, setNoticeDismissed] = useState(false);
   const saved = useSettings((s) => s.saved);
 
   useEffect(() => {
-    const onHash = () => setView(viewOfHash(location.hash) ?? 'run');
+    const onHash = () => {
+      setView(viewOfHash(location.hash) ?? 'run');
+      setOpenWorkflow(workflowOfHash(location.hash));
+    };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
@@ -68,6 +75,14 @@ export function App() {
     void session.getState().open(id);
     go('run');
   };
+  /** A run started elsewhere in the window (a workflow run): the Run view follows it. */
+  const followRun = (id: string) => {
+    void session.getState().switchTo(id);
+    go('run');
+  };
+  const showWorkflow = (name: string | null) => {
+    location.hash = workflowsHash(name);
+  };
   const openStep = (step: number) => {
     session.getState().inspect(step);
     go('run');
@@ -91,6 +106,7 @@ export function App() {
         {view === 'memory' && <MemoryView onOpenSession={openSession} />}
         {view === 'blackboard' && <BlackboardView onOpenStep={openStep} />}
         {view === 'history' && <HistoryView onOpen={openSession} />}
+        {view === 'workflows' && <WorkflowsView open={openWorkflow} onOpen={showWorkflow} onRun={followRun} onOpenSession={openSession} />}
         {view === 'settings' && <SettingsView explainMissingProvider={providerMissing} />}
       </main>
     </div>

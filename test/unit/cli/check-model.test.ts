@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { imagesIn, startScriptedServer, type ScriptedServer } from '../../fixtures/openai-server';
 import { runMnemo } from '../../fixtures/mnemo-cli';
+import { anthropicImagesIn, startAnthropicServer, type AnthropicServer } from '../../fixtures/anthropic-server';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-check-model-'));
 const servers: ScriptedServer[] = [];
@@ -68,5 +69,53 @@ describe('mnemo check-model', () => {
     const run = await runMnemo(['check-model', '--data-dir', mkdtempSync(join(scratch, 'data-'))], { env: { OPENAI_BASE_URL: '', MNEMO_MODEL: '' } });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing .*--model/);
+  });
+});
+
+describe('mnemo check-model --family anthropic', () => {
+  const anthropicServers: AnthropicServer[] = [];
+  afterEach(async () => {
+    await Promise.all(anthropicServers.splice(0).map((server) => server.close()));
+  });
+  async function claude(replies: Parameters<typeof startAnthropicServer>[0]['replies']): Promise<AnthropicServer> {
+    const server = await startAnthropicServer({ replies });
+    anthropicServers.push(server);
+    return server;
+  }
+  const checkClaude = (baseUrl: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+    runMnemo(['check-model', '--base-url', baseUrl, '--model', 'claude-sonnet-4-6', '--family', 'anthropic', '--data-dir', mkdtempSync(join(scratch, 'data-')), ...extra], {
+      env: { ANTHROPIC_API_KEY: 'sk-ant-check-5678', ANTHROPIC_BASE_URL: '', ...env },
+    });
+
+  it('sends one small message with an image through the SDK, with ANTHROPIC_API_KEY', async () => {
+    const server = await claude([{ content: [{ type: 'text', text: 'OK' }] }]);
+    const run = await checkClaude(server.url);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^✓ claude-sonnet-4-6 at http:\/\/127\.0\.0\.1:\d+ answered in \d+ ms and accepted the image; it said: "OK"/);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.path).toBe('/v1/messages');
+    expect(anthropicImagesIn(server.requests[0]?.body)).toHaveLength(1);
+    expect(JSON.stringify(server.requests[0]?.headers)).toContain('sk-ant-check-5678');
+  });
+
+  it('a rejected key: exit 3 naming the key', async () => {
+    const server = await claude([{ status: 401, message: 'invalid x-api-key' }]);
+    const refused = await checkClaude(server.url, ['--json']);
+    expect(refused.code).toBe(3);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, status: 401, message: expect.stringMatching(/check the API key/) });
+  });
+
+  it('an unknown model: exit 3 naming the model', async () => {
+    const server = await claude([{ status: 404, message: 'model: claude-sonnet-4-6' }]);
+    const unknown = await checkClaude(server.url, ['--json']);
+    expect(unknown.code).toBe(3);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, status: 404, message: expect.stringContaining('the model "claude-sonnet-4-6" was not found') });
+  });
+
+  it('a base URL ending in /v1: exit 3 with the fix', async () => {
+    const server = await claude([]);
+    const withV1 = await checkClaude(`${server.url}/v1`);
+    expect(withV1.code).toBe(3);
+    expect(withV1.stderr).toContain(`the base URL is the API root, without /v1 — did you mean ${server.url}?`);
   });
 });

@@ -79,7 +79,7 @@ describe('withRetries', () => {
 
 describe('prices', () => {
   it('finds exact names, dated or tagged versions, and OpenRouter names', () => {
-    expect(findPrice('gpt-4.1', DEFAULT_PRICES)).toEqual({ inputPerMTok: 2, outputPerMTok: 8 });
+    expect(findPrice('gpt-4.1', DEFAULT_PRICES)).toEqual({ inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5 });
     expect(findPrice('gpt-4o-2024-08-06', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['gpt-4o']);
     expect(findPrice('gpt-4o-mini-2024-07-18', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['gpt-4o-mini']);
     expect(findPrice('openai/gpt-4.1-mini', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['gpt-4.1-mini']);

@@ -74,8 +74,8 @@ describe('geometry helpers', () => {
 });
 
 describe('parseReply', () => {
-  it('knows the three families', () => {
-    expect(MODEL_FAMILIES).toEqual(['tools', 'ui-tars', 'openai-cua']);
+  it('knows the families', () => {
+    expect(MODEL_FAMILIES).toEqual(['tools', 'ui-tars', 'openai-cua', 'anthropic', 'gemini', 'pyautogui']);
   });
 
   it('assumes UI-TARS 1.5 with an image and 1.0 without', () => {

@@ -121,6 +121,10 @@ describe('mnemo parse', { timeout: 30_000, concurrent: true }, () => {
     ],
     [['--family', 'openai-cua'], '', /^mnemo parse: the reply is not JSON: /],
     [['--family', 'tools', '--model-version', '1.5'], '{"type":"wait"}', 'mnemo parse: --model-version applies to --family ui-tars only\n'],
+    [['--family', 'pyautogui'], "Clicking.\n```python\npyautogui.click(1, 2)\nos.system('rm -rf /')\n```", /^mnemo parse: line 4: os\.system\(\) is not a call Mnemo reads/],
+    [['--family', 'pyautogui', '--image', '100x100'], 'pyautogui.click(150, 1)', 'mnemo parse: line 1: coordinates (150, 1) outside the 100x100 image\n'],
+    [['--family', 'pyautogui'], 'I am not sure.', /^mnemo parse: no code in the reply/],
+    [['--family', 'anthropic', '--coordinates', 'relative-1000'], '{"content":[]}', /^mnemo parse: --coordinates: coordinates apply to the families tools, ui-tars, pyautogui/],
   ])('%j with %j exits 2', async (args, stdin, stderr) => {
     const run = await mnemoParse(args, stdin);
     expect(run.code).toBe(2);
@@ -136,6 +140,7 @@ describe('mnemo parse', { timeout: 30_000, concurrent: true }, () => {
     [['--family', 'ui-tars', '--image', '0x100'], /--image must be WIDTHxHEIGHT in positive pixels/],
     [['--family', 'ui-tars', '--image', '-5x100'], /--image must be WIDTHxHEIGHT in positive pixels/],
     [['--family', 'ui-tars', '--image', '10.5x100'], /--image must be WIDTHxHEIGHT in positive pixels/],
+    [['--family', 'pyautogui', '--coordinates', 'percent'], /^mnemo parse: option '--coordinates <space>' argument 'percent' is invalid/],
   ])('bad flags %j exit 2', async (args, stderr) => {
     const run = await mnemoParse(args, "Action: click(start_box='(1,2)')");
     expect(run.code).toBe(2);

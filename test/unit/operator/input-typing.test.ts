@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { NutInput } from '../../../src/main/operator/input';
 import type { Keyboard, KeyboardOutcome, KeyboardSession } from '../../../src/main/operator/keyboard/keyboard';
 import type { NutModule } from '../../../src/main/operator/nut';
+import { NutClipboardPaster, type Paster } from '../../../src/main/operator/clipboard/paster';
 
 type Call = [string, ...unknown[]];
 
@@ -50,32 +51,56 @@ function fakeNut(clipboard: { content: string; stuck?: boolean }, calls: Call[])
 
 const FAST = { pasteSettleMs: 0, keyDelayMs: 0, clipboardReadyTimeoutMs: 100 };
 
+/** NutInput on the recording keyboard, pasting through nut-js's clipboard (the non-X11 path). */
+function nutInput(clipboard: { content: string; stuck?: boolean }, calls: Call[], keyboard: Keyboard, paster?: Paster): NutInput {
+  const nut = fakeNut(clipboard, calls);
+  return new NutInput(nut, FAST, 'linux', keyboard, paster ?? new NutClipboardPaster(nut, FAST));
+}
+
 describe('NutInput.type', () => {
   it('types what the layout has keys for, pastes the rest with the paste keys, and gives the clipboard back', async () => {
     const { keyboard, calls } = recorder();
-    const input = new NutInput(fakeNut({ content: 'the user’s' }, calls), FAST, 'linux', keyboard);
+    const input = nutInput({ content: 'the user’s' }, calls, keyboard);
     expect(await input.type('a@b é!')).toEqual({ ok: true, keystrokes: 5, pasted: 1 });
     expect(calls).toEqual([['open'], ['keys', 'a@b '], ['clipboard', 'é'], ['chord', 'cmd', 'v'], ['keys', '!'], ['clipboard', 'the user’s']]);
   });
 
   it('a layout that cannot be read is an error, and nothing is typed', async () => {
     const { keyboard, calls } = recorder({ open: { ok: false, message: 'could not read the keyboard layout: no display' } });
-    const input = new NutInput(fakeNut({ content: '' }, calls), FAST, 'linux', keyboard);
+    const input = nutInput({ content: '' }, calls, keyboard);
     expect(await input.type('a@b')).toEqual({ ok: false, message: 'could not read the keyboard layout: no display' });
     expect(calls).toEqual([['open']]);
   });
 
   it('a clipboard that never serves the text is an error, not a paste of the old text', async () => {
     const { keyboard, calls } = recorder();
-    const input = new NutInput(fakeNut({ content: 'old', stuck: true }, calls), FAST, 'linux', keyboard);
+    const input = nutInput({ content: 'old', stuck: true }, calls, keyboard);
     const typed = await input.type('ok 漢字');
     expect(typed).toMatchObject({ ok: false, message: expect.stringContaining('did not take the text to paste within 100 ms') });
     expect(calls.filter(([kind]) => kind === 'chord')).toEqual([]);
   });
 
+  it('a paste the application never fetched is an error naming which characters (not the text, which may be a secret), and the clipboard is still given back', async () => {
+    const { keyboard, calls } = recorder();
+    const unfetched: Paster = {
+      async paste(text, pressPasteKeys) {
+        calls.push(['offer', text]);
+        const pressed = await pressPasteKeys();
+        return pressed.ok ? { ok: false, message: 'the focused application did not fetch the pasted text within 100 ms' } : pressed;
+      },
+    };
+    const input = nutInput({ content: 'mine' }, calls, keyboard, unfetched);
+    const typed = await input.type('ab 漢字 cd');
+    expect(typed).toEqual({
+      ok: false,
+      message: 'characters 4-5 of 8 were not pasted: the focused application did not fetch the pasted text within 100 ms (the 3 before them were typed)',
+    });
+    expect(calls).toEqual([['open'], ['keys', 'ab '], ['offer', '漢字'], ['chord', 'cmd', 'v'], ['clipboard', 'mine']]);
+  });
+
   it('paste keys the layout lacks are an error', async () => {
     const { keyboard, calls } = recorder({ chord: { ok: false, message: 'no key of the active keyboard layout types "v"' } });
-    const input = new NutInput(fakeNut({ content: '' }, calls), FAST, 'linux', keyboard);
+    const input = nutInput({ content: '' }, calls, keyboard);
     expect(await input.type('漢字')).toMatchObject({ ok: false, message: expect.stringContaining('paste keys: no key') });
   });
 });
@@ -83,7 +108,7 @@ describe('NutInput.type', () => {
 describe('NutInput.hotkey', () => {
   it('is a chord on a session opened now', async () => {
     const { keyboard, calls } = recorder();
-    const input = new NutInput(fakeNut({ content: '' }, calls), FAST, 'linux', keyboard);
+    const input = nutInput({ content: '' }, calls, keyboard);
     expect(await input.hotkey(['ctrl', 'z'])).toEqual({ ok: true });
     expect(await input.hotkey(['ctrl', 'a'])).toEqual({ ok: true });
     expect(calls).toEqual([['open'], ['chord', 'ctrl', 'z'], ['open'], ['chord', 'ctrl', 'a']]);
@@ -91,7 +116,38 @@ describe('NutInput.hotkey', () => {
 
   it('a layout that cannot be read is an error', async () => {
     const { keyboard, calls } = recorder({ open: { ok: false, message: 'no layout' } });
-    const input = new NutInput(fakeNut({ content: '' }, calls), FAST, 'linux', keyboard);
+    const input = nutInput({ content: '' }, calls, keyboard);
     expect(await input.hotkey(['ctrl', 'z'])).toEqual({ ok: false, message: 'no layout' });
+  });
+});
+
+describe('keys after a mouse button', () => {
+  it('wait until keysAfterPressMs has passed since the button, so the focus the click moved is there first', async () => {
+    const { keyboard, calls } = recorder();
+    const times: Record<string, number> = {};
+    const nut = {
+      ...fakeNut({ content: '' }, calls),
+      Point: class {
+        constructor(
+          readonly x: number,
+          readonly y: number,
+        ) {}
+      },
+      Button: { LEFT: 0, MIDDLE: 1, RIGHT: 2 },
+      mouse: {
+        async setPosition() {},
+        async pressButton() {},
+        async releaseButton() {
+          times.released = performance.now();
+        },
+      },
+    } as unknown as NutModule;
+    const input = new NutInput(nut, { ...FAST, settleAfterMoveMs: 0, keysAfterPressMs: 120 }, 'linux', keyboard, new NutClipboardPaster(nut, FAST));
+    await input.click({ x: 10, y: 10 } as never, 'left', 1, []);
+    expect(await input.type('abc')).toMatchObject({ ok: true });
+    const typedAt = performance.now();
+    expect(calls).toContainEqual(['keys', 'abc']);
+    // Timers may fire a millisecond early against performance.now().
+    expect(typedAt - (times.released as number)).toBeGreaterThanOrEqual(118);
   });
 });

@@ -24,17 +24,35 @@ describe('planTyping', () => {
     const plan = planTyping('Café 世界 !\n', us);
     expect(plan.map((s) => [s.kind, s.text])).toEqual([
       ['keys', 'Caf'],
-      ['paste', 'é'],
-      ['keys', ' '],
-      ['paste', '世界'],
+      ['paste', 'é 世界'],
       ['keys', ' !\n'],
     ]);
   });
-  it('a text with many scattered non-ASCII characters is pasted whole, newlines still Enter', () => {
-    expect(planTyping('Crème brûlée,\nnaïve façade', us).map((s) => [s.kind, s.text])).toEqual([
+  it('keys between two pastes on one line go with them; a line break or a tab stays a key', () => {
+    expect(planTyping('漢字かな 中文 ok', us).map((s) => [s.kind, s.text])).toEqual([
+      ['paste', '漢字かな 中文'],
+      ['keys', ' ok'],
+    ]);
+    expect(planTyping('é\tö', us).map((s) => [s.kind, s.text])).toEqual([
+      ['paste', 'é'],
+      ['keys', '\t'],
+      ['paste', 'ö'],
+    ]);
+    expect(planTyping('ab é\nü cd', us).map((s) => [s.kind, s.text])).toEqual([
+      ['keys', 'ab '],
+      ['paste', 'é'],
+      ['keys', '\n'],
+      ['paste', 'ü'],
+      ['keys', ' cd'],
+    ]);
+  });
+  it('a text with non-ASCII characters on more than two lines is pasted whole, newlines still Enter', () => {
+    expect(planTyping('Crème brûlée,\nnaïve,\nfaçade', us).map((s) => [s.kind, s.text])).toEqual([
       ['paste', 'Crème brûlée,'],
       ['keys', '\n'],
-      ['paste', 'naïve façade'],
+      ['paste', 'naïve,'],
+      ['keys', '\n'],
+      ['paste', 'façade'],
     ]);
   });
   it('one Enter per line break whatever the convention', () => {

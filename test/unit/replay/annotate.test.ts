@@ -8,7 +8,7 @@ import type { Action } from '../../../src/shared/actions';
 import type { ActionResult } from '../../../src/shared/action-result';
 import { actionOverlaySvg, annotateScreenshot, BUTTON_COLOURS } from '../../../src/main/replay/annotate';
 import { LABEL_TEXT_LIMIT } from '../../../src/shared/describe-action';
-import { makeScreenshot } from './session-fixture';
+import { makeScreenshot } from '../../fixtures/session-fixture';
 
 interface Pixels {
   data: Buffer;

@@ -18,7 +18,7 @@ import {
   type GreyImage,
   type Target,
 } from '../../../src/main/replay/divergence';
-import { REPLAY_HELP } from '../../../src/main/cli/commands/replay';
+import { REPLAY_HELP } from '../../../src/main/cli/program/replay';
 
 const SCREEN = { width: 1280, height: 800 };
 const IMAGE = { width: 960, height: 600 };

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_STEPS, recordFixtureSession, TASK, type RecordedFixture } from './session-fixture';
+import { FIXTURE_STEPS, recordFixtureSession, TASK, type RecordedFixture } from '../../fixtures/session-fixture';
 import { runMnemo } from '../../fixtures/mnemo-cli';
 
 

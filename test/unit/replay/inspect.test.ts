@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSession, type SessionRecord } from '../../../src/main/store/session-reader';
 import { inspectStep, resultsByAction } from '../../../src/main/replay/inspect';
 import { BUTTON_COLOURS } from '../../../src/main/replay/annotate';
-import { FIXTURE_STEPS, IMAGE, INJECTED_THOUGHT, recordFixtureSession, type RecordedFixture } from './session-fixture';
+import { FIXTURE_STEPS, IMAGE, INJECTED_THOUGHT, recordFixtureSession, type RecordedFixture } from '../../fixtures/session-fixture';
 
 describe('inspectStep', () => {
   let dataDir: string;

@@ -10,7 +10,7 @@ import { readSession, type SessionRecord } from '../../../src/main/store/session
 import { screenshotReader } from '../../../src/main/replay/inspect';
 import { escapeHtml, renderHtmlReport, REPORT_CSP } from '../../../src/main/replay/report';
 import { actionSentence } from '../../../src/shared/describe-action';
-import { FIXTURE_STEPS, INJECTED_THOUGHT, recordFixtureSession, TASK, type RecordedFixture } from './session-fixture';
+import { FIXTURE_STEPS, INJECTED_THOUGHT, recordFixtureSession, TASK, type RecordedFixture } from '../../fixtures/session-fixture';
 
 /** The HTML of one step's section. */
 function section(html: string, step: number): string {

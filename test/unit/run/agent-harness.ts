@@ -7,7 +7,9 @@ import type { AgentEvent } from '../../../src/shared/events';
 import { DeviceAgent, type DeviceAgentDeps, type PendingQuestion } from '../../../src/main/agent/device-agent';
 import { DEFAULT_AGENT_OPTIONS, type AgentLimits, type AgentOptions } from '../../../src/main/agent/settings';
 import type { SettleOptions } from '../../../src/main/run/settle';
-import { collect, FakeOperator, MemoryRecorder, recordingAsker, runFinished, ScriptedModel, type ModelTurn } from './fakes';
+import type { ImageLimits } from '../../../src/main/model/types';
+import type { CoordinateSpace } from '../../../src/main/model/families/coordinates';
+import { collect, FakeOperator, MemoryRecorder, recordingAsker, runFinished, ScriptedModel, type ModelTurn } from '../../fixtures/fakes';
 
 /** The screen counts as settled at the second look: no real waiting. */
 export const FAST_SETTLE: SettleOptions = { intervalMs: 1, timeoutMs: 200, threshold: 0.003 };
@@ -30,6 +32,10 @@ export interface AgentSetup {
   turns?: ModelTurn[];
   /** The model's turn once `turns` are used up. */
   then?: ModelTurn;
+  /** The largest image the model takes. */
+  imageLimits?: ImageLimits;
+  /** The coordinates the model answers in (pixels of the image when absent). */
+  coordinates?: CoordinateSpace;
   options?: Partial<AgentOptions>;
   operator?: FakeOperator;
   recorder?: MemoryRecorder;
@@ -37,6 +43,7 @@ export interface AgentSetup {
   answers?: Answers;
   preflight?: DeviceAgentDeps['preflight'];
   memory?: DeviceAgentDeps['memory'];
+  takeover?: DeviceAgentDeps['takeover'];
   task?: string;
   /** Sees each event as it streams, with the run's controls. */
   onEvent?: (event: AgentEvent, controls: AgentControls) => void;
@@ -58,7 +65,9 @@ export interface AgentRun extends AgentControls {
 }
 
 export function startAgent(setup: AgentSetup = {}): AgentRun {
-  const model = new ScriptedModel(setup.turns ?? [], setup.then);
+  const model = new ScriptedModel(setup.turns ?? [], setup.then, setup.imageLimits);
+  const space = setup.coordinates;
+  if (space) model.coordinateFrame = (image) => ({ space, image });
   const operator = setup.operator ?? new FakeOperator();
   const recorder = setup.recorder ?? new MemoryRecorder();
   const questions: PendingQuestion[] = [];
@@ -72,6 +81,7 @@ export function startAgent(setup: AgentSetup = {}): AgentRun {
       askUser: recordingAsker(questions, answers),
       ...(setup.preflight ? { preflight: setup.preflight } : {}),
       ...(setup.memory ? { memory: setup.memory } : {}),
+      ...(setup.takeover ? { takeover: setup.takeover } : {}),
     },
     { settle: FAST_SETTLE, ...setup.options },
   );

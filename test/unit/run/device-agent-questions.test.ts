@@ -3,7 +3,7 @@
  * gets (its feedback, its acknowledged safety checks) and what the operator was made to do.
  */
 import { describe, expect, it } from 'vitest';
-import { failure, FakeOperator, ofType, reply } from './fakes';
+import { failure, FakeOperator, ofType, reply } from '../../fixtures/fakes';
 import { runAgent } from './agent-harness';
 
 const click = (x: number, y = 50) => ({ type: 'click' as const, x, y });

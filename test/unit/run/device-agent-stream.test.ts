@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAgentEvent } from '../../../src/shared/events';
 import { MASK } from '../../../src/main/run/masking';
-import { failure, FakeOperator, gate, MemoryRecorder, ofType, oneToN, reply, screenNumber, streamed, textOf } from './fakes';
+import { failure, FakeOperator, gate, MemoryRecorder, ofType, oneToN, reply, screenNumber, streamed, textOf } from '../../fixtures/fakes';
 import { limits, runAgent, startAgent } from './agent-harness';
 
 const click = (x: number, y = 50) => ({ type: 'click' as const, x, y });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Blackboard } from '../../../src/main/memory';
-import { ofType, actionFailed, failure, FakeOperator, MemoryRecorder, reply, untilStopped, waitFor } from './fakes';
+import { ofType, actionFailed, failure, FakeOperator, MemoryRecorder, reply, untilStopped, waitFor } from '../../fixtures/fakes';
 import { limits, runAgent, startAgent, UNTIL_STOPPED } from './agent-harness';
 
 const click = (x: number, y = 50) => ({ type: 'click' as const, x, y });

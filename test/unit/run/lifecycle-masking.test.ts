@@ -5,15 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
 import { MASK } from '../../../src/shared/describe-action';
+import { SecretMask } from '../../../src/shared/secret-mask';
 import { RunLifecycle } from '../../../src/main/run/lifecycle';
 import { piecesIn } from '../../fixtures/secrets';
-import { FakeOperator, MemoryRecorder, waitFor } from './fakes';
+import { FakeOperator, MemoryRecorder, waitFor } from '../../fixtures/fakes';
 
 const KEY = 'sk-test-4f9Qz81LmWcXb27RtYu';
 
 function lifecycle() {
   const recorder = new MemoryRecorder();
-  const life = new RunLifecycle({ recorder, operator: new FakeOperator(), askUser: async () => null, secrets: [KEY, 'short'] }, new AbortController().signal);
+  const life = new RunLifecycle({ recorder, operator: new FakeOperator(), askUser: async () => null, redaction: new SecretMask([KEY, 'short']) }, new AbortController().signal);
   const streamed: AgentEvent[] = [];
   void (async () => {
     for await (const event of life.events) streamed.push(event);
@@ -26,7 +27,7 @@ describe('masking the settings’ secrets in the run lifecycle', () => {
     const { recorder, life, streamed } = lifecycle();
     life.emit({ type: 'model-error', step: 1, kind: 'auth', message: `401 Incorrect API key provided: ${KEY.slice(0, 11)}**********${KEY.slice(-4)}`, consecutive: 1, limit: 1 });
     life.emit({ type: 'action', step: 1, index: 0, action: { type: 'type', text: `my key: ${KEY}` } });
-    await life.finish({ status: 'failed', reason: `the model endpoint refused the request: ${KEY}` }, 1, { inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    await life.finish({ status: 'failed', reason: `the model endpoint refused the request: ${KEY}` }, 1);
     await waitFor(() => streamed.some((e) => e.type === 'run-finished'), 'run-finished');
     for (const events of [streamed, recorder.events]) {
       expect(piecesIn(JSON.stringify(events), KEY)).toEqual([]);

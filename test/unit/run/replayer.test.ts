@@ -14,9 +14,9 @@ import type { PendingQuestion } from '../../../src/main/run/ask';
 import { MASK } from '../../../src/main/run/masking';
 import { Replayer, type ReplayOptions } from '../../../src/main/replay/replayer';
 import { readSession, type SessionRecord } from '../../../src/main/store/session-reader';
-import { recordFixtureSession, type FixtureStep } from '../replay/session-fixture';
+import { recordFixtureSession, type FixtureStep } from '../../fixtures/session-fixture';
 import { FAST_SETTLE, type Answers } from './agent-harness';
-import { collect, FakeOperator, MemoryRecorder, ofType, oneToN, recordingAsker, reply, runFinished, ScriptedModel, textOf, type Screen } from './fakes';
+import { collect, FakeOperator, MemoryRecorder, ofType, oneToN, recordingAsker, reply, runFinished, ScriptedModel, textOf, type Screen } from '../../fixtures/fakes';
 
 const usage = { inputTokens: 1000, outputTokens: 20, costUsd: 0.001 };
 const ok = (type: Action['type']): ActionResult => ({ ok: true, type, durationMs: 5 });

@@ -13,7 +13,7 @@ import type { AgentEvent } from '../../../src/shared/events';
 import { startMnemoServer, type MnemoServer } from '../../../src/main/server/mnemo-server';
 import { startMemoryModelServer, type ScriptedServer } from '../../fixtures/openai-server';
 import { runMnemo } from '../../fixtures/mnemo-cli';
-import { waitFor } from '../run/fakes';
+import { waitFor } from '../../fixtures/fakes';
 import { startService, toolCall, type ServiceSetup } from '../service/service-harness';
 
 let memoryModel: ScriptedServer;

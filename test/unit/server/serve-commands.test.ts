@@ -5,37 +5,18 @@
  * does what it says, where it lands (the record, config.json, the fact store). The reads answer
  * the same over HTTP as over IPC, because both are the contract's.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDispatcher, type Sender } from '../../../src/main/app/dispatch';
 import { createHandlers } from '../../../src/main/app/handlers';
-import { startMnemoServer, type MnemoServer } from '../../../src/main/server/mnemo-server';
 import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
 import { commandNames, ok, type CommandApi, type CommandName, type RequestOf } from '../../../src/shared/contract';
 import { createHttpCommands } from '../../../src/shared/http-commands';
-import { startMemoryModelServer, type ScriptedServer } from '../../fixtures/openai-server';
-import { startService, toolCall, type ServiceSetup } from '../service/service-harness';
+import { toolCall } from '../service/service-harness';
+import { useServe } from './serve-harness';
 
-let memoryModel: ScriptedServer;
-const scratch = mkdtempSync(join(tmpdir(), 'mnemo-serve-commands-'));
-let setup: ServiceSetup | undefined;
-let server: MnemoServer | undefined;
-
-beforeAll(async () => {
-  memoryModel = await startMemoryModelServer();
-  writeFileSync(join(scratch, 'index.html'), '');
-});
-afterEach(async () => {
-  await server?.close();
-  await setup?.close();
-  server = setup = undefined;
-});
-afterAll(async () => {
-  await memoryModel?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
+const serve = useServe();
 
 async function poll<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 30_000;
@@ -52,11 +33,18 @@ const done = toolCall([{ type: 'finished', summary: 'Done.' }], 'All done.');
 
 describe('every command through mnemo serve', () => {
   it('reaches its handler and does what it says', async () => {
-    setup = await startService([toolCall([{ type: 'ask_user', question: 'Which file?' }], 'I must ask.'), move(20), done, move(20), done], memoryModel.url);
+    const ask = (question: string) => toolCall([{ type: 'ask_user', question }], 'I must ask.');
+    // Each run its own replies, by the task its request names: the runs in between (replay, the
+    // workflow) may or may not ask the model. The second run is taken over while it asks (see the end).
+    // (The second run's request may recall the first task: it is looked for first.)
+    const scripts = { 'Take it over': [ask('Which folder?'), done], 'Open a file': [ask('Which file?'), move(20), done] };
+    const { setup, server, headers } = await serve.start((request) => {
+      const text = JSON.stringify(request.body ?? '');
+      const script = Object.entries(scripts).find(([task]) => text.includes(task))?.[1];
+      return script?.shift() ?? done;
+    });
     const service = setup.service;
-    server = await startMnemoServer({ service, rendererDir: scratch, port: 0 });
     const origin = server.origin;
-    const headers = { authorization: `Bearer ${server.token}` };
     const downloads: Array<{ url: string; filename: string }> = [];
     const http = createHttpCommands({ origin, headers, download: (url, filename) => downloads.push({ url, filename }) });
     // Which commands this test sent, to show that it sent every one.
@@ -83,6 +71,7 @@ describe('every command through mnemo serve', () => {
     });
     expect(question.question).toBe('Which file?');
     expect(await api['run:start']({ task: 'Another' })).toMatchObject({ ok: false, error: { kind: 'busy', sessionId: id } });
+    expect(await api['runs:list']()).toMatchObject({ ok: true, value: [{ id, kind: 'run', task: 'Open a file', status: 'asking', desktop: { private: false } }] });
     expect(await api['run:pause']({ id })).toMatchObject({ ok: true, value: { id, paused: true } });
     expect(await api['run:resume']({ id })).toMatchObject({ ok: true, value: { id, paused: false } });
     expect(await api['run:answer']({ id, text: 'notes.txt', questionId: question.id })).toMatchObject({ ok: true, value: { id } });
@@ -109,6 +98,22 @@ describe('every command through mnemo serve', () => {
     expect(replay.value.id).not.toBe(id);
     await service.run(replay.value.id)?.done;
 
+    // Workflows, each command once (serve-workflows.test.ts goes through them in depth).
+    expect(await api['workflows:propose']({ id })).toEqual(ok([]));
+    expect(await api['workflows:save']({ session: id, name: 'moves' })).toMatchObject({ ok: true, value: { workflow: { name: 'moves', params: [], steps: [{ action: { type: 'mouse_move', x: 20 } }] } } });
+    expect(await api['workflows:list']()).toMatchObject({ ok: true, value: { workflows: [{ name: 'moves', steps: 1, source: id }], damaged: [] } });
+    expect(await api['workflows:show']({ name: 'moves' })).toMatchObject({ ok: true, value: { name: 'moves', source: { session: id } } });
+    const moved = setup.operator.executed.length;
+    const workflowRun = await api['workflows:run']({ name: 'moves', speed: 0 });
+    if (!workflowRun.ok) throw new Error(workflowRun.error.message);
+    expect((await service.run(workflowRun.value.id)?.done)?.status).toBe('finished');
+    expect(setup.operator.executed.slice(moved).map(({ action }) => action.type)).toEqual(['mouse_move']);
+    const exportedWorkflow = await api['workflows:export']({ name: 'moves' });
+    if (!exportedWorkflow.ok) throw new Error(exportedWorkflow.error.message);
+    expect(await api['workflows:import']({ file: exportedWorkflow.value, name: 'moves-2' })).toMatchObject({ ok: true, value: { workflow: { name: 'moves-2' } } });
+    expect(await api['workflows:delete']({ name: 'moves-2' })).toEqual(ok({ name: 'moves-2' }));
+    expect(existsSync(join(setup.dataDir, 'workflows', 'moves-2'))).toBe(false);
+
     const fact = { subject: 'user', scope: 'product:mnemo', keyword: 'editor', description: 'The editor the user prefers', values: ['Vim'] };
     const saved = await api['facts:save'](fact);
     if (!saved.ok) throw new Error(saved.error.message);
@@ -122,6 +127,8 @@ describe('every command through mnemo serve', () => {
 
     const checked = await api['provider:check']({ model: { baseUrl: setup.server.origin, model: 'm', family: 'tools' } });
     expect(checked).toMatchObject({ ok: true, value: { ok: false, message: expect.stringContaining(`did you mean ${setup.server.origin}/v1?`) } });
+    const grounded = await api['provider:grounding']({ model: { baseUrl: setup.server.origin, model: 'm', family: 'tools' }, targets: 1 });
+    expect(grounded).toMatchObject({ ok: true, value: { ok: false, message: expect.stringContaining(`did you mean ${setup.server.origin}/v1?`) } });
     const doctor = await api['doctor:run']();
     if (!doctor.ok) throw new Error(doctor.error.message);
     expect(doctor.value.map((check) => check.check)).toContain('display');
@@ -136,15 +143,40 @@ describe('every command through mnemo serve', () => {
     expect(existsSync(join(setup.dataDir, 'sessions', id))).toBe(false);
     expect(await api['sessions:events']({ id })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
 
+    // A run taken over: input refused before, carried out at the next step boundary (after the answer) while taken over, and handed back.
+    const second = await api['run:start']({ task: 'Take it over' });
+    if (!second.ok) throw new Error(second.error.message);
+    const held = second.value.id;
+    const asked = await poll('the second question', async () => {
+      const listed = await api['runs:list']();
+      return listed.ok && listed.value[0]?.status === 'asking' ? (service.run(held)?.pendingQuestion ?? undefined) : undefined;
+    });
+    const userMove = { type: 'mouse_move', x: 5, y: 6 } as const;
+    expect(await api['run:input']({ id: held, action: userMove })).toMatchObject({ ok: false, error: { kind: 'conflict', message: expect.stringContaining('not taken over') } });
+    expect(await api['run:takeover']({ id: held })).toMatchObject({ ok: true, value: { id: held, status: 'taken over' } });
+    expect(await api['runs:list']()).toMatchObject({ ok: true, value: [{ id: held, status: 'taken over' }] });
+    const input = api['run:input']({ id: held, action: userMove });
+    expect(await api['run:answer']({ id: held, text: 'Documents', questionId: asked.id })).toMatchObject({ ok: true });
+    expect(await input).toMatchObject({ ok: true, value: { step: 2, result: { ok: true } } });
+    expect(await api['run:handback']({ id: held, note: 'moved it' })).toMatchObject({ ok: true, value: { id: held, status: 'running' } });
+    expect((await service.run(held)?.done)?.status).toBe('finished');
+    const heldEvents = await api['sessions:events']({ id: held });
+    if (!heldEvents.ok) throw new Error(heldEvents.error.message);
+    expect(heldEvents.value).toContainEqual(expect.objectContaining({ type: 'action', step: 2, actor: 'user', action: expect.objectContaining({ type: 'mouse_move' }) }));
+    expect(heldEvents.value).toContainEqual(expect.objectContaining({ type: 'handed-back', note: 'moved it' }));
+
+    // Demonstrations: this service has no X display to record (serve-teach.test.ts plugs another recorder in; the UI test records a real one).
+    expect(await api['teach:start']({ task: 'Show it once' })).toMatchObject({ ok: false, error: { kind: 'no_display', message: expect.stringContaining('DISPLAY is not set') } });
+    expect(await api['teach:stop']({ id: 'teach-1' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+
     expect([...called].sort()).toEqual([...commandNames].sort());
     // Where a display answers, the display list and the doctor each start the operator's host.
   }, 120_000);
 
   it('answers the reads as IPC does', async () => {
-    setup = await startService([move(10), done], memoryModel.url);
+    const { setup, server, headers } = await serve.start([move(10), done]);
     const service = setup.service;
-    server = await startMnemoServer({ service, rendererDir: scratch, port: 0 });
-    const http = createHttpCommands({ origin: server.origin, headers: { authorization: `Bearer ${server.token}` } });
+    const http = createHttpCommands({ origin: server.origin, headers });
     const started = await http['run:start']({ task: 'Move once' });
     if (!started.ok) throw new Error(started.error.message);
     await service.run(started.value.id)?.done;
@@ -163,6 +195,7 @@ describe('every command through mnemo serve', () => {
       'facts:search': { text: 'shell' },
       'memory:conversations': undefined,
       'memory:working': { conversationId: started.value.conversationId as string },
+      'workflows:list': undefined,
     };
     for (const [name, request] of Object.entries(reads) as Array<[CommandName, unknown]>) {
       const overHttp = await (http[name] as (request: unknown) => Promise<unknown>)(request);

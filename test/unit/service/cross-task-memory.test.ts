@@ -26,7 +26,7 @@ import { runMnemo, runTsFile, startMnemo } from '../../fixtures/mnemo-cli';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
 import { useMemoryStorage } from '../../fixtures/memory-storage';
 import { FAST_SETTLE } from '../run/agent-harness';
-import { collect } from '../run/fakes';
+import { collect } from '../../fixtures/fakes';
 import { systemPrompt, toolCall } from './service-harness';
 import { systemText, userText } from '../../fixtures/openai-server/request-text';
 

@@ -23,7 +23,7 @@ import { runTsFile, type CliRun } from '../../fixtures/mnemo-cli';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
 import { startRedis, type TestRedis } from '../../fixtures/redis-server';
 import { FAST_SETTLE } from '../run/agent-harness';
-import { collect, ofType } from '../run/fakes';
+import { collect, ofType } from '../../fixtures/fakes';
 import { systemPrompt, toolCall } from './service-harness';
 
 let redis: TestRedis;

@@ -9,7 +9,7 @@ import type { AgentEvent } from '../../../src/shared/events';
 import type { RunHandle } from '../../../src/main/service/run-service';
 import { startMemoryModelServer, type ScriptedServer } from '../../fixtures/openai-server';
 import { FAST_SETTLE } from '../run/agent-harness';
-import { collect, ofType, oneToN, waitFor } from '../run/fakes';
+import { collect, ofType, oneToN, waitFor } from '../../fixtures/fakes';
 import { seqs, startService, systemPrompt, toolCall, type ServiceSetup } from './service-harness';
 
 let memoryModel: ScriptedServer;

@@ -5,13 +5,14 @@
  * its own so its summaries never take an agent's reply.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../../src/shared/events';
 import type { RunService, RunServiceDeps } from '../../../src/main/service/run-service';
 import { startScriptedServer, type RecordedRequest, type ReplyScript, type ScriptedReply, type ScriptedServer } from '../../fixtures/openai-server';
 import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';
-import type { FakeOperator } from '../run/fakes';
+import type { FakeOperator } from '../../fixtures/fakes';
 
 export interface ServiceSetup {
   service: RunService;
@@ -59,4 +60,30 @@ export function systemPrompt(request: RecordedRequest | undefined): string {
 /** Events with their seq, for comparing streams. */
 export function seqs(events: readonly AgentEvent[]): number[] {
   return events.map((event) => event.seq);
+}
+
+/**
+ * The usual frame of a test file: one memory model server for the file, and each test's service
+ * closed after the test. `start` is startService with that memory model.
+ */
+export function serviceSuite(startMemoryModel: () => Promise<ScriptedServer>): { start: (replies: ReplyScript, extra?: Parameters<typeof startService>[2]) => Promise<ServiceSetup> } {
+  let memoryModel: ScriptedServer | undefined;
+  let current: ServiceSetup | undefined;
+  beforeAll(async () => {
+    memoryModel = await startMemoryModel();
+  });
+  afterAll(async () => {
+    await memoryModel?.close();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    start: async (replies, extra) => {
+      if (!memoryModel) throw new Error('serviceSuite: the memory model server is not up (start is for tests, not the file body)');
+      current = await startService(replies, memoryModel.url, extra);
+      return current;
+    },
+  };
 }

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configuredSecrets, secretsOfDataDir } from '../../../src/main/settings/secrets';
+import { configuredSecrets } from '../../../src/main/settings/secrets';
+import { secretsOfDataDir } from '../../../src/main/settings/redaction';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-secrets-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -32,6 +33,10 @@ describe('configuredSecrets', () => {
       ]),
     );
     expect(secrets).not.toContain('Mnemo app');
+  });
+
+  it("masks every family's key variable, ANTHROPIC_API_KEY among them", () => {
+    expect(configuredSecrets({}, {}, { ANTHROPIC_API_KEY: 'sk-ant-api03-secret-1234' })).toEqual(['sk-ant-api03-secret-1234']);
   });
 
   it('reads a config file that does not validate, or none', async () => {

@@ -49,6 +49,28 @@ describe('resolveRunSettings', () => {
     expect(resolved).toMatchObject({ ok: false, message: expect.stringMatching(/missing --base-url \(or OPENAI_BASE_URL\), --model \(or MNEMO_MODEL\), --family/) });
   });
 
+  it('anthropic: the API root by default, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, never the OpenAI variables', async () => {
+    const env = { OPENAI_BASE_URL: 'http://openai.example/v1', OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-ant-env' };
+    const resolved = await resolveRunSettings({ dataDir: dataDir(), family: 'anthropic', model: 'claude-sonnet-4-6' }, env);
+    expect(resolved).toMatchObject({ ok: true, settings: { model: { baseUrl: 'https://api.anthropic.com', apiKey: 'sk-ant-env', family: 'anthropic' } } });
+    // Old screenshots go in chunks, so the prompt cache keeps matching.
+    expect(resolved.ok && resolved.settings.memory.pruning.cacheFriendly).toBe(true);
+    const proxied = await resolveRunSettings({ dataDir: dataDir(), family: 'anthropic', model: 'claude-sonnet-4-6' }, { ...env, ANTHROPIC_BASE_URL: 'http://proxy.example' });
+    expect(proxied).toMatchObject({ ok: true, settings: { model: { baseUrl: 'http://proxy.example' } } });
+    const named = await resolveRunSettings({ dataDir: dataDir(), family: 'anthropic', model: 'claude-sonnet-4-6', apiKeyEnv: 'MY_CLAUDE_KEY' }, { ...env, MY_CLAUDE_KEY: 'sk-ant-named' });
+    expect(named).toMatchObject({ ok: true, settings: { model: { apiKey: 'sk-ant-named' } } });
+    const tools = await resolveRunSettings({ dataDir: dataDir(), family: 'tools', model: 'gpt-4.1' }, env);
+    expect(tools).toMatchObject({ ok: true, settings: { model: { baseUrl: 'http://openai.example/v1', apiKey: 'sk-openai' } } });
+    expect(tools.ok && tools.settings.memory.pruning.cacheFriendly).toBeUndefined();
+  });
+
+  it('anthropic settings: the tool version, thinking budget and zoom are checked', async () => {
+    const good = await resolveRunSettings({ dataDir: dataDir({ model: { family: 'anthropic', model: 'claude-opus-4-6', anthropic: { toolVersion: 'computer_20250124', thinking: { budgetTokens: 4096 }, zoom: false } } }) }, {});
+    expect(good).toMatchObject({ ok: true, settings: { model: { anthropic: { toolVersion: 'computer_20250124', thinking: { budgetTokens: 4096 }, zoom: false } } } });
+    const bad = await resolveRunSettings({ dataDir: dataDir({ model: { family: 'anthropic', model: 'claude-opus-4-6', anthropic: { toolVersion: 'computer_2099', thinking: { budgetTokens: 10 } } } }) }, {});
+    expect(bad).toMatchObject({ ok: false, message: expect.stringMatching(/model\.anthropic\.toolVersion.*model\.anthropic\.thinking\.budgetTokens/) });
+  });
+
   it('explains a broken config file instead of ignoring it', async () => {
     expect(await resolveRunSettings({ dataDir: dataDir('{ not json') }, {})).toMatchObject({ ok: false, message: expect.stringMatching(/config\.json is not valid JSON/) });
     expect(await resolveRunSettings({ dataDir: dataDir({ agent: { maxSteps: -1 } }) }, {})).toMatchObject({ ok: false, message: expect.stringMatching(/agent\.maxSteps/) });

@@ -77,6 +77,7 @@ describe('the action wire format', () => {
       { type: 'fail', reason: 'no such app' },
       { type: 'query_long_term_memory', hint: "the user's favourite editor" },
       { type: 'save_fact', keyword: 'preferred-editor', description: "The user's preferred editor", value: 'Vim' },
+      { type: 'run_workflow', name: 'invoice', params: { supplier: 'ACME' } },
     ];
     const seen = new Set<string>();
     for (const sample of samples) {

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
 import { FileRunRecorder, type SessionMeta } from '../../../src/main/store/run-recorder';
 import { readIndex } from '../../../src/main/store/session-index';
+import { readSessionMeta } from '../../../src/main/store/session-reader';
 import { currentWriter } from '../../../src/main/store/writer-identity';
 import { recordSession, STEP_COST, releaseOpenRecorders } from './helpers';
 
@@ -21,11 +22,14 @@ afterAll(async () => {
 const metaOf = (directory: string) => JSON.parse(readFileSync(join(directory, 'session.json'), 'utf8')) as SessionMeta;
 
 describe('FileRunRecorder', () => {
-  it('keeps session.json at the last finished step while the run goes on, with the writer named', async () => {
+  it('while the run goes on: session.json as written at the start, with the writer named; the last finished step read from the events', async () => {
     const dataDir = mkdtempSync(join(scratch, 'data-'));
     const { directory, id } = await recordSession(dataDir, { steps: 2, finish: null });
     const meta = metaOf(directory);
-    expect(meta).toMatchObject({ id, status: 'running', steps: 2, costUsd: STEP_COST * 2, usage: { inputTokens: 2000, outputTokens: 40, costUsd: STEP_COST * 2 }, endedAt: null });
+    // Written when the run started, not rewritten per step.
+    expect(meta).toMatchObject({ id, status: 'running', steps: 0, costUsd: 0, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, endedAt: null });
+    const read = await readSessionMeta(directory);
+    expect(read.ok && read.meta).toMatchObject({ id, status: 'running', steps: 2, costUsd: STEP_COST * 2, usage: { inputTokens: 2000, outputTokens: 40, costUsd: STEP_COST * 2 }, endedAt: null });
     expect(meta.writer).toEqual(currentWriter());
     expect(meta.writer?.pid).toBe(process.pid);
     // The index knows it from its first moment.

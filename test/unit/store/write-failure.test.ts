@@ -88,9 +88,9 @@ describe('the recorder on a disk that fills up', () => {
     await session.record(runFinished(reason));
     await recorder.close();
 
-    // No new file fitted: session.json is the one of step 1. Whole lines only in the events (a
-    // line may still fit in the last block the file holds).
-    expect(readJson(join(recorder.directory, 'session.json'))).toMatchObject({ status: 'running', steps: 1 });
+    // No new file fitted: session.json is the one written at the start (it is not rewritten per
+    // step). Whole lines only in the events (a line may still fit in the last block the file holds).
+    expect(readJson(join(recorder.directory, 'session.json'))).toMatchObject({ status: 'running', steps: 0 });
     const lines = readFileSync(join(recorder.directory, 'events.jsonl'), 'utf8').split('\n').filter(Boolean);
     for (const line of lines) expect(() => JSON.parse(line) as AgentEvent).not.toThrow();
 

@@ -4,45 +4,39 @@
  * "detail", "fix"}]`. Exit codes: 0 nothing fails (warnings allowed), 1 something fails, 2 bad
  * arguments.
  */
-import type { Command } from 'commander';
-import { addSettingsOptions } from '../options';
 import { loadConfig, runSettingsOf, type RunFlags } from '../../settings/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
-interface DoctorOptions extends RunFlags {
+export interface DoctorOptions extends RunFlags {
   json?: boolean;
 }
 
 const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
 
-export function registerDoctorCommand(program: Command): void {
-  addSettingsOptions(program.command('doctor').description('Check everything a run needs: display, capture, input, clipboard, Electron, the data directory, the provider'), 'the provider to check: ')
-    .option('--json', 'print [{"check", "status": "ok"|"warn"|"fail", "detail", "fix"}]')
-    .action(async (options: DoctorOptions) => {
-      const config = await loadConfig(options);
-      if (!config.ok) throw new InvalidInputError(config.message);
-      const settings = runSettingsOf(config.config, options);
-      const [{ runDoctor }, { createIsolatedOperator }, { PACKAGE_ROOT }] = await Promise.all([
-        import('../../service/doctor'),
-        import('../../operator/isolated-operator'),
-        import('../../package-root'),
-      ]);
-      const checks = await runDoctor({
-        env: process.env,
-        platform: process.platform,
-        dataDir: config.config.dataDir,
-        model: settings.ok ? { ok: true, settings: settings.settings.model } : { ok: false, message: settings.message },
-        openOperator: () => createIsolatedOperator(),
-        packageRoot: PACKAGE_ROOT,
-      });
-      if (options.json) process.stdout.write(`${JSON.stringify(checks)}\n`);
-      else {
-        const width = Math.max(...checks.map((check) => check.check.length));
-        for (const check of checks) {
-          process.stdout.write(`${MARK[check.status]} ${check.check.padEnd(width)}  ${check.detail}\n`);
-          if (check.fix) process.stdout.write(`  ${' '.repeat(width)}  fix: ${check.fix}\n`);
-        }
-      }
-      process.exitCode = checks.some((check) => check.status === 'fail') ? ExitCode.errorResult : ExitCode.ok;
-    });
+export async function doctorCommand(options: DoctorOptions): Promise<void> {
+  const config = await loadConfig(options);
+  if (!config.ok) throw new InvalidInputError(config.message);
+  const settings = runSettingsOf(config.config, options);
+  const [{ runDoctor }, { createIsolatedOperator }, { PACKAGE_ROOT }] = await Promise.all([
+    import('../../service/doctor'),
+    import('../../operator/isolated-operator'),
+    import('../../package-root'),
+  ]);
+  const checks = await runDoctor({
+    env: process.env,
+    platform: process.platform,
+    dataDir: config.config.dataDir,
+    model: settings.ok ? { ok: true, settings: settings.settings.model } : { ok: false, message: settings.message },
+    openOperator: () => createIsolatedOperator(),
+    packageRoot: PACKAGE_ROOT,
+  });
+  if (options.json) process.stdout.write(`${JSON.stringify(checks)}\n`);
+  else {
+    const width = Math.max(...checks.map((check) => check.check.length));
+    for (const check of checks) {
+      process.stdout.write(`${MARK[check.status]} ${check.check.padEnd(width)}  ${check.detail}\n`);
+      if (check.fix) process.stdout.write(`  ${' '.repeat(width)}  fix: ${check.fix}\n`);
+    }
+  }
+  process.exitCode = checks.some((check) => check.status === 'fail') ? ExitCode.errorResult : ExitCode.ok;
 }

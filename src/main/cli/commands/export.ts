@@ -10,33 +10,19 @@
  */
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Command } from 'commander';
-import { SecretMask } from '../../../shared/secret-mask';
 import { writeFileAtomically } from '../../disk/files';
-import { secretsOfDataDir } from '../../settings/secrets';
+import { redactionOfDataDir } from '../../settings/redaction';
 import { readSession, type SessionRecord } from '../../store/session-reader';
 import { screenshotReader } from '../../replay/inspect';
 import { renderHtmlReport } from '../../replay/report';
 import { ExitCode } from '../exit-codes';
-import { defaultDataDir } from '../../settings/settings';
+import { openDataDir } from '../data-dir';
 
-interface ExportOptions {
+export interface ExportOptions {
   html?: string;
   json?: string;
   dataDir?: string;
 }
-
-const HELP_AFTER = `
---html FILE  one HTML file that opens offline in any browser: screenshots embedded (as recorded),
-             action markers, thoughts, results, costs and a step scrubber (arrow keys work too).
---json FILE  the raw record, pretty-printed: {"meta": <session.json (rebuilt from the events if
-             damaged)>, "events": [<every readable event of events.jsonl, in order, as recorded>],
-             "warnings": [<what could not be read: skipped lines, missing screenshots, ...>]}.
-             Screenshots are not embedded: observation events name them by path, relative to the
-             session folder (<data-dir>/sessions/<session-id>/).
-
-Exit codes: 0 written; 1 unknown session or a file could not be written; 2 bad arguments
-(neither --html nor --json, or both naming the same file).`;
 
 /** The raw record as `--json` writes it. */
 export function rawRecord(session: SessionRecord): { meta: SessionRecord['meta']; events: SessionRecord['events']; warnings: SessionRecord['warnings'] } {
@@ -76,52 +62,41 @@ function fail(code: ExitCode, message: string): void {
   process.exitCode = code;
 }
 
-export function registerExportCommand(program: Command): void {
-  program
-    .command('export')
-    .description('Write a recorded session as a self-contained HTML report and/or its raw record as JSON')
-    .argument('<session-id>', 'the session to export (see the sessions folder of the data directory)')
-    .option('--html <file>', 'write the HTML report to this file')
-    .option('--json <file>', 'write the raw record (meta, events, warnings) to this file')
-    .option('--data-dir <dir>', 'data directory (default: $MNEMO_DATA_DIR or ~/.mnemo)')
-    .addHelpText('after', HELP_AFTER)
-    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'mnemo export: ')) })
-    .action(async (sessionId: string, options: ExportOptions) => {
-      if (options.html === undefined && options.json === undefined) {
-        fail(ExitCode.invalidInput, 'nothing to write: give --html FILE, --json FILE or both');
-        return;
-      }
-      const html = options.html === undefined ? undefined : resolve(options.html);
-      const json = options.json === undefined ? undefined : resolve(options.json);
-      if (html !== undefined && html === json) {
-        fail(ExitCode.invalidInput, `--html and --json name the same file: ${html}`);
-        return;
-      }
-      const dataDir = resolve(options.dataDir ?? defaultDataDir());
-      const read = await readSession(dataDir, sessionId);
-      if (!read.ok) {
-        fail(ExitCode.errorResult, read.message);
-        return;
-      }
-      const session = new SecretMask(await secretsOfDataDir(dataDir)).deep(read.session);
-      // A damaged record still exports; say what was left out.
-      for (const warning of session.warnings.slice(0, 5)) {
-        const file = (warning as { file?: string }).file ?? 'events.jsonl';
-        process.stderr.write(`mnemo export: note: ${file}${warning.line > 0 ? ` line ${warning.line}` : ''}: ${warning.message}\n`);
-      }
-      if (session.warnings.length > 5) process.stderr.write(`mnemo export: note: ... and ${session.warnings.length - 5} more\n`);
-      if (html !== undefined) {
-        const written = await writeAtomically(html, await renderHtmlReport(session, screenshotReader(session.directory)), dataDir);
-        if (!written.ok) return fail(ExitCode.errorResult, written.message);
-        process.stdout.write(`wrote ${html}: HTML report of session ${session.meta.id}, ${session.steps.length} step(s), ${formatBytes(written.bytes)}\n`);
-        if (!insideFolder(dataDir, html)) {
-          process.stderr.write('mnemo export: note: the report holds the screenshots of the session (what was on the screen); share it with care\n');
-        }
-      }
-      if (json !== undefined) {
-        const written = await writeAtomically(json, `${JSON.stringify(rawRecord(session), null, 2)}\n`, dataDir);
-        if (!written.ok) return fail(ExitCode.errorResult, written.message);
-        process.stdout.write(`wrote ${json}: raw record of session ${session.meta.id}, ${session.events.length} event(s), ${formatBytes(written.bytes)}\n`);
-      }
-    });
+export async function exportCommand(sessionId: string, options: ExportOptions): Promise<void> {
+  if (options.html === undefined && options.json === undefined) {
+    fail(ExitCode.invalidInput, 'nothing to write: give --html FILE, --json FILE or both');
+    return;
+  }
+  const html = options.html === undefined ? undefined : resolve(options.html);
+  const json = options.json === undefined ? undefined : resolve(options.json);
+  if (html !== undefined && html === json) {
+    fail(ExitCode.invalidInput, `--html and --json name the same file: ${html}`);
+    return;
+  }
+  const dataDir = await openDataDir(options.dataDir);
+  const read = await readSession(dataDir, sessionId);
+  if (!read.ok) {
+    fail(ExitCode.errorResult, read.message);
+    return;
+  }
+  const session = (await redactionOfDataDir(dataDir)).deep(read.session);
+  // A damaged record still exports; say what was left out.
+  for (const warning of session.warnings.slice(0, 5)) {
+    const file = (warning as { file?: string }).file ?? 'events.jsonl';
+    process.stderr.write(`mnemo export: note: ${file}${warning.line > 0 ? ` line ${warning.line}` : ''}: ${warning.message}\n`);
+  }
+  if (session.warnings.length > 5) process.stderr.write(`mnemo export: note: ... and ${session.warnings.length - 5} more\n`);
+  if (html !== undefined) {
+    const written = await writeAtomically(html, await renderHtmlReport(session, screenshotReader(session.directory)), dataDir);
+    if (!written.ok) return fail(ExitCode.errorResult, written.message);
+    process.stdout.write(`wrote ${html}: HTML report of session ${session.meta.id}, ${session.steps.length} step(s), ${formatBytes(written.bytes)}\n`);
+    if (!insideFolder(dataDir, html)) {
+      process.stderr.write('mnemo export: note: the report holds the screenshots of the session (what was on the screen); share it with care\n');
+    }
+  }
+  if (json !== undefined) {
+    const written = await writeAtomically(json, `${JSON.stringify(rawRecord(session), null, 2)}\n`, dataDir);
+    if (!written.ok) return fail(ExitCode.errorResult, written.message);
+    process.stdout.write(`wrote ${json}: raw record of session ${session.meta.id}, ${session.events.length} event(s), ${formatBytes(written.bytes)}\n`);
+  }
 }

@@ -11,27 +11,18 @@
  * Exit codes: 0 done, 1 no such fact or the memory cannot be used (Redis unreachable, a wrong key),
  * 2 a bad subject, scope or argument.
  */
-import { InvalidArgumentError, type Command } from 'commander';
 import type { FactJson } from '../../memory/facts';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import type { MemoryService } from '../../service/memory-service';
 import type { ServiceError } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
+import { keptPrivate } from '../data-dir';
 
 export interface MemoryStoreOptions {
   dataDir?: string;
   config?: string;
   redisUrl?: string;
   memoryKeyFile?: string;
-}
-
-/** Adds the options every memory command takes. */
-export function memoryStoreOptions(command: Command): Command {
-  return command
-    .option('--data-dir <dir>', 'where the memory lives (default ~/.mnemo, env MNEMO_DATA_DIR)')
-    .option('--config <file>', 'a settings file (default <data-dir>/config.json)')
-    .option('--redis-url <url>', 'the shared memory in Redis, e.g. redis://127.0.0.1:6379 (env MNEMO_REDIS_URL)')
-    .option('--memory-key-file <file>', 'the key of the encrypted memory files (env MNEMO_MEMORY_KEY)');
 }
 
 /** The memory's storage as the options name it (the rest comes from the environment and the config). */
@@ -53,6 +44,7 @@ export function failWith(error: ServiceError): void {
 export async function openMemoryService(options: MemoryStoreOptions): Promise<MemoryService | undefined> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
+  await keptPrivate(config.config.dataDir);
   // Loaded on demand: the Redis client and the stores are not needed by other commands.
   const { MemoryService } = await import('../../service/memory-service');
   const opened = await MemoryService.open(config.config, memoryStoreFlags(options));
@@ -86,81 +78,62 @@ function renderFacts(facts: readonly FactJson[], empty: string): string {
     .join('\n')}\n`;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+export interface FactsListOptions extends MemoryStoreOptions {
+  subject?: string;
+  scope?: string;
+  json?: boolean;
+}
 
-export function registerFactsCommand(program: Command): void {
-  const facts = program
-    .command('facts')
-    .description('The facts Mnemo remembers across tasks: list, search, add, forget')
-    .addHelpText('after', '\nScopes: agent:<name>, feature:<id>, product:<name>, cross-product. Subjects: user, machine, everything, or custom ones (memory.facts.subjects).\nExit codes: 0 done, 1 no such fact or the memory cannot be used, 2 bad arguments.');
-
-  memoryStoreOptions(
-    facts
-      .command('list')
-      .description('Stored facts, the more specific subject first, then the newest')
-      .option('--subject <name>', 'only facts about this subject')
-      .option('--scope <scope>', 'only facts in this scope')
-      .option('--json', 'print [{id, subject, scope, keyword, description, factType, values, timestamp}], with sessionId where a run taught the fact'),
-  ).action(async (options: MemoryStoreOptions & { subject?: string; scope?: string; json?: boolean }) => {
-    await withService(options, async (service) => {
-      const listed = await service.listFacts({ ...(options.subject !== undefined ? { subject: options.subject } : {}), ...(options.scope !== undefined ? { scope: options.scope } : {}) });
-      if (!listed.ok) return failWith(listed.error);
-      process.stdout.write(options.json ? `${JSON.stringify(listed.value)}\n` : renderFacts(listed.value, `no facts in ${service.location}`));
-    });
+export async function factsListCommand(options: FactsListOptions): Promise<void> {
+  await withService(options, async (service) => {
+    const listed = await service.listFacts({ ...(options.subject !== undefined ? { subject: options.subject } : {}), ...(options.scope !== undefined ? { scope: options.scope } : {}) });
+    if (!listed.ok) return failWith(listed.error);
+    process.stdout.write(options.json ? `${JSON.stringify(listed.value)}\n` : renderFacts(listed.value, `no facts in ${service.location}`));
   });
+}
 
-  memoryStoreOptions(
-    facts
-      .command('search')
-      .description('Facts ranked by how well they match the text (keywords, descriptions, values)')
-      .argument('<text>', 'what to look for')
-      .option('--limit <n>', 'at most this many (default 20)', (value) => {
-        const n = Number(value);
-        if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`--limit must be a positive integer, got "${value}"`);
-        return n;
-      })
-      .option('--json', 'print the facts as for list, best first, each with a "score"'),
-  ).action(async (text: string, options: MemoryStoreOptions & { json?: boolean; limit?: number }) => {
-    await withService(options, async (service) => {
-      const found = await service.searchFacts(text, options.limit !== undefined ? { limit: options.limit } : {});
-      if (!found.ok) return failWith(found.error);
-      process.stdout.write(options.json ? `${JSON.stringify(found.value)}\n` : renderFacts(found.value, `no fact matches "${text}"`));
-    });
+export interface FactsSearchOptions extends MemoryStoreOptions {
+  json?: boolean;
+  limit?: number;
+}
+
+export async function factsSearchCommand(text: string, options: FactsSearchOptions): Promise<void> {
+  await withService(options, async (service) => {
+    const found = await service.searchFacts(text, options.limit !== undefined ? { limit: options.limit } : {});
+    if (!found.ok) return failWith(found.error);
+    process.stdout.write(options.json ? `${JSON.stringify(found.value)}\n` : renderFacts(found.value, `no fact matches "${text}"`));
   });
+}
 
-  memoryStoreOptions(
-    facts
-      .command('add')
-      .description('Save a fact (a new value of a single fact supersedes the old one; the same fact twice is stored once)')
-      .requiredOption('--subject <name>', 'who or what it is about: user, machine, everything or a custom subject')
-      .requiredOption('--scope <scope>', 'where it applies: agent:<name>, feature:<id>, product:<name> or cross-product')
-      .requiredOption('--keyword <keyword>', 'the concept, e.g. preferred-editor')
-      .requiredOption('--description <text>', 'what the concept means')
-      .requiredOption('--value <value>', 'the value (repeat for several with --multiple)', collect)
-      .option('--multiple', 'the concept holds several values at once (FactType MULTIPLE)')
-      .option('--json', 'print the fact object instead of its id'),
-  ).action(async (options: MemoryStoreOptions & { subject: string; scope: string; keyword: string; description: string; value: string[]; multiple?: boolean; json?: boolean }) => {
-    await withService(options, async (service) => {
-      const added = await service.addFact({
-        subject: options.subject,
-        scope: options.scope,
-        keyword: options.keyword,
-        description: options.description,
-        values: options.value,
-        multiple: options.multiple === true,
-      });
-      if (!added.ok) return failWith(added.error);
-      process.stdout.write(options.json ? `${JSON.stringify(added.value)}\n` : `${added.value.id}\n`);
+export interface FactsAddOptions extends MemoryStoreOptions {
+  subject: string;
+  scope: string;
+  keyword: string;
+  description: string;
+  value: string[];
+  multiple?: boolean;
+  json?: boolean;
+}
+
+export async function factsAddCommand(options: FactsAddOptions): Promise<void> {
+  await withService(options, async (service) => {
+    const added = await service.addFact({
+      subject: options.subject,
+      scope: options.scope,
+      keyword: options.keyword,
+      description: options.description,
+      values: options.value,
+      multiple: options.multiple === true,
     });
+    if (!added.ok) return failWith(added.error);
+    process.stdout.write(options.json ? `${JSON.stringify(added.value)}\n` : `${added.value.id}\n`);
   });
+}
 
-  memoryStoreOptions(
-    facts.command('forget').description('Remove a fact and its history from the memory').argument('<id>', 'the fact id (mnemo facts list shows them)'),
-  ).action(async (id: string, options: MemoryStoreOptions) => {
-    await withService(options, async (service) => {
-      const forgotten = await service.forgetFact(id);
-      if (!forgotten.ok) return failWith(forgotten.error);
-      process.stderr.write(`forgot ${id}\n`);
-    });
+export async function factsForgetCommand(id: string, options: MemoryStoreOptions): Promise<void> {
+  await withService(options, async (service) => {
+    const forgotten = await service.forgetFact(id);
+    if (!forgotten.ok) return failWith(forgotten.error);
+    process.stderr.write(`forgot ${id}\n`);
   });
 }

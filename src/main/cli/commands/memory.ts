@@ -14,18 +14,15 @@
  * kept now (the data directory, or Redis with --redis-url). Exit codes: 0 shown, 1 the conversation
  * has none or the memory cannot be used, 2 bad arguments.
  */
-import { resolve } from 'node:path';
-import type { Command } from 'commander';
 import { buildMemorySnapshot, type MemoryChange, type MemorySnapshot } from '../../../shared/memory';
-import { defaultDataDir } from '../../settings/settings';
 import { readNamedSession } from '../session-lookup';
-import { failWith, memoryStoreFlags, memoryStoreOptions, openMemoryService, type MemoryStoreOptions } from './facts';
+import { keptPrivate, openDataDir } from '../data-dir';
+import { failWith, memoryStoreFlags, openMemoryService, type MemoryStoreOptions } from './facts';
 import { ExitCode, InvalidInputError } from '../exit-codes';
-import { parsePositiveInt } from '../options';
 import { loadConfig } from '../../settings/settings';
 import type { OperatorOpen } from '../../service/run-service';
 
-interface MemoryShowOptions {
+export interface MemoryShowOptions {
   json?: boolean;
   dataDir?: string;
 }
@@ -72,76 +69,66 @@ function renderSnapshot(snapshot: MemorySnapshot): string {
 /** Compaction drives no display. */
 const noOperator = async (): Promise<OperatorOpen> => ({ ok: false, message: 'mnemo memory compact does not use a display' });
 
-export function registerMemoryCommand(program: Command): void {
-  const memory = program.command('memory').description('Inspect the memory of recorded runs');
-  memory
-    .command('show')
-    .description('The memory at the end of a run: layers, pruned screenshots, blackboard, conversation, facts, working memory')
-    .argument('<session-id>', 'a session id, a unique prefix of one, or "last"')
-    .option('--json', 'print {"layers":{"pending","recent","summary"},"prunedSteps":[...],"blackboard":{...},"blackboardEarlier":{...},"prompt":{"sections":[{"name","budgetTokens","usedTokens","shown","omitted","leftOut","text"}],"totalTokens"},"conversation":{"context","shortTerm","longTerm"},"facts":{"loaded","saved","lastError"},"workingMemory":{"conversationId","memory","status"}}')
-    .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
-    .action(async (ref: string, options: MemoryShowOptions) => {
-      const session = await readNamedSession(resolve(options.dataDir ?? defaultDataDir()), ref);
-      if (!session) return;
-      const changes: MemoryChange[] = session.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []));
-      const snapshot = buildMemorySnapshot(changes);
-      process.stdout.write(options.json ? `${JSON.stringify(snapshot)}\n` : renderSnapshot(snapshot));
+export async function memoryShowCommand(ref: string, options: MemoryShowOptions): Promise<void> {
+  const session = await readNamedSession(await openDataDir(options.dataDir), ref);
+  if (!session) return;
+  const changes: MemoryChange[] = session.events.flatMap((event) => (event.type === 'memory' ? [event.change] : []));
+  const snapshot = buildMemorySnapshot(changes);
+  process.stdout.write(options.json ? `${JSON.stringify(snapshot)}\n` : renderSnapshot(snapshot));
+}
+
+export interface MemoryCompactOptions extends MemoryStoreOptions {
+  limit?: number;
+  json?: boolean;
+}
+
+export async function memoryCompactCommand(options: MemoryCompactOptions): Promise<void> {
+  const config = await loadConfig(options);
+  if (!config.ok) throw new InvalidInputError(config.message);
+  await keptPrivate(config.config.dataDir);
+  const { RunService } = await import('../../service/run-service');
+  const service = new RunService({ config: config.config, flags: memoryStoreFlags(options), openOperator: noOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+  const stop = new AbortController();
+  // Ctrl+C stops after the summary being written; every one written so far is kept.
+  const interrupt = () => stop.abort();
+  process.once('SIGINT', interrupt);
+  try {
+    const compacted = await service.compactMemory({
+      ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      signal: stop.signal,
+      onProgress: (progress) =>
+        process.stderr.write(`[${progress.done}/${progress.total}] ${progress.taskId}: ${progress.outcome.ok ? progress.outcome.summary : `not summarised: ${progress.outcome.error}`}\n`),
     });
+    if (!compacted.ok) return failWith(compacted.error);
+    const report = compacted.value;
+    if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+    else process.stdout.write(`${report.summarised} of ${report.pending} finished tasks summarised${report.failed.length ? `, ${report.failed.length} not (they keep their plain line and are tried again)` : ''}${report.stopped ? '; stopped' : ''}\n`);
+    if (report.writeError) process.stderr.write(`mnemo: ${report.writeError}\n`);
+    if (report.failed.length > 0 || report.writeError) process.exitCode = ExitCode.errorResult;
+  } finally {
+    process.off('SIGINT', interrupt);
+    await service.close();
+  }
+}
 
-  memoryStoreOptions(
-    memory
-      .command('compact')
-      .description('Fold each finished task of the shared blackboard into one line written by the memory model (nothing is removed)')
-      .option('--limit <n>', 'summarise at most this many tasks, the newest first (default: all)', parsePositiveInt('--limit'))
-      .option('--json', 'print {"pending","summarised","failed":[{"taskId","error"}],"stopped","writeError"}'),
-  ).action(async (options: MemoryStoreOptions & { limit?: number; json?: boolean }) => {
-    const config = await loadConfig(options);
-    if (!config.ok) throw new InvalidInputError(config.message);
-    const { RunService } = await import('../../service/run-service');
-    const service = new RunService({ config: config.config, flags: memoryStoreFlags(options), openOperator: noOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
-    const stop = new AbortController();
-    // Ctrl+C stops after the summary being written; every one written so far is kept.
-    const interrupt = () => stop.abort();
-    process.once('SIGINT', interrupt);
-    try {
-      const compacted = await service.compactMemory({
-        ...(options.limit !== undefined ? { limit: options.limit } : {}),
-        signal: stop.signal,
-        onProgress: (progress) =>
-          process.stderr.write(`[${progress.done}/${progress.total}] ${progress.taskId}: ${progress.outcome.ok ? progress.outcome.summary : `not summarised: ${progress.outcome.error}`}\n`),
-      });
-      if (!compacted.ok) return failWith(compacted.error);
-      const report = compacted.value;
-      if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-      else process.stdout.write(`${report.summarised} of ${report.pending} finished tasks summarised${report.failed.length ? `, ${report.failed.length} not (they keep their plain line and are tried again)` : ''}${report.stopped ? '; stopped' : ''}\n`);
-      if (report.writeError) process.stderr.write(`mnemo: ${report.writeError}\n`);
-      if (report.failed.length > 0 || report.writeError) process.exitCode = ExitCode.errorResult;
-    } finally {
-      process.off('SIGINT', interrupt);
-      await service.close();
-    }
-  });
+export interface MemoryWorkingOptions extends MemoryStoreOptions {
+  conversation: string;
+  json?: boolean;
+}
 
-  memoryStoreOptions(
-    memory
-      .command('working')
-      .description("A conversation's working memory: the summary the model rewrites after each of its tasks")
-      .requiredOption('--conversation <id>', 'the conversation (mnemo run prints its id)')
-      .option('--json', 'print {"conversationId","memory","updatedAt"} (updatedAt in ms since the epoch)'),
-  ).action(async (options: MemoryStoreOptions & { conversation: string; json?: boolean }) => {
-    const service = await openMemoryService(options);
-    if (!service) return;
-    try {
-      const read = await service.workingMemory(options.conversation);
-      if (!read.ok) return failWith(read.error);
-      if (read.value === null) {
-        process.stderr.write(`mnemo: conversation ${options.conversation} has no working memory yet\n`);
-        process.exitCode = ExitCode.errorResult;
-        return;
-      }
-      process.stdout.write(options.json ? `${JSON.stringify(read.value)}\n` : `${read.value.memory}\n`);
-    } finally {
-      await service.close();
+export async function memoryWorkingCommand(options: MemoryWorkingOptions): Promise<void> {
+  const service = await openMemoryService(options);
+  if (!service) return;
+  try {
+    const read = await service.workingMemory(options.conversation);
+    if (!read.ok) return failWith(read.error);
+    if (read.value === null) {
+      process.stderr.write(`mnemo: conversation ${options.conversation} has no working memory yet\n`);
+      process.exitCode = ExitCode.errorResult;
+      return;
     }
-  });
+    process.stdout.write(options.json ? `${JSON.stringify(read.value)}\n` : `${read.value.memory}\n`);
+  } finally {
+    await service.close();
+  }
 }

@@ -6,70 +6,55 @@
  * confirmation), 2 bad arguments, 1 the session cannot be recorded. Ctrl+C stops cleanly; a second
  * Ctrl+C quits at once.
  */
-import { InvalidArgumentError, type Command } from 'commander';
 import { InvalidInputError } from '../exit-codes';
-import { addSettingsOptions, parseDisplayNumber, parsePositiveInt } from '../options';
+import { desktopRequestOf, type DesktopFlags } from '../desktop-flags';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
 
-interface RunOptions extends RunFlags {
+export interface RunOptions extends RunFlags, DesktopFlags {
   nonInteractive?: boolean;
   json?: boolean;
   conversation?: string;
 }
 
-function parseCost(value: string): number {
-  const cost = Number(value);
-  if (!Number.isFinite(cost) || cost <= 0) throw new InvalidArgumentError(`--max-cost must be a positive number of US dollars, got "${value}"`);
-  return cost;
-}
+export async function runCommand(task: string, options: RunOptions): Promise<void> {
+  if (task.trim() === '') throw new InvalidInputError('the task is empty');
+  const desktop = desktopRequestOf(options);
+  if (!desktop.ok) throw new InvalidInputError(desktop.message);
+  const config = await loadConfig(options);
+  if (!config.ok) throw new InvalidInputError(config.message);
+  // Loaded on demand: the service brings the model client, the store and the memory.
+  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+  const settings = service.settings();
+  if (!settings.ok) throw new InvalidInputError(settings.error.message);
 
-export function registerRunCommand(program: Command): void {
-  addSettingsOptions(program.command('run').description('Carry out a task on the desktop with a vision model').argument('<task>', 'the task, in plain language'))
-    .option('--max-steps <n>', 'stop after this many steps (default 50)', parsePositiveInt('--max-steps'))
-    .option('--max-cost <usd>', 'stop once the run has cost this much', parseCost)
-    .option('--display <n>', 'the display to work on (default: the primary one)', parseDisplayNumber)
-    .option('--redis-url <url>', 'keep the shared memory (blackboard, facts, working memory) in Redis, e.g. redis://127.0.0.1:6379 (env MNEMO_REDIS_URL)')
-    .option('--memory-key-file <file>', 'encrypt the local memory files with the key in this file (env MNEMO_MEMORY_KEY)')
-    .option('--conversation <id>', 'continue this conversation (its memory carries over); mnemo run prints the id of each')
-    .option('--non-interactive', 'never ask: a question from the model fails the run')
-    .option('--json', 'print one JSON event per line on stdout')
-    .action(async (task: string, options: RunOptions) => {
-      if (task.trim() === '') throw new InvalidInputError('the task is empty');
-      const config = await loadConfig(options);
-      if (!config.ok) throw new InvalidInputError(config.message);
-      // Loaded on demand: the service brings the model client, the store and the memory.
-      const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
-      const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
-      const settings = service.settings();
-      if (!settings.ok) throw new InvalidInputError(service.redact(settings.error.message));
-
-      const started = await service.start({
-        task,
-        interactive: !options.nonInteractive,
-        ...(options.conversation !== undefined ? { conversationId: options.conversation } : {}),
-        ...(options.display !== undefined ? { display: options.display } : {}),
-      });
-      const handle = startedOrExplain(started, (text) => service.redact(text));
-      if (!handle) return;
-      const restoreSignals = stopOnInterrupt(handle);
-      let outcome;
-      try {
-        outcome = await followOnTerminal(handle, { json: options.json === true, ask: options.nonInteractive ? null : terminalAsk() });
-      } finally {
-        restoreSignals();
-      }
-      if (!options.json) {
-        process.stderr.write(`session ${handle.id} in ${handle.directory}\n`);
-        process.stderr.write(`conversation ${handle.conversationId} (a follow-up task continues it with --conversation ${handle.conversationId})\n`);
-      }
-      // A run that stopped because of it already said so in its reason.
-      if (outcome.recordFailure && !outcome.reason.includes(outcome.recordFailure)) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
-      process.exitCode = exitCodeFor(outcome.status);
-      // The blackboard's summary of this task is written (by the memory model) before the process ends.
-      if (service.compacting && !options.json) process.stderr.write('mnemo: writing the blackboard summary of this task (Ctrl+C skips it; mnemo memory compact does it later)\n');
-      await service.close();
-      // Terminal input would keep the process alive after the run.
-      process.stdin.destroy();
-    });
+  const started = await service.start({
+    task,
+    interactive: !options.nonInteractive,
+    ...(options.conversation !== undefined ? { conversationId: options.conversation } : {}),
+    ...(options.display !== undefined ? { display: options.display } : {}),
+    ...(desktop.request?.private ? { desktop: desktop.request, keepDesktop: options.keepDesktop === true } : {}),
+  });
+  const handle = startedOrExplain(started);
+  if (!handle) return;
+  const restoreSignals = stopOnInterrupt(handle);
+  let outcome;
+  try {
+    outcome = await followOnTerminal(handle, { json: options.json === true, ask: options.nonInteractive ? null : terminalAsk() });
+  } finally {
+    restoreSignals();
+  }
+  if (!options.json) {
+    process.stderr.write(`session ${handle.id} in ${handle.directory}\n`);
+    process.stderr.write(`conversation ${handle.conversationId} (a follow-up task continues it with --conversation ${handle.conversationId})\n`);
+  }
+  // A run that stopped because of it already said so in its reason.
+  if (outcome.recordFailure && !outcome.reason.includes(outcome.recordFailure)) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
+  process.exitCode = exitCodeFor(outcome.status);
+  // The blackboard's summary of this task is written (by the memory model) before the process ends.
+  if (service.compacting && !options.json) process.stderr.write('mnemo: writing the blackboard summary of this task (Ctrl+C skips it; mnemo memory compact does it later)\n');
+  await service.close();
+  // Terminal input would keep the process alive after the run.
+  process.stdin.destroy();
 }

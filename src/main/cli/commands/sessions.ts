@@ -1,23 +1,22 @@
 /**
  * `mnemo sessions`: the recorded sessions, newest first, from the session index. Sessions whose
- * recording process died (a crash, kill -9) are marked `interrupted` on the way; `--prune` applies
- * the retention settings first. Exit codes: 0 listed (an empty list included), 2 bad arguments or
+ * recording process died (a crash, kill -9) are marked `interrupted` on the way; `sessions delete`
+ * and `sessions prune` (or their flag forms `--delete`, `--prune`) delete first. A data directory
+ * open to other accounts is made owner-only first, and said. Exit codes: 0 listed (an empty list included), 2 bad arguments or
  * a bad `store` section in the config file.
  */
-import { resolve } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
 import type { SessionSummary } from '../../store/session-index';
 import { listItemOf } from '../../service/session-views';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
 import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/store-settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { offerSampleSession } from '../../store/sample-session';
-import { defaultDataDir, loadConfig, storeSettingsOf } from '../../settings/settings';
-import { secretsOfDataDir } from '../../settings/secrets';
+import { loadConfig, storeSettingsOf } from '../../settings/settings';
+import { redactionOfDataDir } from '../../settings/redaction';
 import { formatUsd } from '../../../shared/format';
-import { SecretMask } from '../../../shared/secret-mask';
+import { openDataDir } from '../data-dir';
 
-interface SessionsOptions {
+export interface SessionsOptions {
   json?: boolean;
   search?: string;
   prune?: boolean;
@@ -27,15 +26,6 @@ interface SessionsOptions {
   dataDir?: string;
   config?: string;
 }
-
-function positiveNumber(name: string) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${value}"`);
-    return number;
-  };
-}
-
 
 /** `2026-11-29 12:45`, local time. */
 export function localTime(ms: number, seconds = false): string {
@@ -80,67 +70,54 @@ async function retentionFor(options: SessionsOptions, dataDir: string): Promise<
   };
 }
 
-export function registerSessionsCommand(program: Command): void {
-  program
-    .command('sessions')
-    .description('List the recorded sessions, newest first')
-    .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost} (startedAt ISO 8601, cost in USD)')
-    .option('--search <text>', 'only sessions whose task, status, id or start date (YYYY-MM-DD) contain every word of TEXT, ignoring case')
-    .option('--delete <id>', 'first delete this session (an id, a unique prefix, or last); a running one is refused')
-    .option('--prune', 'first delete sessions past the retention settings (store.retentionDays, store.retentionGb in config.json); running sessions are kept')
-    .option('--retention-days <n>', 'with --prune: delete sessions started more than N days ago', positiveNumber('--retention-days'))
-    .option('--retention-gb <gb>', 'with --prune: delete the oldest sessions while all together take more than GB (10^9 bytes)', positiveNumber('--retention-gb'))
-    .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
-    .option('--config <file>', 'the settings file for --prune (default <data-dir>/config.json)')
-    .addHelpText(
-      'after',
-      '\nSessions whose recording process is gone (a crash, kill -9) are marked "interrupted".\nExit codes: 0 listed (also when there are none), 1 --delete failed, 2 bad arguments or a bad "store" section in the config file.\nA data directory without sessions gets the sample session Mnemo ships, to explore; delete it like any other.',
-    )
-    .action(async (options: SessionsOptions) => {
-      if (!options.prune && (options.retentionDays !== undefined || options.retentionGb !== undefined)) {
-        throw new InvalidInputError('--retention-days and --retention-gb go with --prune');
-      }
-      const dataDir = resolve(options.dataDir ?? defaultDataDir());
-      const store = new SessionStore(dataDir);
-      if (options.delete !== undefined) {
-        const deleted = await store.delete(options.delete);
-        if (!deleted.ok) {
-          process.stderr.write(`mnemo: ${deleted.message}\n`);
-          process.exitCode = ExitCode.errorResult;
-          return;
-        }
-        process.stderr.write(`deleted session ${deleted.id}\n`);
-      }
-      // A data directory without sessions yet gets the sample to explore.
-      await offerSampleSession(dataDir);
+/**
+ * Lists the sessions, after deleting one (`mnemo sessions delete ID`, or `--delete ID`) or pruning
+ * them (`mnemo sessions prune`, or `--prune`) when asked.
+ */
+export async function sessionsCommand(options: SessionsOptions): Promise<void> {
+  if (!options.prune && (options.retentionDays !== undefined || options.retentionGb !== undefined)) {
+    throw new InvalidInputError('--retention-days and --retention-gb go with --prune');
+  }
+  const dataDir = await openDataDir(options.dataDir);
+  const store = new SessionStore(dataDir);
+  if (options.delete !== undefined) {
+    const deleted = await store.delete(options.delete);
+    if (!deleted.ok) {
+      process.stderr.write(`mnemo: ${deleted.message}\n`);
+      process.exitCode = ExitCode.errorResult;
+      return;
+    }
+    process.stderr.write(`deleted session ${deleted.id}\n`);
+  }
+  // A data directory without sessions yet gets the sample to explore.
+  await offerSampleSession(dataDir);
 
-      if (options.prune) {
-        const policy = await retentionFor(options, dataDir);
-        if (policy.maxAgeDays === null && policy.maxBytes === null) {
-          process.stderr.write('mnemo: nothing to prune: no retention set (store.retentionDays or store.retentionGb in config.json, or --retention-days / --retention-gb)\n');
-        } else {
-          const pruned = await store.prune(policy);
-          printWarnings(pruned.warnings);
-          for (const { id, why, bytes } of pruned.deleted) {
-            process.stderr.write(`deleted ${id} (${why === 'age' ? `older than ${policy.maxAgeDays} days` : 'over the size limit'}, ${formatBytes(bytes)})\n`);
-          }
-          process.stderr.write(`pruned ${pruned.deleted.length} session(s), freed ${formatBytes(pruned.freedBytes)}${pruned.keptBytes !== null ? `; ${formatBytes(pruned.keptBytes)} kept` : ''}\n`);
-        }
+  if (options.prune) {
+    const policy = await retentionFor(options, dataDir);
+    if (policy.maxAgeDays === null && policy.maxBytes === null) {
+      process.stderr.write('mnemo: nothing to prune: no retention set (store.retentionDays or store.retentionGb in config.json, or --retention-days / --retention-gb)\n');
+    } else {
+      const pruned = await store.prune(policy);
+      printWarnings(pruned.warnings);
+      for (const { id, why, bytes } of pruned.deleted) {
+        process.stderr.write(`deleted ${id} (${why === 'age' ? `older than ${policy.maxAgeDays} days` : 'over the size limit'}, ${formatBytes(bytes)})\n`);
       }
+      process.stderr.write(`pruned ${pruned.deleted.length} session(s), freed ${formatBytes(pruned.freedBytes)}${pruned.keptBytes !== null ? `; ${formatBytes(pruned.keptBytes)} kept` : ''}\n`);
+    }
+  }
 
-      const found = await store.list(options.search !== undefined ? { search: options.search } : {});
-      // A task may hold a secret of the settings (a session recorded before they were masked).
-      const listing = new SecretMask(await secretsOfDataDir(dataDir, options.config)).deep(found);
-      printWarnings(listing.warnings);
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify(listing.sessions.map(listItemOf))}\n`);
-        return;
-      }
-      for (const id of listing.interrupted) process.stderr.write(`mnemo: session ${id} was left running by a process that is gone: marked interrupted\n`);
-      if (listing.sessions.length === 0) {
-        process.stdout.write(options.search !== undefined ? `no sessions match "${options.search}"\n` : `no sessions in ${dataDir}\n`);
-        return;
-      }
-      process.stdout.write(`${table(listing.sessions, process.stdout.columns ?? 120)}\n`);
-    });
+  const found = await store.list(options.search !== undefined ? { search: options.search } : {});
+  // A task may hold a secret of the settings (a session recorded before they were masked).
+  const listing = (await redactionOfDataDir(dataDir, options.config)).deep(found);
+  printWarnings(listing.warnings);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(listing.sessions.map(listItemOf))}\n`);
+    return;
+  }
+  for (const id of listing.interrupted) process.stderr.write(`mnemo: session ${id} was left running by a process that is gone: marked interrupted\n`);
+  if (listing.sessions.length === 0) {
+    process.stdout.write(options.search !== undefined ? `no sessions match "${options.search}"\n` : `no sessions in ${dataDir}\n`);
+    return;
+  }
+  process.stdout.write(`${table(listing.sessions, process.stdout.columns ?? 120)}\n`);
 }

@@ -4,17 +4,15 @@
  * `interrupted` first. Damaged lines in the record are skipped with a warning on stderr.
  * Exit codes: 0 shown, 1 no such session (or a prefix that matches several), 2 bad arguments.
  */
-import { resolve } from 'node:path';
-import type { Command } from 'commander';
 import type { ActionResult } from '../../../shared/action-result';
 import { shownSession, type ShownSession } from '../../service/session-views';
-import { defaultDataDir } from '../../settings/settings';
 import { describeAction } from '../../../shared/describe-action';
 import { formatUsd } from '../../../shared/format';
 import { localTime } from './sessions';
 import { readNamedSession } from '../session-lookup';
+import { openDataDir } from '../data-dir';
 
-interface ShowOptions {
+export interface ShowOptions {
   json?: boolean;
   dataDir?: string;
 }
@@ -53,24 +51,12 @@ export function renderSession(shown: ShownSession): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function registerShowCommand(program: Command): void {
-  program
-    .command('show')
-    .description('Show a recorded session step by step')
-    .argument('<id>', 'a session id, a unique prefix of one, or "last" for the newest')
-    .option('--json', 'print {id, task, status, steps: [{step, action, result, thought, screenshot, ...}], ...} (screenshot: an absolute path)')
-    .option('--data-dir <dir>', 'where sessions live (default ~/.mnemo, env MNEMO_DATA_DIR)')
-    .addHelpText(
-      'after',
-      '\nA session whose recording process is gone (a crash, kill -9) is marked "interrupted" and shows its\nfinished steps. Damaged lines in the record are skipped with a warning on stderr.\nExit codes: 0 shown, 1 no such session (or a prefix matching several), 2 bad arguments or a malformed id.',
-    )
-    .action(async (ref: string, options: ShowOptions) => {
-      const session = await readNamedSession(resolve(options.dataDir ?? defaultDataDir()), ref);
-      if (!session) return;
-      for (const warning of session.warnings) {
-        process.stderr.write(`mnemo: warning: ${warning.file ?? 'events.jsonl'}${warning.line > 0 ? ` line ${warning.line}` : ''}: ${warning.message}\n`);
-      }
-      const shown = shownSession(session);
-      process.stdout.write(options.json ? `${JSON.stringify(shown)}\n` : renderSession(shown));
-    });
+export async function showCommand(ref: string, options: ShowOptions): Promise<void> {
+  const session = await readNamedSession(await openDataDir(options.dataDir), ref);
+  if (!session) return;
+  for (const warning of session.warnings) {
+    process.stderr.write(`mnemo: warning: ${warning.file ?? 'events.jsonl'}${warning.line > 0 ? ` line ${warning.line}` : ''}: ${warning.message}\n`);
+  }
+  const shown = shownSession(session);
+  process.stdout.write(options.json ? `${JSON.stringify(shown)}\n` : renderSession(shown));
 }

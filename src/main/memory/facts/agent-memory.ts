@@ -13,7 +13,7 @@
  */
 import type { TextModel } from '../text-model';
 import { detectFacts, type Detection } from './extraction';
-import { FactType, formatScope, MemoryScope, type Fact, profileScopes, resolveFacts, SubjectRegistry, type MemoryScopesProfile, type MemorySubject, type SaveOutcome, type StoredFact } from './model';
+import { FactType, formatScope, MemoryScope, profileScopes, resolveFacts, SubjectRegistry, type MemoryScopesProfile, type MemorySubject, type SaveOutcome, type StoredFact } from './model';
 import type { FactStore } from './provider';
 import { NoMemory } from './table';
 
@@ -68,8 +68,6 @@ export class AgentMemory {
     private readonly deps: {
       model?: TextModel | null;
       now?: () => number;
-      /** Applied to every text saved (the settings' secrets masked); default: as it is. */
-      mask?: (text: string) => string;
     } = {},
   ) {}
 
@@ -115,11 +113,11 @@ export class AgentMemory {
 
   /** Saves one fact (the `save_fact` action, the CLI, the app). Throws `MemoryStoreError`. */
   async save(input: FactInput, scope?: MemoryScope | string): Promise<SaveOutcome> {
-    const mask = this.deps.mask ?? ((text: string) => text);
+    // The settings' secrets are masked by the provider's store writer, for every way a fact is saved.
     const multiple = input.multiple ?? input.values.length > 1;
-    const concept = { keyword: mask(input.keyword), description: mask(input.description), factType: multiple ? FactType.MULTIPLE : FactType.SINGLE };
+    const concept = { keyword: input.keyword, description: input.description, factType: multiple ? FactType.MULTIPLE : FactType.SINGLE };
     const timestamp = this.now();
-    const values = input.values.map(mask);
+    const values = input.values;
     const fact = multiple ? { concept, values, timestamp } : { concept, value: values[0] ?? '', timestamp };
     return this.provider.save(fact, input.subject, scope ?? this.scopeFor(input.subject), input.sessionId);
   }
@@ -134,12 +132,7 @@ export class AgentMemory {
     const subjects = this.config.detectSubjects.map((name) => this.config.subjects.get(name)).filter((subject): subject is MemorySubject => subject !== undefined);
     const detection = await detectFacts(model, transcript, subjects, { now: () => this.now(), signal });
     if (!detection.ok || detection.facts.length === 0) return { detection, outcomes: [] };
-    const mask = this.deps.mask ?? ((text: string) => text);
-    const masked = (fact: Fact): Fact => {
-      const concept = { ...fact.concept, keyword: mask(fact.concept.keyword), description: mask(fact.concept.description) };
-      return 'value' in fact ? { ...fact, concept, value: mask(fact.value) } : { ...fact, concept, values: fact.values.map(mask) };
-    };
-    const outcomes = await this.provider.saveMany(detection.facts.map(({ subject, fact }) => ({ fact: masked(fact), subject, scope: this.scopeFor(subject), sessionId })));
+    const outcomes = await this.provider.saveMany(detection.facts.map(({ subject, fact }) => ({ fact, subject, scope: this.scopeFor(subject), sessionId })));
     return { detection, outcomes };
   }
 }

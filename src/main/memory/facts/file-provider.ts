@@ -247,7 +247,7 @@ export class FileFactStore extends TableFactStore {
       await this.compact([...after.values()]);
       return changes;
     }
-    const text = changes.map((change) => `${this.cipher ? this.cipher.seal(JSON.stringify(change)) : JSON.stringify(change)}\n`).join('');
+    const text = changes.map((change) => `${this.sealed(JSON.stringify(change))}\n`).join('');
     const info = await stat(this.logPath).catch(() => null);
     if (info === null || info.ino !== this.inode) {
       await this.startLog(this.generation);
@@ -287,10 +287,18 @@ export class FileFactStore extends TableFactStore {
   private async compact(facts: StoredFact[]): Promise<void> {
     const generation = this.generation + 1;
     const snapshot: Snapshot = this.cipher
-      ? { mnemo: 'facts-snapshot', gen: generation, encrypted: true, sealed: this.cipher.seal(JSON.stringify(facts)) }
+      ? { mnemo: 'facts-snapshot', gen: generation, encrypted: true, sealed: this.sealed(JSON.stringify(facts)) }
       : { mnemo: 'facts-snapshot', gen: generation, encrypted: false, facts };
-    await writeFileAtomically(this.snapshotPath, `${JSON.stringify(snapshot)}\n`);
+    // A sealed snapshot passed the writer before it was sealed.
+    const text = `${JSON.stringify(snapshot)}\n`;
+    await writeFileAtomically(this.snapshotPath, this.cipher ? text : this.writer.text(text));
     await this.startLog(generation);
+  }
+
+  /** A record as written: through the store writer (the redaction policy), then sealed when encrypted. */
+  private sealed(json: string): string {
+    const kept = this.writer.text(json);
+    return this.cipher ? this.cipher.seal(kept) : kept;
   }
 
   /** Removes every file of the store (tests, `forget --all`). */

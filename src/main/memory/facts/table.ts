@@ -7,6 +7,7 @@
 import { applySave, factId, resolveFacts, SubjectRegistry, toFact, type Concept, type Fact, type MemoryScope, type MemorySubject, type SaveOutcome, type StoredFact } from './model';
 import { scopeName, subjectName, type FactFilter, type FactStore, type SaveRequest, type ScoredFact } from './provider';
 import { FactSearchIndex } from './search-index';
+import { StoreWriter } from '../../disk/store-writer';
 
 export class FactTable {
   private readonly facts = new Map<string, StoredFact>();
@@ -80,6 +81,11 @@ export type FactChange = { put: StoredFact } | { forget: string };
 export interface TableStoreOptions {
   subjects?: SubjectRegistry;
   now?: () => number;
+  /**
+   * What a fact passes before it is kept (the redaction policy applied): the table answers what
+   * the storage holds. Default: as it is.
+   */
+  writer?: StoreWriter;
 }
 
 /**
@@ -91,11 +97,13 @@ export abstract class TableFactStore implements FactStore {
   protected readonly table = new FactTable();
   protected readonly subjects: SubjectRegistry;
   protected readonly problems: string[] = [];
+  protected readonly writer: StoreWriter;
   /** One writer at a time within this process (the storage's lock covers other processes). */
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: TableStoreOptions = {}) {
     this.subjects = options.subjects ?? new SubjectRegistry();
+    this.writer = options.writer ?? StoreWriter.asIs;
   }
 
   get warnings(): readonly string[] {
@@ -130,7 +138,7 @@ export abstract class TableFactStore implements FactStore {
         await this.sync();
         const pending = new Map<string, StoredFact>();
         const outcomes: SaveOutcome[] = [];
-        for (const request of requests) {
+        for (const request of requests.map((saved) => ({ ...saved, fact: this.writer.value(saved.fact) }))) {
           const subject = subjectName(request.subject);
           const scope = scopeName(request.scope);
           const id = factId(subject, scope, request.fact.concept.keyword);

@@ -7,6 +7,7 @@
  */
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { makePrivateDir } from '../../disk/files';
+import { StoreWriter } from '../../disk/store-writer';
 import { join } from 'node:path';
 import type { MemoryCipher } from '../encryption';
 import { writeFileAtomically } from '../file-lock';
@@ -86,6 +87,8 @@ export class FileMemoryManager implements WorkingMemoryManager {
     dataDir: string,
     private readonly cipher: MemoryCipher | null = null,
     private readonly now: () => number = Date.now,
+    /** What the records pass before they are sealed and written (the redaction policy applied). */
+    private readonly writer: StoreWriter = StoreWriter.asIs,
   ) {
     this.directory = workingMemoryDirectory(dataDir);
     this.location = `file ${this.directory}`;
@@ -97,7 +100,7 @@ export class FileMemoryManager implements WorkingMemoryManager {
   }
 
   async store(input: StoreInput): Promise<void> {
-    const json = JSON.stringify(record(input, this.now()));
+    const json = this.writer.text(JSON.stringify(record(input, this.now())));
     await makePrivateDir(this.directory);
     await writeFileAtomically(this.path(input.conversation_id), `${this.cipher ? JSON.stringify({ sealed: this.cipher.seal(json) }) : json}\n`);
   }
@@ -136,6 +139,8 @@ export class RedisMemoryManager implements WorkingMemoryManager {
   constructor(
     private readonly connection: RedisConnection,
     private readonly now: () => number = Date.now,
+    /** What the records pass before they are sent (the redaction policy applied). */
+    private readonly writer: StoreWriter = StoreWriter.asIs,
   ) {
     this.location = `redis ${connection.displayUrl}`;
   }
@@ -147,7 +152,7 @@ export class RedisMemoryManager implements WorkingMemoryManager {
 
   async store(input: StoreInput): Promise<void> {
     try {
-      await this.connection.client.set(this.key(input.conversation_id), JSON.stringify(record(input, this.now())));
+      await this.connection.client.set(this.key(input.conversation_id), this.writer.text(JSON.stringify(record(input, this.now()))));
     } catch (error) {
       throw new Error(this.connection.describe(error));
     }

@@ -2,8 +2,8 @@
  * Helpers the family parsers share: building a wire-format action with a reason when it is
  * wrong, checking coordinates against the image, and mapping points between image sizes.
  */
-import { ACTION_TYPES, type Action, actionPoints, parseAction, type Point } from '../../../shared/actions';
-import { type ImageSize, type ParseFailure } from './types';
+import { ACTION_TYPES, type Action, actionPoints, mapActionCoordinates, parseAction, type Point } from '../../../shared/actions';
+import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
 export function failure(reason: string): ParseFailure {
   return { ok: false, reason };
@@ -32,6 +32,17 @@ export function buildAction(raw: unknown): ActionBuild {
   }
   const parsed = parseAction(record);
   return parsed.ok ? parsed : failure(parsed.message);
+}
+
+/** A reply that must be JSON, parsed and handed to the family's reader; not JSON is the failure. */
+export function parseJsonReply<T extends object>(text: string, read: (value: unknown) => ReplyParse<T>): ReplyParse<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return failure(`the reply is not JSON: ${(error as Error).message}`);
+  }
+  return read(value);
 }
 
 export function describeSize(size: ImageSize): string {
@@ -81,34 +92,23 @@ export function mapPoint(point: Point, from: ImageSize, to: ImageSize): Point {
 
 /** The action with every coordinate mapped from an image of size `from` to one of size `to`. */
 export function scaleAction(action: Action, from: ImageSize, to: ImageSize): Action {
-  const x = (value: number): number => (value * to.width) / from.width;
-  const y = (value: number): number => (value * to.height) / from.height;
-  switch (action.type) {
-    case 'click':
-    case 'double_click':
-    case 'triple_click':
-    case 'mouse_move':
-      return { ...action, x: x(action.x), y: y(action.y) };
-    case 'mouse_down':
-    case 'mouse_up':
-    case 'scroll':
-      return {
-        ...action,
-        ...(action.x !== undefined ? { x: x(action.x) } : {}),
-        ...(action.y !== undefined ? { y: y(action.y) } : {}),
-      };
-    case 'drag':
-      return {
-        ...action,
-        ...(action.x !== undefined ? { x: x(action.x) } : {}),
-        ...(action.y !== undefined ? { y: y(action.y) } : {}),
-        ...(action.toX !== undefined ? { toX: x(action.toX) } : {}),
-        ...(action.toY !== undefined ? { toY: y(action.toY) } : {}),
-        ...(action.path !== undefined ? { path: action.path.map((point) => mapPoint(point, from, to)) } : {}),
-      };
-    default:
-      return action;
-  }
+  return mapActionCoordinates(
+    action,
+    (value) => (value * to.width) / from.width,
+    (value) => (value * to.height) / from.height,
+  );
+}
+
+/**
+ * The action with every point passed through `map` (points, drag ends and paths). Every mapping
+ * Mnemo makes scales each axis on its own, so each coordinate is mapped through a point on its axis.
+ */
+export function mapActionPoints(action: Action, map: (point: Point) => Point): Action {
+  return mapActionCoordinates(
+    action,
+    (x) => map({ x, y: 0 }).x,
+    (y) => map({ x: 0, y }).y,
+  );
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,11 @@
 /**
  * The model families: one module each, whose parser is a pure function of the reply text.
  */
+import { parseAnthropicReply } from './anthropic';
+import { type ModelCoordinates } from './coordinates';
+import { parseGeminiReply } from './gemini';
 import { parseOpenAiCuaReply } from './openai-cua';
+import { parsePyautoguiReply } from './pyautogui';
 import { parseToolsReply } from './tools';
 import { type ImageSize, type ModelFamily, type ReplyParse } from './types';
 import { parseUiTarsReply, type UiTarsVersion } from './ui-tars';
@@ -9,6 +13,7 @@ import { parseUiTarsReply, type UiTarsVersion } from './ui-tars';
 export * from './types';
 export {
   scaleAction,
+  mapActionPoints,
   mapPoint,
   checkActionInImage,
   checkActionsInImage,
@@ -49,6 +54,8 @@ export {
   computerCallOutput,
   computerUsePreviewTool,
   memoryFunctionTools,
+  mnemoFunctionTools,
+  workflowFunctionTool,
   parseOpenAiCuaReply,
   parseOpenAiCuaResponse,
   type CuaCall,
@@ -58,12 +65,97 @@ export {
   type CuaParse,
   type SafetyCheck,
 } from './openai-cua';
+export {
+  GEMINI_DESKTOP_URL,
+  GEMINI_ENVIRONMENTS,
+  GEMINI_EXCLUDED_FUNCTIONS,
+  GEMINI_GRID,
+  GEMINI_KEY_EQUIVALENTS,
+  GEMINI_SCROLL_MAGNITUDE,
+  GEMINI_WAIT_MS,
+  buildGeminiRequest,
+  fromGeminiGrid,
+  geminiCoordinateFrame,
+  geminiComputerUseTool,
+  geminiFunctionDeclarations,
+  geminiSystemPrompt,
+  geminiThoughtOf,
+  geminiTools,
+  parseGeminiContent,
+  parseGeminiReply,
+  readGeminiReply,
+  toGeminiGrid,
+  type GeminiCall,
+  type GeminiEnvironment,
+  type GeminiExtras,
+  type GeminiParse,
+  type GeminiParseOptions,
+  type GeminiReply,
+  type GeminiRequestSettings,
+} from './gemini';
+
+export {
+  ANTHROPIC_BETA,
+  ANTHROPIC_COMPUTER_TOOL,
+  ANTHROPIC_MAX_DURATION_S,
+  claudeNameOf,
+  computerTool,
+  imageLimitsFor,
+  mapComputerAction,
+  mnemoTools,
+  parseAnthropicMessage,
+  parseAnthropicReply,
+  toolVersionFor,
+  type AnthropicCall,
+  type AnthropicExtras,
+  type AnthropicImageLimits,
+  type AnthropicOptions,
+  type AnthropicParse,
+  type AnthropicToolVersion,
+} from './anthropic';
+
+export {
+  COORDINATE_SPACES,
+  actionToImage,
+  actionToModel,
+  actionsToImage,
+  checkActionOnGrid,
+  describeCoordinates,
+  describeGrid,
+  frameFor,
+  gridOf,
+  imageToModel,
+  modelToImage,
+  onGrid,
+  pixelFrame,
+  readModelPoint,
+  type CoordinateFrame,
+  type CoordinateSpace,
+  type ModelCoordinates,
+} from './coordinates';
+export {
+  PYAUTOGUI_CALLS,
+  PYAUTOGUI_MAX_SCROLL,
+  PYAUTOGUI_WAIT_MS,
+  formatPyautoguiAction,
+  parsePyautoguiReply,
+  type PyautoguiExtras,
+  type PyautoguiOptions,
+  type PyautoguiParse,
+} from './pyautogui';
 
 export interface ParseReplyOptions {
   /** Pixels of the image the coordinates refer to (see each family for details). */
   readonly image?: ImageSize;
   /** UI-TARS only; default: see `defaultUiTarsVersion`. */
   readonly uiTarsVersion?: UiTarsVersion;
+  /** `tools`, `ui-tars`, `pyautogui`: the space the points are written in, mapped onto `image`. */
+  readonly coordinates?: ModelCoordinates | undefined;
+  /**
+   * The points as the model wrote them, in whatever space: no image, no mapping, only negative
+   * values refused (the grounding check reads answers this way to find their space).
+   */
+  readonly raw?: boolean;
 }
 
 /**
@@ -77,15 +169,25 @@ export function defaultUiTarsVersion(image: ImageSize | undefined): UiTarsVersio
 
 /** Parse one raw reply of the given family. Never throws for a bad reply. */
 export function parseReply(family: ModelFamily, text: string, options: ParseReplyOptions = {}): ReplyParse {
+  const image = options.raw ? undefined : options.image;
+  const coordinates = options.raw ? undefined : options.coordinates;
   switch (family) {
     case 'tools':
-      return parseToolsReply(text, { image: options.image });
+      return parseToolsReply(text, { image, coordinates });
     case 'ui-tars':
+      // Raw: 1.5 without an image returns points as written.
       return parseUiTarsReply(text, {
-        version: options.uiTarsVersion ?? defaultUiTarsVersion(options.image),
-        image: options.image,
+        version: options.raw ? '1.5' : (options.uiTarsVersion ?? defaultUiTarsVersion(image)),
+        ...(image ? { image } : {}),
+        coordinates,
       });
     case 'openai-cua':
-      return parseOpenAiCuaReply(text, { image: options.image });
+      return parseOpenAiCuaReply(text, { image });
+    case 'anthropic':
+      return parseAnthropicReply(text, { image });
+    case 'gemini':
+      return parseGeminiReply(text, { image });
+    case 'pyautogui':
+      return parsePyautoguiReply(text, { ...(image ? { image } : {}), coordinates });
   }
 }

@@ -14,7 +14,7 @@
  * with a message and no computer call ends the turn: it becomes `finished` with the message as summary.
  */
 import { type Action, type ActionInput, type MouseButton, type ScrollDirection } from '../../../shared/actions';
-import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty } from './common';
+import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty, parseJsonReply } from './common';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
 /** Pixels of `scroll_x`/`scroll_y` per wheel notch; a scroll is at least one notch, at most 100. */
@@ -100,7 +100,33 @@ export function memoryFunctionTools() {
   ];
 }
 
-const MEMORY_FUNCTIONS = new Set(['save_fact', 'query_long_term_memory']);
+/**
+ * Running a saved workflow (procedural memory), declared beside them when the run's instructions
+ * offer workflows (`PredictInput.workflows`); answered like them.
+ */
+export function workflowFunctionTool() {
+  return {
+    type: 'function' as const,
+    name: 'run_workflow',
+    description: 'Run a saved workflow (one offered in the instructions) with values for its parameters: its recorded steps are done again on the screen; its report comes back.',
+    strict: false,
+    parameters: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: "The workflow's name." },
+        params: { type: 'object', additionalProperties: { type: 'string' }, description: 'A value for each of its parameters, by name.' },
+      },
+      required: ['name'],
+    },
+  };
+}
+
+/** The function tools of a request: the memory's, and run_workflow where workflows are offered. */
+export function mnemoFunctionTools(workflows: boolean) {
+  return workflows ? [...memoryFunctionTools(), workflowFunctionTool()] : memoryFunctionTools();
+}
+
+const MEMORY_FUNCTIONS = new Set(['save_fact', 'query_long_term_memory', 'run_workflow']);
 
 /** The input item that answers a computer call with the screenshot taken after it. */
 export function computerCallOutput(callId: string, screenshotUrl: string, acknowledged: readonly SafetyCheck[] = []) {
@@ -116,13 +142,7 @@ export function computerCallOutput(callId: string, screenshotUrl: string, acknow
 
 /** Parse a reply given as text: one output item, an array of items, or a whole response. */
 export function parseOpenAiCuaReply(text: string, options: CuaOptions = {}): CuaParse {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return failure(`the reply is not JSON: ${(error as Error).message}`);
-  }
-  return parseOpenAiCuaResponse(value, options);
+  return parseJsonReply(text, (value) => parseOpenAiCuaResponse(value, options));
 }
 
 /** Parse a response object (`{"output":[...]}`), an array of output items, or one item. */

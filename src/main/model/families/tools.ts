@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { type Action, ActionSchema } from '../../../shared/actions';
 import { buildAction, checkActionsInImage, describeSize, failure, isRecord, nonEmpty } from './common';
+import { actionsToImage, describeCoordinates, frameFor, type CoordinateFrame, type ModelCoordinates } from './coordinates';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 import { findJsonInText, type JsonInText } from '../../../shared/json';
 
@@ -21,6 +22,11 @@ export const COMPUTER_TOOL_NAME = 'computer';
 export interface ToolsOptions {
   /** The image sent to the model: coordinates are checked to lie within it. */
   readonly image?: ImageSize;
+  /**
+   * The space the model writes points in (default: pixels of the image). With an image, points
+   * are checked on the model's grid and mapped onto the image.
+   */
+  readonly coordinates?: ModelCoordinates | undefined;
 }
 
 export interface ToolsExtras {
@@ -39,14 +45,31 @@ export interface FunctionToolDefinition {
 // ---------------------------------------------------------------------------------------------
 // The tool definition
 
-const FIELD_DESCRIPTIONS = (image: ImageSize): Record<string, string> => {
-  const size = describeSize(image);
+/** What a point's fields say: pixels of the image sent (the default), or the model's own space. */
+function pointDescriptions(image: ImageSize, frame: CoordinateFrame | undefined): Record<string, string> {
+  if (frame === undefined || frame.space === 'image') {
+    const size = describeSize(image);
+    return {
+      x: `Horizontal coordinate in pixels of the ${size} image sent, from its left edge.`,
+      y: `Vertical coordinate in pixels of the ${size} image sent, from its top edge.`,
+      toX: `Horizontal coordinate of the drag's end, in pixels of the ${size} image sent.`,
+      toY: `Vertical coordinate of the drag's end, in pixels of the ${size} image sent.`,
+      path: `Points the drag passes through, in pixels of the ${size} image sent.`,
+    };
+  }
+  const space = describeCoordinates(frame);
   return {
-    x: `Horizontal coordinate in pixels of the ${size} image sent, from its left edge.`,
-    y: `Vertical coordinate in pixels of the ${size} image sent, from its top edge.`,
-    toX: `Horizontal coordinate of the drag's end, in pixels of the ${size} image sent.`,
-    toY: `Vertical coordinate of the drag's end, in pixels of the ${size} image sent.`,
-    path: `Points the drag passes through, in pixels of the ${size} image sent.`,
+    x: `Horizontal coordinate, in ${space}.`,
+    y: `Vertical coordinate, in ${space}.`,
+    toX: `Horizontal coordinate of the drag's end, in ${space}.`,
+    toY: `Vertical coordinate of the drag's end, in ${space}.`,
+    path: `Points the drag passes through, in ${space}.`,
+  };
+}
+
+const FIELD_DESCRIPTIONS = (image: ImageSize, frame?: CoordinateFrame): Record<string, string> => {
+  return {
+    ...pointDescriptions(image, frame),
     keys: 'Key names pressed together, e.g. ["ctrl", "c"] or ["enter"].',
     modifiers: 'Keys held during the click, e.g. ["shift"].',
     text: 'Text to type; "\\n" presses Enter.',
@@ -66,10 +89,10 @@ const FIELD_DESCRIPTIONS = (image: ImageSize): Record<string, string> => {
 };
 
 /** JSON schema of one action, generated from the shared schema, coordinates described. */
-function actionJsonSchema(image: ImageSize): Record<string, unknown> {
+function actionJsonSchema(image: ImageSize, frame?: CoordinateFrame): Record<string, unknown> {
   const generated = z.toJSONSchema(ActionSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete generated.$schema;
-  const descriptions = FIELD_DESCRIPTIONS(image);
+  const descriptions = FIELD_DESCRIPTIONS(image, frame);
   const variants = (generated.oneOf ?? generated.anyOf) as Record<string, unknown>[] | undefined;
   for (const variant of variants ?? []) {
     const properties = variant.properties as Record<string, Record<string, unknown>> | undefined;
@@ -83,17 +106,19 @@ function actionJsonSchema(image: ImageSize): Record<string, unknown> {
 
 /**
  * The `computer` function tool for chat completions, its arguments generated from the shared
- * action schema; `image` is the size of the screenshot sent with the request.
+ * action schema; `image` is the size of the screenshot sent with the request, `frame` the model's
+ * coordinates for it when they are not that screenshot's pixels.
  */
-export function computerToolDefinition(image: ImageSize): FunctionToolDefinition {
+export function computerToolDefinition(image: ImageSize, frame?: CoordinateFrame): FunctionToolDefinition {
+  const coordinates =
+    frame === undefined || frame.space === 'image' ? 'Coordinates are pixels of that screenshot, origin at its top-left corner.' : `Coordinates are ${describeCoordinates(frame)}.`;
   return {
     type: 'function',
     function: {
       name: COMPUTER_TOOL_NAME,
       description:
         `Operate the computer shown in the ${describeSize(image)} screenshot: click, type, press keys, ` +
-        'scroll, drag, wait, ask the user, recall or save a fact, or finish. Coordinates are pixels of that screenshot, origin at ' +
-        'its top-left corner. Give one or more actions, run in order.',
+        `scroll, drag, wait, ask the user, recall or save a fact, or finish. ${coordinates} Give one or more actions, run in order.`,
       parameters: {
         type: 'object',
         properties: {
@@ -102,7 +127,7 @@ export function computerToolDefinition(image: ImageSize): FunctionToolDefinition
             type: 'array',
             minItems: 1,
             description: 'Actions to run in order.',
-            items: actionJsonSchema(image),
+            items: actionJsonSchema(image, frame),
           },
         },
         required: ['actions'],
@@ -226,6 +251,10 @@ export function parseToolsText(text: string, options: ToolsOptions = {}): ToolsP
 
 function finish(thought: string | null, actions: Action[], toolCallIds: string[], options: ToolsOptions): ToolsParse {
   if (actions.length === 0) return failure('no action in the reply');
+  if (options.image && options.coordinates && options.coordinates.space !== 'image') {
+    const mapped = actionsToImage(actions, frameFor(options.coordinates, options.image));
+    return mapped.ok ? { ok: true, thought, actions: mapped.actions, toolCallIds } : mapped;
+  }
   const problem = checkActionsInImage(actions, options.image);
   if (problem !== null) return failure(problem);
   return { ok: true, thought, actions, toolCallIds };

@@ -31,3 +31,18 @@ export type ParsedReply<Extras extends object = object> = {
 } & Extras;
 
 export type ReplyParse<Extras extends object = object> = ParsedReply<Extras> | ParseFailure;
+
+/** A rectangle in pixels of the image the model saw. */
+export interface ImageRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * What the loop captures right after one of a prediction's actions, for the model's next request:
+ * the screen, a region of it at up to full resolution (in pixels of the step's image), or where the
+ * pointer is. Generic: a family whose protocol answers each call with what followed it asks for these.
+ */
+export type CaptureRequest = { afterAction: number } & ({ kind: 'screen' } | { kind: 'region'; region: ImageRect } | { kind: 'pointer' });

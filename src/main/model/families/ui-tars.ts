@@ -13,14 +13,19 @@
  * `<bbox>x1 y1 x2 y2</bbox>` or `[x1,y1,x2,y2]`; a box means its centre.
  *
  * Coordinates: UI-TARS-1.0 and Doubao write 0–1000 relative to the image; UI-TARS-1.5 writes
- * absolute pixels of the image after its smart resize (see `smartResize`).
+ * absolute pixels of the image after its smart resize (see `smartResize`). A model set up with
+ * another space (`coordinates`) is read in that one, through coordinates.ts.
  */
 import { type Action, type ActionInput, type Point, type ScrollDirection } from '../../../shared/actions';
 import { type CanonicalKey, normalizeKey } from '../../../shared/keys';
-import { buildAction, describePoint, describeSize, failure, mapPoint, nonEmpty, pointInImage } from './common';
+import { buildAction, describePoint, failure, nonEmpty } from './common';
+import { frameFor, onGrid, readModelPoint, type CoordinateFrame, type ModelCoordinates } from './coordinates';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
+import { UI_TARS_VERSIONS } from '../../../shared/model-families';
 
-export const UI_TARS_VERSIONS = ['1.0', '1.5'] as const;
+export { SMART_RESIZE_MAX_RATIO, UI_TARS_1_5_RESIZE, fromSmartResized, smartResize, type SmartResizeOptions } from './coordinates';
+
+export { UI_TARS_VERSIONS };
 /** '1.0' also covers the Doubao UI-TARS models: both write coordinates relative to 0–1000. */
 export type UiTarsVersion = (typeof UI_TARS_VERSIONS)[number];
 
@@ -36,13 +41,17 @@ export const UI_TARS_CALL_USER_QUESTION = 'The agent needs your help to continue
 export interface UiTarsOptions {
   readonly version: UiTarsVersion;
   /**
+   * Without `coordinates`:
    * 1.0: the image to map the 0–1000 coordinates onto; absent, the output stays in the 0–1000
    * space (as if the image were 1000x1000). Relative coordinates are rounded to whole pixels.
    * 1.5: the size of the image the model saw (after its smart resize); coordinates are returned
    * as written, checked to lie within it; absent, they are returned unchecked (only negative
    * values are refused).
+   * With `coordinates`: the image sent, which the points are mapped onto.
    */
   readonly image?: ImageSize;
+  /** The space the model writes in (the model's settings); absent: the version's, as above. */
+  readonly coordinates?: ModelCoordinates | undefined;
 }
 
 export interface UiTarsExtras {
@@ -295,6 +304,7 @@ const POSITIONAL: Record<string, readonly string[]> = {
   finished: ['content'],
   call_user: ['content'],
   query_long_term_memory: ['hint'],
+  run_workflow: ['name', 'params'],
 };
 
 function argumentsOf(call: RawCall, name: string): Map<string, RawArgument> {
@@ -329,6 +339,11 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
   const content = (): string | null => {
     const arg = args.get('content');
     return arg ? unescapeContent(arg.value) : null;
+  };
+  /** A named argument's text, trimmed ('' when absent): Mnemo's own actions take named arguments. */
+  const text = (key: string): string => {
+    const arg = args.get(key);
+    return arg ? unescapeContent(arg.value).trim() : '';
   };
 
   switch (name) {
@@ -389,10 +404,6 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
       return { ok: true, action: { type: 'ask_user', question: nonEmpty(content()) ?? context.question } };
     // Mnemo's memory actions, written with named arguments like the others.
     case 'save_fact': {
-      const text = (key: string) => {
-        const arg = args.get(key);
-        return arg ? unescapeContent(arg.value).trim() : '';
-      };
       const keyword = text('keyword');
       if (keyword === '') return failure('save_fact without a keyword');
       const values = text('values');
@@ -414,6 +425,13 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
       const text = hint ? unescapeContent(hint.value).trim() : '';
       if (text === '') return failure('query_long_term_memory without a hint');
       return { ok: true, action: { type: 'query_long_term_memory', hint: text } };
+    }
+    case 'run_workflow': {
+      const workflow = text('name');
+      if (workflow === '') return failure('run_workflow without a name');
+      const params = workflowParamsOf(text('params'));
+      if (!params.ok) return failure(`run_workflow: ${params.message}`);
+      return { ok: true, action: { type: 'run_workflow', name: workflow, params: params.params } };
     }
     default:
       return failure(`unknown action "${call.name}"`);
@@ -479,88 +497,44 @@ export function readUiTarsPoint(value: string): { ok: true; point: Point } | Par
 function toImagePoint(value: string, options: UiTarsOptions): { ok: true; point: Point } | ParseFailure {
   const read = readUiTarsPoint(value);
   if (!read.ok) return read;
+  const frame = frameOf(options);
+  if (frame) return readModelPoint(read.point, frame);
   const { point } = read;
-  if (options.version === '1.0') {
-    const range = { width: UI_TARS_RELATIVE_RANGE, height: UI_TARS_RELATIVE_RANGE };
-    if (!pointInImage(point, range)) {
-      return failure(`coordinates ${describePoint(point)} outside the ${describeSize(range)} relative range`);
-    }
-    const mapped = mapPoint(point, range, options.image ?? range);
-    return { ok: true, point: { x: Math.round(mapped.x), y: Math.round(mapped.y) } };
+  if (options.coordinates?.space === 'relative-1' && !onGrid(point, frameFor(options.coordinates, { width: 1, height: 1 }))) {
+    return failure(`coordinates ${describePoint(point)} outside the 0-1 relative range`);
   }
-  if (options.image) {
-    if (!pointInImage(point, options.image)) {
-      return failure(`coordinates ${describePoint(point)} outside the ${describeSize(options.image)} image`);
-    }
-  } else if (point.x < 0 || point.y < 0) {
-    return failure(`coordinates ${describePoint(point)} are negative`);
-  }
+  if (point.x < 0 || point.y < 0) return failure(`coordinates ${describePoint(point)} are negative`);
   return { ok: true, point };
 }
 
-// ---------------------------------------------------------------------------------------------
-// UI-TARS-1.5 image geometry (the Qwen2.5-VL smart resize)
-
-export interface SmartResizeOptions {
-  /** Each side becomes a multiple of this. */
-  readonly factor?: number;
-  readonly minPixels?: number;
-  readonly maxPixels?: number;
-}
-
-/** The bounds UI-TARS-1.5 uses. */
-export const UI_TARS_1_5_RESIZE = {
-  factor: 28,
-  minPixels: 100 * 28 * 28,
-  maxPixels: 16384 * 28 * 28,
-} as const satisfies Required<SmartResizeOptions>;
-
-/** Qwen2.5-VL refuses images more elongated than this. */
-export const SMART_RESIZE_MAX_RATIO = 200;
-
-/** Python's round(): halves go to the even neighbour, as in the reference implementation. */
-function roundHalfToEven(value: number): number {
-  const floor = Math.floor(value);
-  const fraction = value - floor;
-  if (fraction > 0.5) return floor + 1;
-  if (fraction < 0.5) return floor;
-  return floor % 2 === 0 ? floor : floor + 1;
-}
+const RELATIVE_RANGE: ImageSize = { width: UI_TARS_RELATIVE_RANGE, height: UI_TARS_RELATIVE_RANGE };
 
 /**
- * The size the model sees an image of `width` x `height` at: each side rounded to a multiple of
- * `factor`, then scaled (keeping the aspect ratio) so the total stays within [minPixels, maxPixels].
- * Throws RangeError for sizes no image has (not positive, or more elongated than 200:1): a bug of
- * the caller, not a model reply.
+ * The frame the points are read in: the space set, else the version's (1.0: 0–1000 of the image;
+ * 1.5: the image given, which is then the model's own). Without an image, 0–1000 is read on its own
+ * grid; the other spaces are returned as written (null), only their range checked.
  */
-export function smartResize(width: number, height: number, options: SmartResizeOptions = {}): ImageSize {
-  const factor = options.factor ?? UI_TARS_1_5_RESIZE.factor;
-  const minPixels = options.minPixels ?? UI_TARS_1_5_RESIZE.minPixels;
-  const maxPixels = options.maxPixels ?? UI_TARS_1_5_RESIZE.maxPixels;
-  if (!(width > 0 && height > 0 && Number.isFinite(width) && Number.isFinite(height))) {
-    throw new RangeError(`smartResize: image size ${width}x${height} is not positive`);
-  }
-  if (Math.max(width, height) / Math.min(width, height) > SMART_RESIZE_MAX_RATIO) {
-    throw new RangeError(`smartResize: aspect ratio of ${width}x${height} exceeds ${SMART_RESIZE_MAX_RATIO}`);
-  }
-  let resizedHeight = Math.max(factor, roundHalfToEven(height / factor) * factor);
-  let resizedWidth = Math.max(factor, roundHalfToEven(width / factor) * factor);
-  if (resizedHeight * resizedWidth > maxPixels) {
-    const beta = Math.sqrt((height * width) / maxPixels);
-    resizedHeight = Math.max(factor, Math.floor(height / beta / factor) * factor);
-    resizedWidth = Math.max(factor, Math.floor(width / beta / factor) * factor);
-  } else if (resizedHeight * resizedWidth < minPixels) {
-    const beta = Math.sqrt(minPixels / (height * width));
-    resizedHeight = Math.ceil((height * beta) / factor) * factor;
-    resizedWidth = Math.ceil((width * beta) / factor) * factor;
-  }
-  return { width: resizedWidth, height: resizedHeight };
+function frameOf(options: UiTarsOptions): CoordinateFrame | null {
+  const coordinates: ModelCoordinates = options.coordinates ?? { space: options.version === '1.0' ? 'relative-1000' : 'image' };
+  if (options.image) return frameFor(coordinates, options.image);
+  // On 0–1000 the point is read on its own grid (rounded as on an image); 0–1 stays as written.
+  return coordinates.space === 'relative-1000' ? frameFor(coordinates, RELATIVE_RANGE) : null;
 }
 
-/**
- * A UI-TARS-1.5 point mapped back onto the image that was sent: the model answers in pixels of
- * `smartResize(sent)`, the agent wants pixels of `sent`. Not rounded.
- */
-export function fromSmartResized(point: Point, sent: ImageSize, options: SmartResizeOptions = {}): Point {
-  return mapPoint(point, smartResize(sent.width, sent.height, options), sent);
+/** A workflow's parameter values written as a JSON object of strings (empty: none). */
+export function workflowParamsOf(text: string): { ok: true; params: Record<string, string> } | { ok: false; message: string } {
+  if (text === '') return { ok: true, params: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, message: `params must be a JSON object such as {"name": "Ada"}, got ${JSON.stringify(text)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'params must be a JSON object of parameter names and values' };
+  const params: Record<string, string> = {};
+  for (const [name, entry] of Object.entries(value)) {
+    if (typeof entry !== 'string' && typeof entry !== 'number') return { ok: false, message: `the value of "${name}" must be a string` };
+    params[name] = String(entry);
+  }
+  return { ok: true, params };
 }

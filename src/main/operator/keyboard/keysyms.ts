@@ -63,8 +63,10 @@ export const XK = {
   Delete: 0xffff,
   ISO_Level3_Shift: 0xfe03,
   dead_grave: 0xfe50,
+  dead_acute: 0xfe51,
   dead_circumflex: 0xfe52,
   dead_tilde: 0xfe53,
+  dead_diaeresis: 0xfe57,
 } as const;
 
 /** The character a keysym types, or undefined (function keys, dead keys, unmapped legacy sets). */
@@ -117,3 +119,39 @@ export function namedKeysym(canonical: string): number | undefined {
   if (fn) return XK.F1 + Number(fn[1]) - 1;
   return Object.hasOwn(NAMED, canonical) ? NAMED[canonical] : undefined;
 }
+
+/** Keysyms of keys that are read back (a recorded demonstration) but never pressed by name. */
+const READ_ONLY_NAMES: ReadonlyMap<number, string> = new Map([
+  [0xffe2, 'shift'], // Shift_R
+  [0xffe4, 'ctrl'], // Control_R
+  [0xffea, 'alt'], // Alt_R
+  [0xffe7, 'alt'], // Meta_L
+  [0xffe8, 'alt'], // Meta_R
+  [0xffec, 'meta'], // Super_R
+  [0xffed, 'meta'], // Hyper_L
+  [0xff8d, 'enter'], // KP_Enter
+  [0xfe20, 'tab'], // ISO_Left_Tab
+  [0xff9f, 'delete'], // KP_Delete
+]);
+
+/**
+ * The canonical name of a named key's keysym (`enter`, `ctrl`, `f5`), the reverse of
+ * namedKeysym: what a recorded key press is called in a hotkey. Undefined for characters.
+ */
+export function keysymName(keysym: number): string | undefined {
+  if (keysym >= XK.F1 && keysym < XK.F1 + 24) return `f${keysym - XK.F1 + 1}`;
+  const readOnly = READ_ONLY_NAMES.get(keysym);
+  if (readOnly) return readOnly;
+  // `cmd` names Control_L too; the recorded key is ctrl.
+  for (const [name, named] of Object.entries(NAMED)) if (named === keysym && name !== 'cmd') return name;
+  return undefined;
+}
+
+/** A dead key: the character it types before a space, and the combining mark it puts on a letter. */
+export const DEAD_KEYS: ReadonlyMap<number, { spacing: string; combining: string }> = new Map([
+  [XK.dead_grave, { spacing: '`', combining: '\u0300' }],
+  [XK.dead_acute, { spacing: '´', combining: '\u0301' }],
+  [XK.dead_circumflex, { spacing: '^', combining: '\u0302' }],
+  [XK.dead_tilde, { spacing: '~', combining: '\u0303' }],
+  [XK.dead_diaeresis, { spacing: '¨', combining: '\u0308' }],
+]);

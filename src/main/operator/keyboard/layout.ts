@@ -29,7 +29,7 @@ export interface LayoutSource {
 
 export type KeyLookup = { ok: true; stroke: KeyStroke } | { ok: false; message: string };
 
-const LOCK_MASK = 0x02;
+export const LOCK_MASK = 0x02;
 
 /**
  * Characters that some layouts have only as a dead key (^ and ` on de): the dead key then Space
@@ -86,11 +86,7 @@ export class KeyboardLayout {
     const modifierKeys = new Set(modifiers.flat());
     this.level3Key = firstKeycode(XK.ISO_Level3_Shift, (keycode) => modifierKeys.has(keycode));
 
-    const multiGroup = mapping.rows.some((row) => {
-      const [l1 = 0, l2 = 0, g2l1 = 0, g2l2 = 0] = row;
-      return (g2l1 !== 0 && g2l1 !== l1) || (g2l2 !== 0 && g2l2 !== l2);
-    });
-    const columns = state.group === 0 ? (multiGroup ? [0, 1] : [0, 1, 4, 5]) : state.group === 1 ? [2, 3] : [];
+    const columns = levelColumns(mapping, state);
     const capsLock = (state.mods & LOCK_MASK) !== 0;
 
     for (let index = 0; index < mapping.rows.length; index++) {
@@ -205,6 +201,18 @@ export class KeyboardLayout {
   }
 }
 
-function isCasePair(lower: string | undefined, upper: string | undefined): boolean {
+/**
+ * The core mapping's columns that hold levels 1-4 of the active group (see the module comment):
+ * group 1's four when the keymap has one group, only its first two when it has several.
+ */
+export function levelColumns(mapping: CoreKeyboardMapping, state: XkbState): number[] {
+  const multiGroup = mapping.rows.some((row) => {
+    const [l1 = 0, l2 = 0, g2l1 = 0, g2l2 = 0] = row;
+    return (g2l1 !== 0 && g2l1 !== l1) || (g2l2 !== 0 && g2l2 !== l2);
+  });
+  return state.group === 0 ? (multiGroup ? [0, 1] : [0, 1, 4, 5]) : state.group === 1 ? [2, 3] : [];
+}
+
+export function isCasePair(lower: string | undefined, upper: string | undefined): boolean {
   return lower !== undefined && upper !== undefined && lower !== upper && lower.toUpperCase() === upper && upper.toLowerCase() === lower;
 }

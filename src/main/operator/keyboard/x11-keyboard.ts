@@ -12,7 +12,7 @@ import { AbortedError, throwIfAborted } from '../aborted';
 import { describeError, X11Connection } from '../x11/connection';
 import { fakeKey, getKeyboardMapping, getModifierMapping, getXkbState, queryExtension, useXkb, type XkbState } from '../x11/requests';
 import type { Keyboard, KeyboardOutcome, KeyboardSession } from './keyboard';
-import { KeyboardLayout, type KeyStroke } from './layout';
+import { KeyboardLayout, type KeyStroke, type LayoutSource } from './layout';
 
 export interface X11KeyboardOptions {
   /** Gap after each key event, as the rest of the input layer paces its events. */
@@ -32,6 +32,22 @@ const PLAIN_STATE: XkbState = { group: 0, mods: 0 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** XKB's major opcode, announced on this connection; undefined on a server without it. */
+export async function xkbOpcode(connection: X11Connection): Promise<number | undefined> {
+  const xkb = await queryExtension(connection, 'XKEYBOARD');
+  return xkb !== undefined && (await useXkb(connection, xkb)) ? xkb : undefined;
+}
+
+/** The active layout as the server describes it: the core mappings and the XKB group and locks. */
+export async function readLayoutSource(connection: X11Connection, xkb: number | undefined): Promise<LayoutSource> {
+  const [mapping, modifiers, state] = await Promise.all([
+    getKeyboardMapping(connection),
+    getModifierMapping(connection),
+    xkb === undefined ? PLAIN_STATE : getXkbState(connection, xkb),
+  ]);
+  return { mapping, modifiers, state };
+}
+
 export class X11Keyboard implements Keyboard {
   private link: Link | undefined;
 
@@ -42,12 +58,7 @@ export class X11Keyboard implements Keyboard {
     if (!linked.ok) return linked;
     const { connection, xkb } = linked.link;
     try {
-      const [mapping, modifiers, state] = await Promise.all([
-        getKeyboardMapping(connection),
-        getModifierMapping(connection),
-        xkb === undefined ? PLAIN_STATE : getXkbState(connection, xkb),
-      ]);
-      const layout = KeyboardLayout.fromCore({ mapping, modifiers, state });
+      const layout = KeyboardLayout.fromCore(await readLayoutSource(connection, xkb));
       return { ok: true, session: new X11Session(linked.link, layout, this.options.keyDelayMs) };
     } catch (error) {
       this.drop();
@@ -74,9 +85,7 @@ export class X11Keyboard implements Keyboard {
         connection.close();
         return { ok: false, message: `the X server on ${display} has no XTEST extension: keys cannot be pressed` };
       }
-      let xkb = await queryExtension(connection, 'XKEYBOARD');
-      if (xkb !== undefined && !(await useXkb(connection, xkb))) xkb = undefined;
-      this.link = { display, connection, xtest, xkb };
+      this.link = { display, connection, xtest, xkb: await xkbOpcode(connection) };
       return { ok: true, link: this.link };
     } catch (error) {
       connection.close();

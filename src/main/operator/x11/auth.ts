@@ -20,9 +20,27 @@ export interface XAuthCookie {
   data: Buffer;
 }
 
-const FAMILY_LOCAL = 256;
-const FAMILY_WILD = 65535;
-const COOKIE_NAME = 'MIT-MAGIC-COOKIE-1';
+export const FAMILY_LOCAL = 256;
+export const FAMILY_WILD = 65535;
+export const COOKIE_NAME = 'MIT-MAGIC-COOKIE-1';
+
+function lengthPrefixed(value: Buffer): Buffer {
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(value.length, 0);
+  return Buffer.concat([length, value]);
+}
+
+/** One Xauthority record as xauth writes it (big-endian lengths). */
+export function xauthorityRecord(family: number, address: string, display: string, name: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(2);
+  head.writeUInt16BE(family, 0);
+  return Buffer.concat([head, ...[address, display, name].map((text) => lengthPrefixed(Buffer.from(text, 'latin1'))), lengthPrefixed(data)]);
+}
+
+/** An Xauthority file with one cookie for a display number on any host (what a private X server is started with). */
+export function cookieFile(displayNumber: string, cookie: Buffer): Buffer {
+  return xauthorityRecord(FAMILY_WILD, '', displayNumber, COOKIE_NAME, cookie);
+}
 
 /** Parses an Xauthority file: a list of (family, address, display number, name, data) records. */
 export function parseXAuthority(file: Buffer): XAuthEntry[] {

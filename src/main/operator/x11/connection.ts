@@ -3,14 +3,17 @@
  * shared connection setup (setup.ts), and a round trip that collects the errors of the requests
  * without one. Just enough for reading the keyboard mapping and injecting key events through XTEST
  * (x11-keyboard.ts), which libnut cannot do: it presses keys by keysym, so it cannot reach a given
- * key and level (AltGr) on a non-US layout.
+ * key and level (AltGr) on a non-US layout; and for recording the user's input through RECORD
+ * (record.ts), whose one request is answered by a stream of replies. Events are handed to
+ * listeners (onEvent): the clipboard owner (clipboard-owner.ts) answers the selection requests of
+ * other clients with them.
  *
  * Little-endian byte order is asked for in the setup, so every number is LE here.
  */
 import type { Socket } from 'node:net';
 import { readCookie } from './auth';
 import { addressesOf, parseDisplayName } from './display-name';
-import { keycodeRange, openX, type X11Setup } from './setup';
+import { firstScreen, keycodeRange, maxRequestBytes, openX, resourceIds, type ResourceIds, type X11Screen, type X11Setup } from './setup';
 
 export type Opened<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -36,23 +39,51 @@ export function packRequest(major: number, headerByte: number, body: Buffer = Bu
   return request;
 }
 
+/** The body of a request whose one argument is a 32-bit value (a window, an atom, a context). */
+export function uint32Body(value: number): Buffer {
+  const body = Buffer.alloc(4);
+  body.writeUInt32LE(value, 0);
+  return body;
+}
+
+/** The body of a request that names something (QueryExtension, InternAtom): its length, then the Latin-1 name. */
+export function nameBody(name: string): Buffer {
+  const encoded = Buffer.from(name, 'latin1');
+  const body = Buffer.alloc(4 + encoded.length);
+  body.writeUInt16LE(encoded.length, 0);
+  encoded.copy(body, 4);
+  return body;
+}
+
 interface Pending {
   resolve: (reply: Buffer) => void;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
+  /** A request answered by a stream of replies (RECORD's EnableContext): true for the last one. */
+  each?: (reply: Buffer) => boolean;
 }
+
+/** Receives each event (32 bytes; byte 0 is its code, with 0x80 set when another client sent it). */
+export type X11EventListener = (event: Buffer) => void;
 
 export class X11Connection {
   private buffer: Buffer = Buffer.alloc(0);
+  private readonly eventListeners = new Set<X11EventListener>();
   private sequence = 0;
   private readonly pending = new Map<number, Pending>();
   private errors: X11Error[] = [];
   private closedBecause: string | undefined;
+  private lastId = 0;
 
   private constructor(
     private readonly socket: Socket,
     readonly setup: X11Setup,
     leftover: Buffer,
+    private readonly ids: ResourceIds,
+    /** The first screen (its root window), when the setup reply held one. */
+    readonly screen?: X11Screen,
+    /** The largest request the server takes, in bytes (0 when the setup reply did not say). */
+    readonly maxRequestBytes = 0,
   ) {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.fail(`the X connection failed: ${error.message}`));
@@ -76,7 +107,10 @@ export class X11Connection {
       opened.socket.destroy();
       return { ok: false, message: `cannot open display ${display}: its setup reply (${opened.reply.length} bytes) is too short to hold the keycode range` };
     }
-    return { ok: true, value: new X11Connection(opened.socket, setup, opened.leftover) };
+    return {
+      ok: true,
+      value: new X11Connection(opened.socket, setup, opened.leftover, resourceIds(opened.reply), firstScreen(opened.reply), maxRequestBytes(opened.reply)),
+    };
   }
 
   get closed(): boolean {
@@ -96,6 +130,27 @@ export class X11Connection {
     });
   }
 
+  /**
+   * Sends a request answered by a stream of replies with its sequence number (RECORD's
+   * EnableContext: one reply per batch of recorded data, until the context is disabled from
+   * another connection). `each` sees every reply and returns true for the last one; no timeout,
+   * and the connection keeps the process alive while the stream lasts.
+   */
+  stream(bytes: Buffer, each: (reply: Buffer) => boolean): Promise<void> {
+    if (this.closedBecause) return Promise.reject(new Error(this.closedBecause));
+    const sequence = this.write(bytes);
+    this.socket.ref();
+    return new Promise<void>((resolve, reject) => {
+      this.pending.set(sequence, { resolve: () => resolve(), reject, each });
+    }).finally(() => this.socket.unref());
+  }
+
+  /** A new id for a resource this client creates. */
+  newId(): number {
+    this.lastId++;
+    return (this.ids.base | (this.lastId & this.ids.mask)) >>> 0;
+  }
+
   /** Sends a request without a reply; its errors are reported by the next sync(). */
   send(bytes: Buffer): void {
     if (this.closedBecause) throw new Error(this.closedBecause);
@@ -111,6 +166,12 @@ export class X11Connection {
     const errors = this.errors;
     this.errors = [];
     return errors;
+  }
+
+  /** Adds an event listener (it must not throw: it runs inside the socket's reader); returns its removal. */
+  onEvent(listener: X11EventListener): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   close(): void {
@@ -145,14 +206,18 @@ export class X11Connection {
         };
         if (this.pending.has(sequence)) this.settle(sequence, undefined, new Error(describeError(error)));
         else this.errors.push(error);
+      } else if (kind !== 35) {
+        // Core events; generic events (35, extensions only) are not asked for by anyone here.
+        const event = Buffer.from(packet);
+        for (const listener of this.eventListeners) listener(event);
       }
-      // Events (MappingNotify goes to every client) are not needed here.
     }
   }
 
   private settle(sequence: number, reply: Buffer | undefined, error?: Error): void {
     const waiting = this.pending.get(sequence);
     if (!waiting) return;
+    if (waiting.each && reply && !error && !waiting.each(Buffer.from(reply))) return;
     this.pending.delete(sequence);
     clearTimeout(waiting.timer);
     if (error) waiting.reject(error);

@@ -1,9 +1,11 @@
 /**
  * The few X requests the keyboard needs, encoded and decoded: the core keyboard and modifier
- * mappings, the XKB state (active group, locked modifiers) and XTEST key events.
+ * mappings, the XKB state (active group, locked modifiers) and XTEST key events; and the atoms
+ * that the windows (windows.ts) and the clipboard owner (selection.ts) name things with.
  */
-import { packRequest, type X11Connection } from './connection';
+import { nameBody, packRequest, type X11Connection } from './connection';
 
+const INTERN_ATOM = 16;
 const QUERY_EXTENSION = 98;
 const GET_KEYBOARD_MAPPING = 101;
 const GET_MODIFIER_MAPPING = 119;
@@ -29,12 +31,14 @@ export interface XkbState {
 
 /** The major opcode of an extension, or undefined when the server lacks it. */
 export async function queryExtension(connection: X11Connection, name: string): Promise<number | undefined> {
-  const encoded = Buffer.from(name, 'latin1');
-  const body = Buffer.alloc(4 + encoded.length);
-  body.writeUInt16LE(encoded.length, 0);
-  encoded.copy(body, 4);
-  const reply = await connection.request(packRequest(QUERY_EXTENSION, 0, body));
+  const reply = await connection.request(packRequest(QUERY_EXTENSION, 0, nameBody(name)));
   return reply.readUInt8(8) ? reply.readUInt8(9) : undefined;
+}
+
+/** The atom of `name`; with `onlyIfExists`, 0 (None) when no client has made it yet. */
+export async function internAtom(connection: X11Connection, name: string, onlyIfExists = true): Promise<number> {
+  const reply = await connection.request(packRequest(INTERN_ATOM, onlyIfExists ? 1 : 0, nameBody(name)));
+  return reply.readUInt32LE(8);
 }
 
 export async function getKeyboardMapping(connection: X11Connection): Promise<CoreKeyboardMapping> {

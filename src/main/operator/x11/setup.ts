@@ -116,3 +116,37 @@ export interface X11Setup {
 export function keycodeRange(reply: Buffer): X11Setup | undefined {
   return reply.length >= 36 ? { minKeycode: reply.readUInt8(34), maxKeycode: reply.readUInt8(35) } : undefined;
 }
+
+/** The ids this client may give the resources it creates (a RECORD context): base | n, n within mask. */
+export interface ResourceIds {
+  base: number;
+  mask: number;
+}
+
+/** The resource id range of a success reply (zeros when the reply is too short to hold it). */
+export function resourceIds(reply: Buffer): ResourceIds {
+  return reply.length >= 20 ? { base: reply.readUInt32LE(12), mask: reply.readUInt32LE(16) } : { base: 0, mask: 0 };
+}
+
+/** The first screen of a success reply: its root window and size in pixels. */
+export interface X11Screen {
+  root: number;
+  width: number;
+  height: number;
+}
+
+/** The first screen of a success reply, or undefined when the reply is too short to hold one. */
+export function firstScreen(reply: Buffer): X11Screen | undefined {
+  if (reply.length < 40) return undefined;
+  const vendorLength = reply.readUInt16LE(24);
+  const formats = reply.readUInt8(29);
+  // The vendor string (padded to 4) and the pixmap formats (8 bytes each) come before the screens.
+  const screen = 40 + vendorLength + pad4(vendorLength) + 8 * formats;
+  if (reply.readUInt8(28) === 0 || reply.length < screen + 24) return undefined;
+  return { root: reply.readUInt32LE(screen), width: reply.readUInt16LE(screen + 20), height: reply.readUInt16LE(screen + 22) };
+}
+
+/** The largest request a success reply's server takes, in bytes (without BIG-REQUESTS); 0 when the reply is too short to say. */
+export function maxRequestBytes(reply: Buffer): number {
+  return reply.length >= 28 ? 4 * reply.readUInt16LE(26) : 0;
+}

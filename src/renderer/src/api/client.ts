@@ -13,6 +13,10 @@ export type MnemoClient = CommandApi & {
   readonly transport: 'ipc' | 'http';
   /** Where a session file (a screenshot, a raw reply) loads from; `thumbWidth` asks for a small JPEG. */
   fileUrl(sessionId: string, path: string, thumbWidth?: number): string;
+  /** Where an image a workflow refers to loads from (`anchors/…`, `screens/…`): its patches and recorded screens. */
+  workflowFileUrl(name: string, file: string): string;
+  /** Where a live run's display streams from (multipart JPEG, for an `<img>`). */
+  liveUrl(runId: string): string;
   /**
    * Follows the run going on from `since` (0: its first event) and every run started after it
    * from its first event. Events come in `seq` order per run, without gaps or repeats.

@@ -8,24 +8,18 @@ import type { AgentEvent } from '../../../shared/events';
 import { otherRoutes, urlOf } from '../../../shared/http-binding';
 import { createHttpCommands } from '../../../shared/http-commands';
 import { gapFiller, type MnemoClient } from './client';
+import { saveDownload } from './download';
 import { SeqGate } from './seq-gate';
 
-/** A download-bound command (the report): the route answers as an attachment, so the page stays. */
-function download(url: string, filename: string): void {
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  document.body.append(link);
-  link.click();
-  link.remove();
-}
-
 export function createHttpClient(): MnemoClient {
-  const commands = createHttpCommands({ download });
+  // A download-bound command (the report): the route answers as an attachment, so the page stays.
+  const commands = createHttpCommands({ download: saveDownload });
   return {
     ...commands,
     transport: 'http',
     fileUrl: (id, path, thumbWidth) => urlOf(otherRoutes.sessionFile, { id, path }, { thumb: thumbWidth ? Math.round(thumbWidth) : undefined }),
+    workflowFileUrl: (name, file) => urlOf(otherRoutes.workflowFile, { name, path: file }),
+    liveUrl: (id) => urlOf(otherRoutes.runLive, { id }),
     subscribe(since, onEvent) {
       const gate = new SeqGate(onEvent, gapFiller(commands));
       let firstRun = true;

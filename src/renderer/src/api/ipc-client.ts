@@ -3,7 +3,7 @@
  * its `onEvent` for the live events of every run. Catching up: live events are held while the
  * record is read from `since`, then both go through one SeqGate, so nothing is missed or doubled.
  */
-import { commandNames, SESSION_FILE_SCHEME, type CommandApi, type MnemoApi } from '../../../shared/contract';
+import { commandNames, LIVE_VIEW_SCHEME, SESSION_FILE_SCHEME, type CommandApi, type MnemoApi } from '../../../shared/contract';
 import type { AgentEvent } from '../../../shared/events';
 import { gapFiller, type MnemoClient } from './client';
 import { SeqGate } from './seq-gate';
@@ -16,6 +16,8 @@ export function createIpcClient(api: MnemoApi): MnemoClient {
     transport: 'ipc',
     fileUrl: (id, path, thumbWidth) =>
       `${SESSION_FILE_SCHEME}://session/${encodeURIComponent(id)}/${path.split('/').map(encodeURIComponent).join('/')}${thumbWidth ? `?thumb=${Math.round(thumbWidth)}` : ''}`,
+    workflowFileUrl: (name, file) => `${SESSION_FILE_SCHEME}://workflow/${encodeURIComponent(name)}/${file.split('/').map(encodeURIComponent).join('/')}`,
+    liveUrl: (id) => `${LIVE_VIEW_SCHEME}://run/${encodeURIComponent(id)}`,
     subscribe(since, onEvent) {
       const gate = new SeqGate(onEvent, gapFiller(commands));
       let held: AgentEvent[] | null = [];

@@ -1,7 +1,8 @@
 /**
  * One session as the window shows it, folded from its events: the run's header and state, one
  * StepView per step (the shared fold of src/shared/steps.ts, so the timeline says what `mnemo
- * show` and the report say), and the memory (src/shared/memory.ts, deltas included).
+ * show` and the report say), the run's totals (the shared fold of src/shared/run-totals.ts, the
+ * one the recorder and the CLI use) and the memory (src/shared/memory.ts, deltas included).
  *
  * `withEvents` copies only what a batch touches: the steps array (pointers) and the steps the
  * events belong to. A live run's events arrive a few at a time and a 2,000-step session opens
@@ -10,7 +11,9 @@
 import type { Action } from '../../../shared/actions';
 import type { AgentEvent, AskKind, RunStatus } from '../../../shared/events';
 import { applyMemoryChange, emptyMemorySnapshot, type BlackboardSection, type MemoryChangeOf, type MemorySnapshot } from '../../../shared/memory';
+import { addToTotals, NO_TOTALS, type RunTotals } from '../../../shared/run-totals';
 import { emptyStep, foldStepEvent, type StepView } from '../../../shared/steps';
+import { addToWorkflowReport, type WorkflowReport } from '../../../shared/workflow';
 
 export interface PendingQuestion {
   /** The ask-user event's `seq`: the question's id. */
@@ -35,11 +38,14 @@ export interface RunSummary {
   reason: string | null;
   summary: string | null;
   paused: boolean;
+  /** The user holds the run (between its takeover and hand-back events). */
+  takenOver: boolean;
   pendingQuestion: PendingQuestion | null;
-  costUsd: number;
-  inputTokens: number;
-  outputTokens: number;
+  /** The finished steps' tokens and cost (the run's, once it ended). */
+  totals: RunTotals;
   lastEventAt: number | null;
+  /** A workflow run: the workflow's name and its report so far (the shared fold: the CLI's figures). */
+  workflow: { name: string; report: WorkflowReport } | null;
 }
 
 export interface MemoryView {
@@ -88,11 +94,11 @@ export function emptySession(id: string): SessionData {
       reason: null,
       summary: null,
       paused: false,
+      takenOver: false,
       pendingQuestion: null,
-      costUsd: 0,
-      inputTokens: 0,
-      outputTokens: 0,
+      totals: NO_TOTALS,
       lastEventAt: null,
+      workflow: null,
     },
     steps: [],
     memory: {
@@ -115,6 +121,8 @@ export function emptySession(id: string): SessionData {
 function copyStep(step: StepView): StepView {
   return {
     ...step,
+    // A user's step gets its actions one by one.
+    actions: [...step.actions],
     results: [...step.results],
     errors: [...step.errors],
     notes: [...step.notes],
@@ -142,6 +150,12 @@ function findStep(steps: readonly StepView[], n: number): number {
 
 function applyRunEvent(run: RunSummary, memory: MemoryView, event: AgentEvent): void {
   run.lastEventAt = event.at;
+  run.totals = addToTotals(run.totals, event);
+  if (event.type === 'run-started' && event.workflow) run.workflow = { name: event.workflow.name, report: addToWorkflowReport(null, event) as WorkflowReport };
+  else if (run.workflow) {
+    const report = addToWorkflowReport(run.workflow.report, event);
+    if (report && report !== run.workflow.report) run.workflow = { ...run.workflow, report };
+  }
   switch (event.type) {
     case 'run-started':
       run.task = event.task;
@@ -159,8 +173,8 @@ function applyRunEvent(run: RunSummary, memory: MemoryView, event: AgentEvent): 
       run.summary = event.summary;
       run.endedAt = event.at;
       run.paused = false;
+      run.takenOver = false;
       run.pendingQuestion = null;
-      run.costUsd = event.usage.costUsd;
       break;
     case 'paused':
       run.paused = true;
@@ -168,18 +182,18 @@ function applyRunEvent(run: RunSummary, memory: MemoryView, event: AgentEvent): 
     case 'resumed':
       run.paused = false;
       break;
+    case 'taken-over':
+      run.takenOver = true;
+      break;
+    case 'handed-back':
+      run.takenOver = false;
+      break;
     case 'ask-user':
       run.pendingQuestion = { id: event.seq, kind: event.kind, question: event.question, action: event.action ?? null };
       break;
     case 'user-answer':
-      run.pendingQuestion = null;
-      break;
-    case 'prediction':
-      run.inputTokens += event.usage.inputTokens;
-      run.outputTokens += event.usage.outputTokens;
-      break;
-    case 'step-finished':
-      run.costUsd = event.costUsd;
+      // An answer names its question (older records do not: the one open is answered).
+      if (event.questionId === undefined || run.pendingQuestion?.id === event.questionId) run.pendingQuestion = null;
       break;
     case 'memory': {
       const change = event.change;

@@ -5,6 +5,9 @@
  * catch-up events costs one render.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ActionInput } from '../../../shared/actions';
+import type { LiveRunItem } from '../../../shared/app-api';
+import type { DesktopRequest } from '../../../shared/desktop';
 import type { AgentEvent } from '../../../shared/events';
 import type { MnemoClient } from '../api/client';
 import { emptySession, withEvents, type SessionData } from './session-fold';
@@ -14,8 +17,10 @@ export interface SessionStore {
   session: SessionData | null;
   /** A new run's events take the view (false while the user looks at a past session). */
   followLive: boolean;
-  /** The run going on (in this or another window), if any. */
+  /** The run going on (in this or another window), if any: the newest. */
   liveRunId: string | null;
+  /** Every run going on (several at once on private desktops), oldest first. */
+  liveRuns: LiveRunItem[];
   loading: boolean;
   /** The last command that failed, in words. */
   error: string | null;
@@ -28,14 +33,25 @@ export interface SessionStore {
   receive(event: AgentEvent): void;
   /** Asks which run is going on (at start). */
   syncCurrentRun(): Promise<void>;
-  start(task: string, continueConversation: boolean): Promise<boolean>;
+  /** Asks which runs are going on (after a run starts or ends, a takeover, a hand-back). */
+  refreshLiveRuns(): Promise<void>;
+  /** Starts a task, on the user's display or (with `desktop`) on a private desktop of its own. */
+  start(task: string, continueConversation: boolean, desktop?: DesktopRequest): Promise<boolean>;
   /** Opens a recorded (or live) session. */
   open(sessionId: string): Promise<void>;
   showLive(): Promise<void>;
+  /** Shows one of the runs going on, and follows it. */
+  switchTo(runId: string): Promise<void>;
   pause(): Promise<void>;
   resume(): Promise<void>;
   stop(): Promise<void>;
   answer(text: string): Promise<void>;
+  /** The user takes the shown run over; the agent stops after the action in progress. */
+  takeOver(): Promise<void>;
+  /** One action of the user's on the shown run, in its display's pixels. */
+  input(action: ActionInput): Promise<void>;
+  /** Gives the shown run back to the agent, with a note for it. */
+  handBack(note: string): Promise<void>;
   replay(policy: 'stop' | 'ask' | 'reground', speed: number): Promise<void>;
   setCursor(step: number | null): void;
   inspect(step: number | null): void;
@@ -84,6 +100,15 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
       set({ session, loading: false });
     };
 
+    /** Asks for the live runs once the events of a burst have come (a run start brings a dozen). */
+    let refreshTimer: ReturnType<typeof setTimeout> | null = null;
+    const refreshSoon = () => {
+      refreshTimer ??= setTimeout(() => {
+        refreshTimer = null;
+        void get().refreshLiveRuns();
+      }, 100);
+    };
+
     const onRun = async (action: (id: string) => ReturnType<MnemoClient['run:pause']>) => {
       const id = get().liveRunId ?? get().session?.id;
       if (!id) return;
@@ -103,6 +128,7 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
       session: null,
       followLive: true,
       liveRunId: null,
+      liveRuns: [],
       loading: false,
       error: null,
       cursor: null,
@@ -110,6 +136,7 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
 
       receive(event) {
         const { session, followLive } = get();
+        if (event.type === 'run-started' || event.type === 'run-finished' || event.type === 'taken-over' || event.type === 'handed-back') refreshSoon();
         if (event.type === 'run-started' && event.runId !== session?.id) {
           set({ liveRunId: event.runId });
           if (!followLive && session) return;
@@ -119,7 +146,11 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
           set({ session: withEvents(emptySession(event.runId), [event]), cursor: null, inspected: null, loading: false });
           return;
         }
-        if (event.type === 'run-finished' && event.runId === get().liveRunId) set({ liveRunId: null });
+        if (event.type === 'run-finished') {
+          const liveRuns = get().liveRuns.filter((run) => run.id !== event.runId);
+          // The newest run still going takes over as "the live run".
+          set({ liveRuns, ...(event.runId === get().liveRunId ? { liveRunId: liveRuns.at(-1)?.id ?? null } : {}) });
+        }
         if (event.runId !== session?.id) return;
         if (heldWhileLoading) {
           heldWhileLoading.push(event);
@@ -130,25 +161,34 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
       },
 
       async syncCurrentRun() {
+        void get().refreshLiveRuns();
         const current = await client['run:current']();
         if (!current.ok || !current.value) return;
         set({ liveRunId: current.value.id });
         if (get().followLive && get().session?.id !== current.value.id) await load(current.value.id, true);
       },
 
-      async start(task, continueConversation) {
+      async refreshLiveRuns() {
+        const listed = await client['runs:list']();
+        if (listed.ok) set({ liveRuns: listed.value });
+      },
+
+      async start(task, continueConversation, desktop) {
         const conversationId = continueConversation ? (get().session?.run.conversationId ?? undefined) : undefined;
-        const started = await client['run:start']({ task, ...(conversationId ? { conversationId } : {}) });
+        const started = await client['run:start']({ task, ...(conversationId ? { conversationId } : {}), ...(desktop?.private ? { desktop } : {}) });
         if (!started.ok) {
           failed(started.error.kind === 'busy' ? `A run is going on already${started.error.sessionId ? ` (session ${started.error.sessionId})` : ''}: ${started.error.message}` : started.error.message);
           return false;
         }
         set({ liveRunId: started.value.id, error: null });
+        refreshSoon();
         await load(started.value.id, true);
         return true;
       },
 
       open: (id) => load(id, false),
+
+      switchTo: (id) => load(id, true),
 
       async showLive() {
         const id = get().liveRunId;
@@ -166,6 +206,34 @@ export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> 
         if (!session || !question) return;
         const result = await client['run:answer']({ id: session.id, text, questionId: question.id });
         if (!result.ok) failed(result.error.message);
+      },
+
+      async takeOver() {
+        const id = get().session?.id;
+        if (!id) return;
+        const taken = await client['run:takeover']({ id });
+        if (!taken.ok) return failed(taken.error.message);
+        const session = get().session;
+        // The button changes now; the event confirms it once the agent has stopped.
+        if (session?.id === id) set({ session: { ...session, run: { ...session.run, takenOver: true } } });
+        refreshSoon();
+      },
+
+      async input(action) {
+        const id = get().session?.id;
+        if (!id) return;
+        const done = await client['run:input']({ id, action });
+        if (!done.ok) failed(done.error.message);
+      },
+
+      async handBack(note) {
+        const id = get().session?.id;
+        if (!id) return;
+        const back = await client['run:handback']({ id, ...(note.trim() ? { note: note.trim() } : {}) });
+        if (!back.ok) return failed(back.error.message);
+        const session = get().session;
+        if (session?.id === id) set({ session: { ...session, run: { ...session.run, takenOver: false } } });
+        refreshSoon();
       },
 
       async replay(policy, speed) {

@@ -1,13 +1,14 @@
 /**
  * The Settings view's state: the settings as saved (config.json, the same file the CLI reads),
- * the result of "Test connection" and the checks of `mnemo doctor` (also shown at start when one
+ * the result of "Test connection" and of "Check grounding", and the checks of `mnemo doctor` (also shown at start when one
  * fails). The form keeps its own draft; this holds what is saved.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { DoctorCheck, ProviderCheckResult, SaveSettings, SettingsView } from '../../../shared/app-api';
+import type { DoctorCheck, GroundingCheckResult, ProviderCheckResult, SaveSettings, SettingsView } from '../../../shared/app-api';
 import type { MnemoClient } from '../api/client';
 
 export type CheckState = { status: 'idle' } | { status: 'checking' } | { status: 'done'; result: ProviderCheckResult } | { status: 'failed'; message: string };
+export type GroundingState = { status: 'idle' } | { status: 'checking'; targets: number } | { status: 'done'; result: GroundingCheckResult } | { status: 'failed'; message: string };
 
 /** The doctor's checks: the last ones stay shown while they run again. */
 export interface DoctorState {
@@ -22,10 +23,12 @@ export interface SettingsStore {
   saving: boolean;
   saveMessage: { ok: boolean; text: string } | null;
   check: CheckState;
+  grounding: GroundingState;
   doctor: DoctorState;
   load(): Promise<SettingsView | null>;
   save(request: SaveSettings): Promise<boolean>;
   testConnection(request: { model?: SaveSettings['config']['model']; apiKey?: string }): Promise<void>;
+  checkGrounding(request: { model?: SaveSettings['config']['model']; apiKey?: string; targets?: number }): Promise<void>;
   runDoctor(): Promise<void>;
 }
 
@@ -41,6 +44,7 @@ export function createSettingsStore(client: MnemoClient): StoreApi<SettingsStore
     saving: false,
     saveMessage: null,
     check: { status: 'idle' },
+    grounding: { status: 'idle' },
     doctor: { running: false, checks: null, error: null },
     async load() {
       const read = await client['settings:get']();
@@ -57,6 +61,11 @@ export function createSettingsStore(client: MnemoClient): StoreApi<SettingsStore
       set({ check: { status: 'checking' } });
       const checked = await client['provider:check'](request);
       set({ check: checked.ok ? { status: 'done', result: checked.value } : { status: 'failed', message: checked.error.message } });
+    },
+    async checkGrounding(request) {
+      set({ grounding: { status: 'checking', targets: request.targets ?? 5 } });
+      const checked = await client['provider:grounding'](request);
+      set({ grounding: checked.ok ? { status: 'done', result: checked.value } : { status: 'failed', message: checked.error.message } });
     },
     async runDoctor() {
       if (get().doctor.running) return;

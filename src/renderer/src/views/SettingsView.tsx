@@ -1,13 +1,17 @@
 /**
  * Settings, saved to the same config.json the CLI reads: the provider (presets fill the base
- * URL), model, family and version, "Test connection", the checks of `mnemo doctor`, limits,
+ * URL), model (a model Mnemo knows fills its family and coordinates), family and version, the
+ * coordinate space, "Test connection" and "Check grounding", the checks of `mnemo doctor`, limits,
  * memory budgets, confirmation rules, data directory and retention, and the window's language.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SettingsView as Saved } from '../../../shared/app-api';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule } from '../../../shared/config';
-import { MODEL_FAMILIES } from '../../../shared/settings';
+import { endpointOf, MODEL_FAMILIES } from '../../../shared/settings';
+import { knownModel, settingsOfKnownModel } from '../../../shared/known-models';
+import { COORDINATE_SPACES, coordinateSpaceOf, takesCoordinates, type CoordinateSpaceName } from '../../../shared/model-families';
+import { GroundingOutcome } from './GroundingOutcome';
 import { useServices, useSettings } from '../app-context';
 import { LANGUAGES } from '../i18n';
 import { NAMES } from '../i18n/names';
@@ -15,12 +19,17 @@ import { PROVIDER_PRESETS, presetOf } from './provider-presets';
 import { ConfirmationRules, type RuleDraft } from './ConfirmationRules';
 import { DoctorChecks } from './DoctorChecks';
 import { ErrorLine } from '../components/ErrorLine';
+import { appsOf, DesktopFields, type DesktopDraft } from '../components/DesktopFields';
+import { desktopDraftOf } from './run/TaskForm';
 
 interface Draft {
   baseUrl: string;
   model: string;
   family: string;
   modelVersion: string;
+  /** '' for the family's own space. */
+  coordinates: string;
+  smartResize: NonNullable<ConfigFile['model']>['smartResize'] | null;
   apiKey: string;
   maxSteps: string;
   maxCostUsd: string;
@@ -29,6 +38,8 @@ interface Draft {
   retentionDays: string;
   retentionGb: string;
   rules: RuleDraft[];
+  /** The Run form's defaults for private desktops. */
+  desktop: DesktopDraft;
 }
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
@@ -45,6 +56,8 @@ function draftOf(saved: Saved | null): Draft {
     model: text(config.model?.model),
     family: text(config.model?.family ?? 'tools'),
     modelVersion: text(config.model?.modelVersion),
+    coordinates: text(config.model?.coordinates),
+    smartResize: config.model?.smartResize ?? null,
     apiKey: '',
     maxSteps: text(config.agent?.maxSteps),
     maxCostUsd: text(config.agent?.maxCostUsd),
@@ -52,6 +65,7 @@ function draftOf(saved: Saved | null): Draft {
     summaryBudget: text(config.memory?.summaryBudget),
     retentionDays: text(config.store?.retentionDays),
     retentionGb: text(config.store?.retentionGb),
+    desktop: desktopDraftOf(saved),
     rules: (config.agent?.confirmationRules ?? []).map((rule) => ({
       reason: rule.reason ?? '',
       keys: (rule.keys ?? []).join(', '),
@@ -79,13 +93,16 @@ function ruleOf(draft: RuleDraft): ConfirmationRule {
 
 /** The model part of the form, as the provider check and the config take it. */
 function modelOf(draft: Draft, saved: Saved | null): NonNullable<ConfigFile['model']> {
-  const { baseUrl: _b, model: _m, family: _f, modelVersion: _v, ...kept } = saved?.config.model ?? {};
+  const { baseUrl: _b, model: _m, family: _f, modelVersion: _v, coordinates: _c, smartResize: _s, ...kept } = saved?.config.model ?? {};
+  const spaced = takesCoordinates(draft.family);
   return {
     ...kept,
     ...(draft.baseUrl.trim() ? { baseUrl: draft.baseUrl.trim() } : {}),
     ...(draft.model.trim() ? { model: draft.model.trim() } : {}),
     ...(draft.family ? { family: draft.family as (typeof MODEL_FAMILIES)[number] } : {}),
     ...(draft.family === 'ui-tars' && draft.modelVersion ? { modelVersion: draft.modelVersion as '1.0' | '1.5' } : {}),
+    ...(spaced && draft.coordinates ? { coordinates: draft.coordinates as CoordinateSpaceName } : {}),
+    ...(spaced && draft.smartResize ? { smartResize: draft.smartResize } : {}),
   };
 }
 
@@ -102,6 +119,7 @@ function configOf(draft: Draft, saved: Saved | null): ConfigFile {
       confirmationRules: draft.rules.map(ruleOf),
     }),
     memory: defined({ ...config.memory, recentBudget: numberOrUndefined(draft.recentBudget), summaryBudget: numberOrUndefined(draft.summaryBudget) }),
+    desktop: { ...config.desktop, private: draft.desktop.private, size: draft.desktop.size.trim() || '1280x800', apps: appsOf(draft.desktop) },
     store: defined({
       ...config.store,
       keepFullResolution: config.store?.keepFullResolution ?? false,
@@ -141,6 +159,31 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
   const testConnection = () => {
     void settings.getState().testConnection({ model: modelOf(draft, saved), ...(draft.apiKey ? { apiKey: draft.apiKey } : {}) });
   };
+  const checkGrounding = () => {
+    void settings.getState().checkGrounding({ model: modelOf(draft, saved), ...(draft.apiKey ? { apiKey: draft.apiKey } : {}) });
+  };
+  const grounding = useSettings((s) => s.grounding);
+
+  /** A model name Mnemo knows brings its family, coordinates and resize (and the family's API root when none is set). */
+  const chooseModel = (name: string) => {
+    const row = knownModel(name);
+    const known = row ? settingsOfKnownModel(row) : null;
+    if (!known || !(MODEL_FAMILIES as readonly string[]).includes(known.family)) {
+      set('model', name);
+      return;
+    }
+    const endpoint = endpointOf(known.family);
+    setDraft((current) => ({
+      ...current,
+      model: name,
+      family: known.family,
+      coordinates: known.coordinates ?? '',
+      smartResize: known.smartResize ? { ...known.smartResize } : null,
+      ...(known.modelVersion ? { modelVersion: known.modelVersion } : {}),
+      ...(current.baseUrl.trim() === '' && endpoint.defaultBaseUrl ? { baseUrl: endpoint.defaultBaseUrl } : {}),
+    }));
+  };
+  const knownRow = knownModel(draft.model);
 
   return (
     <form className="settings-view" onSubmit={(event) => void save(event)}>
@@ -175,18 +218,12 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
         </label>
         <label className="field">
           {t('model')}
-          <input type="text" aria-label={NAMES.model} value={draft.model} placeholder="gpt-4.1, ui-tars-1.5-7b…" onChange={(event) => set('model', event.target.value)} />
+          <input type="text" aria-label={NAMES.model} value={draft.model} placeholder="gpt-4.1, ui-tars-1.5-7b…" onChange={(event) => chooseModel(event.target.value)} />
+          {knownRow && (
+            <small className="known-model">{t('settingsView.knownModel', { name: knownRow.name, family: knownRow.family, coordinates: knownRow.coordinates })}</small>
+          )}
         </label>
-        <label className="field">
-          {t('settingsView.family')}
-          <select value={draft.family} onChange={(event) => set('family', event.target.value)}>
-            {MODEL_FAMILIES.map((family) => (
-              <option key={family} value={family}>
-                {family}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ChoiceField label={t('settingsView.family')} value={draft.family} choices={MODEL_FAMILIES} onChange={(value) => set('family', value)} />
         {draft.family === 'ui-tars' && (
           <label className="field">
             {t('settingsView.version')}
@@ -197,16 +234,37 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
             </select>
           </label>
         )}
+        {takesCoordinates(draft.family) && (
+          <ChoiceField
+            label={t('coordinates')}
+            name={NAMES.coordinates}
+            value={draft.coordinates}
+            unset={t('settingsView.coordinatesDefault', { space: coordinateSpaceOf({ family: draft.family, modelVersion: draft.modelVersion || undefined }) })}
+            choices={COORDINATE_SPACES}
+            onChange={(value) => set('coordinates', value)}
+          />
+        )}
         <label className="field">
           {t('settingsView.apiKey')}
-          <input type="password" autoComplete="off" value={draft.apiKey} placeholder={saved?.hasApiKey ? t('settingsView.apiKeyStored') : 'sk-…'} onChange={(event) => set('apiKey', event.target.value)} />
+          <input
+            type="password"
+            autoComplete="off"
+            value={draft.apiKey}
+            placeholder={saved?.hasApiKey ? t('settingsView.apiKeyStored') : draft.family === 'anthropic' ? 'sk-ant-…' : draft.family === 'gemini' ? 'AIza…' : 'sk-…'}
+            onChange={(event) => set('apiKey', event.target.value)}
+          />
         </label>
+        <p className="hint">{t('settingsView.apiKeyEnv', { name: endpointOf(draft.family).apiKeyEnv.join(' / ') })}</p>
         <div className="field-row">
           <button type="button" aria-label={NAMES.testConnection} onClick={testConnection} disabled={check.status === 'checking'}>
             {t('testConnection')}
           </button>
+          <button type="button" aria-label={NAMES.checkGrounding} onClick={checkGrounding} disabled={grounding.status === 'checking'}>
+            {t('checkGrounding')}
+          </button>
           <CheckOutcome />
         </div>
+        <GroundingOutcome state={grounding} onUse={takesCoordinates(draft.family) ? (space: CoordinateSpaceName) => set('coordinates', space) : undefined} />
       </fieldset>
 
       <DoctorChecks />
@@ -226,6 +284,12 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
       <fieldset className="panel">
         <legend>{t('settingsView.rules')}</legend>
         <ConfirmationRules rules={draft.rules} onChange={(rules) => set('rules', rules)} />
+      </fieldset>
+
+      <fieldset className="panel">
+        <legend>{t('settingsView.desktop')}</legend>
+        <p className="note">{t('settingsView.desktopIntro')}</p>
+        <DesktopFields draft={draft.desktop} onChange={(desktop) => set('desktop', desktop)} />
       </fieldset>
 
       <fieldset className="panel">
@@ -296,6 +360,23 @@ function CheckOutcome() {
       {result.status ? `${result.status}: ` : ''}
       {result.message}
     </span>
+  );
+}
+
+/** A labelled choice among plain values; `unset`, when given, is the first choice and stands for none (''). */
+function ChoiceField({ label, name, value, choices, unset, onChange }: { label: string; name?: string; value: string; choices: readonly string[]; unset?: string; onChange: (value: string) => void }) {
+  return (
+    <label className="field">
+      {label}
+      <select aria-label={name} value={value} onChange={(event) => onChange(event.target.value)}>
+        {unset !== undefined && <option value="">{unset}</option>}
+        {choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {choice}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

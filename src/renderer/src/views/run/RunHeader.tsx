@@ -4,8 +4,9 @@ import { useTranslation } from 'react-i18next';
 import { formatUsd } from '../../../../shared/format';
 import { useSession } from '../../app-context';
 import { formatDuration, formatTokens } from '../../format';
-import { useShownStatus } from './status';
+import { isLive, useShownStatus } from './status';
 import { RunControls } from '../../components/RunControls';
+import { TakeoverControls } from './TakeoverControls';
 
 /** Re-renders every second while `active`, for the elapsed time. */
 function useNow(active: boolean): number {
@@ -23,7 +24,7 @@ export function RunHeader() {
   const run = useSession((s) => s.session?.run);
   const stepCount = useSession((s) => s.session?.steps.length ?? 0);
   const status = useShownStatus();
-  const live = status === 'running' || status === 'paused';
+  const live = isLive(status);
   const now = useNow(live);
   if (!run) return null;
   const elapsed = run.startedAt === null ? null : (live ? now : (run.endedAt ?? run.lastEventAt ?? run.startedAt)) - run.startedAt;
@@ -46,18 +47,24 @@ export function RunHeader() {
         </div>
         <div>
           <dt>{t('header.cost')}</dt>
-          <dd>{formatUsd(run.costUsd)}</dd>
+          <dd>{formatUsd(run.totals.usage.costUsd)}</dd>
         </div>
         <div>
           <dt>{t('header.tokens')}</dt>
-          <dd>{formatTokens(run.inputTokens + run.outputTokens)}</dd>
+          <dd>{formatTokens(run.totals.usage.inputTokens + run.totals.usage.outputTokens)}</dd>
         </div>
         <div>
           <dt>{t('header.model')}</dt>
           <dd>{run.model || '—'}</dd>
         </div>
       </dl>
-      {live && <RunControls paused={run.paused} />}
+      {live && (
+        <div className="live-controls">
+          {status !== 'takenOver' && <RunControls paused={run.paused} />}
+          {/* A replay follows its record: it can be paused, not taken over. */}
+          {run.replayOf === null && <TakeoverControls takenOver={status === 'takenOver'} />}
+        </div>
+      )}
       {run.reason && !live && <p className="run-reason">{run.reason}</p>}
     </section>
   );

@@ -2,27 +2,35 @@
 import { useTranslation } from 'react-i18next';
 import { useServices, useSession } from '../../app-context';
 import { Divergence } from './Divergence';
+import { LiveDesktop } from './LiveDesktop';
+import { LiveRuns } from './LiveRuns';
 import { QuestionDialog } from './QuestionDialog';
 import { RunHeader } from './RunHeader';
 import { ScreenView } from './ScreenView';
 import { SessionBar } from './SessionBar';
 import { StepInspector } from './StepInspector';
 import { TaskForm } from './TaskForm';
-import { useShownStatus } from './status';
+import { isLive, useShownStatus } from './status';
 import { Timeline } from './Timeline';
+import { WorkflowReport } from './WorkflowReport';
 
 export function RunView() {
   const { t } = useTranslation();
-  const { session: store } = useServices();
+  const { session: store, client } = useServices();
   const hasSession = useSession((s) => s.session !== null);
+  const sessionId = useSession((s) => s.session?.id ?? null);
   const loading = useSession((s) => s.loading);
   const error = useSession((s) => s.error);
-  const liveElsewhere = useSession((s) => s.liveRunId !== null && s.liveRunId !== s.session?.id);
+  const liveElsewhere = useSession((s) => s.liveRunId !== null && s.liveRunId !== s.session?.id && s.liveRuns.length < 2);
   const status = useShownStatus();
-  const recorded = status !== 'running' && status !== 'paused';
+  const live = isLive(status);
+  // The live view only for a run the core lists as going on: a run that has ended has no stream.
+  const streaming = useSession((s) => s.session !== null && s.liveRuns.some((run) => run.id === s.session?.id));
+  const recorded = !live;
   return (
     <div className="run-view">
       <TaskForm />
+      <LiveRuns />
       {error && (
         <p className="error" role="alert">
           {error}
@@ -45,10 +53,16 @@ export function RunView() {
         <>
           <RunHeader />
           {loading && <p className="note">{t('loading')}</p>}
+          <WorkflowReport />
           {recorded && <SessionBar />}
           <Divergence />
           <div className="run-body">
-            <ScreenView />
+            <div className="screens">
+              {live && streaming && sessionId && (
+                <LiveDesktop src={client.liveUrl(sessionId)} takenOver={status === 'takenOver'} send={(action) => store.getState().input(action)} />
+              )}
+              <ScreenView />
+            </div>
             <Timeline />
             <StepInspector />
           </div>

@@ -1,12 +1,14 @@
 /**
  * For a recorded session: the step scrubber (a slider), previous/next, playback at 0.5×–4×, Replay
- * with its policy, and Export report.
+ * with its policy, Export report, and Save as workflow.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices, useSession } from '../../app-context';
 import { NAMES } from '../../i18n/names';
 import type { ReplayPolicy } from '../../../../shared/app-api';
+import { SaveWorkflowDialog } from '../workflows/SaveWorkflowDialog';
+import { workflowsHash } from '../workflows/workflows-hash';
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
 /** One step per second at 1×. */
@@ -22,6 +24,7 @@ export function SessionBar() {
   const [speed, setSpeed] = useState<number>(1);
   const [policy, setPolicy] = useState<ReplayPolicy>('stop');
   const [message, setMessage] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
   const first = numbers[0]?.step ?? 0;
   const last = numbers.at(-1)?.step ?? 0;
   const at = cursor ?? last;
@@ -106,12 +109,16 @@ export function SessionBar() {
         <button type="button" aria-label={NAMES.exportReport} onClick={() => void exportReport()}>
           {t('exportReport')}
         </button>
+        <button type="button" aria-label={NAMES.saveAsWorkflow} onClick={() => setSaving(true)}>
+          {t('saveAsWorkflow')}
+        </button>
         {message && (
           <span className="note" role="status">
             {message}
           </span>
         )}
       </div>
+      {saving && <SaveWorkflowDialog sessionId={sessionId} onClose={() => setSaving(false)} onShow={(name) => (location.hash = workflowsHash(name))} />}
     </section>
   );
 }

@@ -23,18 +23,24 @@ export const StepRow = memo(function StepRow({ step, selected, current, onSelect
   const { t } = useTranslation();
   const state = outcome(step);
   const thought = step.thought ?? step.streamedThought;
-  const actions = step.actions.length > 0 ? step.actions.map(describeAction).join(' · ') : state === 'running' ? t('thinking') : t('noActions');
+  const actions = step.actions.length > 0 ? step.actions.map((action) => describeAction(action)).join(' · ') : state === 'running' ? t('thinking') : t('noActions');
   const tokens = step.usage ? step.usage.inputTokens + step.usage.outputTokens : null;
   return (
     <button
       type="button"
-      className={`step-row step-${state}${selected ? ' selected' : ''}${current ? ' current' : ''}`}
+      className={`step-row step-${state}${step.actor === 'user' ? ' step-by-user' : ''}${selected ? ' selected' : ''}${current ? ' current' : ''}`}
       aria-current={current ? 'step' : undefined}
       onClick={() => onSelect(step.step)}
     >
       <span className="step-line">
         <span className="step-number">{step.step}</span>
+        {step.actor === 'user' && <span className="step-actor">{t('live.byYou')}</span>}
         <span className={`step-state state-${state}`} aria-hidden="true" />
+        {step.workflow && (
+          <span className={`step-decision decision-${step.workflow.decision}`} title={step.workflow.how} data-decision={step.workflow.decision}>
+            {t(`workflowRun.decisions.${step.workflow.decision}`)}
+          </span>
+        )}
         <span className="step-actions">{actions}</span>
       </span>
       <span className="step-thought">{thought}</span>

@@ -1,8 +1,21 @@
-/** The task box: Start runs it; with "continue the conversation" the new task follows the last one. */
-import { useState, type FormEvent } from 'react';
+/**
+ * The task box: Start runs it; with "continue the conversation" the new task follows the last
+ * one. The `Private desktop` switch gives the run an X display of its own (its size, the apps to
+ * start there), so it runs beside others and the user's mouse and keyboard stay theirs; Settings
+ * keep its defaults.
+ */
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useServices, useSession } from '../../app-context';
+import { useServices, useSession, useSettings } from '../../app-context';
+import { appsOf, DesktopFields, sizeProblem, type DesktopDraft } from '../../components/DesktopFields';
 import { NAMES } from '../../i18n/names';
+import type { SettingsView } from '../../../../shared/app-api';
+
+/** The Run form's desktop as Settings say it starts. */
+export function desktopDraftOf(saved: SettingsView | null): DesktopDraft {
+  const desktop = saved?.config.desktop;
+  return { private: desktop?.private ?? false, size: desktop?.size ?? '1280x800', apps: (desktop?.apps ?? []).join('\n') };
+}
 
 export function TaskForm() {
   const { t } = useTranslation();
@@ -10,14 +23,24 @@ export function TaskForm() {
   const [task, setTask] = useState('');
   const [continuing, setContinuing] = useState(true);
   const [busy, setBusy] = useState(false);
-  const liveRunId = useSession((s) => s.liveRunId);
+  const saved = useSettings((s) => s.saved);
+  const [desktop, setDesktop] = useState<DesktopDraft>(() => desktopDraftOf(saved));
+  const touched = useRef(false);
+  // The user's display holds one run at a time; private desktops take any number.
+  const userDisplayBusy = useSession((s) => s.liveRuns.some((run) => !run.desktop.private) || (s.liveRunId !== null && s.liveRuns.length === 0));
   const conversationId = useSession((s) => s.session?.run.conversationId ?? null);
+
+  // The defaults arrive with the settings; what the user changed here stays.
+  useEffect(() => {
+    if (!touched.current) setDesktop(desktopDraftOf(saved));
+  }, [saved]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!task.trim()) return;
+    if (!task.trim() || sizeProblem(desktop)) return;
     setBusy(true);
-    const started = await session.getState().start(task.trim(), continuing);
+    const request = desktop.private ? { private: true, ...(desktop.size.trim() ? { size: desktop.size.trim() } : {}), apps: appsOf(desktop) } : undefined;
+    const started = await session.getState().start(task.trim(), continuing, request);
     setBusy(false);
     if (started) setTask('');
   };
@@ -31,7 +54,7 @@ export function TaskForm() {
         value={task}
         onChange={(event) => setTask(event.target.value)}
       />
-      <button type="submit" className="primary" aria-label={NAMES.start} disabled={busy || !task.trim() || liveRunId !== null}>
+      <button type="submit" className="primary" aria-label={NAMES.start} disabled={busy || !task.trim() || (userDisplayBusy && !desktop.private) || sizeProblem(desktop) !== null}>
         {t('start')}
       </button>
       {conversationId && (
@@ -40,6 +63,14 @@ export function TaskForm() {
           {t('continueConversation')}
         </label>
       )}
+      <DesktopFields
+        compact
+        draft={desktop}
+        onChange={(draft) => {
+          touched.current = true;
+          setDesktop(draft);
+        }}
+      />
     </form>
   );
 }

@@ -1,0 +1,9 @@
+import type { Command } from 'commander';
+import type { DoctorOptions } from '../commands/doctor';
+import { addSettingsOptions } from '../options';
+
+export function registerDoctorCommand(program: Command): void {
+  addSettingsOptions(program.command('doctor').description('Check everything a run needs: display, capture, input, clipboard, Electron, the data directory, the provider'), 'the provider to check: ')
+    .option('--json', 'print [{"check", "status": "ok"|"warn"|"fail", "detail", "fix"}]')
+    .action(async (options: DoctorOptions) => (await import('../commands/doctor')).doctorCommand(options));
+}

@@ -1,0 +1,20 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { RunOptions } from '../commands/run';
+import { addDesktopOptions, addDisplayOption, addMemoryStoreOptions, addSettingsOptions, parsePositiveInt } from '../options';
+
+function parseCost(value: string): number {
+  const cost = Number(value);
+  if (!Number.isFinite(cost) || cost <= 0) throw new InvalidArgumentError(`--max-cost must be a positive number of US dollars, got "${value}"`);
+  return cost;
+}
+
+export function registerRunCommand(program: Command): void {
+  const run = addSettingsOptions(program.command('run').description('Carry out a task on the desktop with a vision model').argument('<task>', 'the task, in plain language'))
+    .option('--max-steps <n>', 'stop after this many steps (default 50)', parsePositiveInt('--max-steps'))
+    .option('--max-cost <usd>', 'stop once the run has cost this much', parseCost);
+  addDesktopOptions(addMemoryStoreOptions(addDisplayOption(run, 'the display to work on')), 'run')
+    .option('--conversation <id>', 'continue this conversation (its memory carries over); mnemo run prints the id of each')
+    .option('--non-interactive', 'never ask: a question from the model fails the run')
+    .option('--json', 'print one JSON event per line on stdout')
+    .action(async (task: string, options: RunOptions) => (await import('../commands/run')).runCommand(task, options));
+}

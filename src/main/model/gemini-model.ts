@@ -1,0 +1,54 @@
+/**
+ * The `gemini` family: Gemini computer use through the official `@google/genai` SDK
+ * (gemini-client.ts). The request and the reply are read by the pure family module
+ * (families/gemini.ts): the computer-use tool with Mnemo's own functions beside it, the
+ * conversation rebuilt from the history with every function call answered by its response and
+ * screenshot, the 0–999 grid mapped onto the image. The thought summaries stream as the thought.
+ */
+import { type ModelSettings } from '../../shared/settings';
+import { buildGeminiRequest, geminiCoordinateFrame, geminiThoughtOf, parseGeminiContent, type ImageSize } from './families';
+import type { CoordinateFrame } from './families/coordinates';
+import { type GeminiClient } from './gemini-client';
+import { parsedPrediction, sizeOf, ThoughtStream } from './messages';
+import { usageOf } from './pricing';
+import { type PredictInput, type Prediction, type ThoughtListener } from './types';
+import { FamilyModel, type FamilyModelDeps } from './family-model';
+
+export type GeminiModelSettings = Pick<ModelSettings, 'model' | 'stream' | 'temperature' | 'maxOutputTokens' | 'gemini'>;
+
+export type GeminiModelDeps = FamilyModelDeps<GeminiClient>;
+
+export class GeminiModel extends FamilyModel<GeminiModelSettings, GeminiModelDeps> {
+  readonly family = 'gemini' as const;
+
+  /** Gemini answers on a 0-999 grid over the image. */
+  coordinateFrame(image: ImageSize): CoordinateFrame {
+    return geminiCoordinateFrame(image);
+  }
+
+  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+    const image = sizeOf(input.observation);
+    // The thought is read from the parts so far (summaries, then text), not from raw deltas.
+    let latest = '';
+    const thoughts = new ThoughtStream(() => latest, onThought);
+    const result = await this.deps.client.generate(buildGeminiRequest(input, this.settings), {
+      stream: this.settings.stream,
+      signal,
+      onParts: (parts, attempt) => {
+        latest = geminiThoughtOf(parts) ?? '';
+        thoughts.push('', attempt);
+      },
+    });
+    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
+    const { reply, usage: tokens } = result.value;
+    const usage = usageOf(tokens, this.model, this.deps.prices);
+    const raw = JSON.stringify(reply);
+    const parsed = parseGeminiContent(reply, { image });
+    if (!parsed.ok) return { ok: false, error: { kind: 'parse', message: parsed.reason, raw }, usage, attempts: result.attempts };
+    thoughts.finish(parsed.thought, result.attempts);
+    return parsedPrediction(parsed, { usage, raw, attempts: result.attempts }, {
+      pendingSafetyChecks: parsed.calls.flatMap((call) => (call.safety ? [call.safety] : [])),
+      extras: { family: 'gemini', calls: parsed.calls, finishReason: parsed.finishReason },
+    });
+  }
+}

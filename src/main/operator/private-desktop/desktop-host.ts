@@ -1,0 +1,261 @@
+/**
+ * Private desktops: an X display of a run's own, so the agent never touches the user's pointer,
+ * keyboard or clipboard, and several runs can work side by side. The host starts Xvfb on a free
+ * display number, a window manager when one is installed (openbox by default), then each app
+ * command, waiting until its window shows; and stops them all again, apps first. A run is given
+ * only the desktop's environment (DISPLAY, XAUTHORITY): to the run it is just another display.
+ *
+ * Everything started is written down under the data directory (records.ts) before it can
+ * outlive us, and the host stops the leftovers of dead Mnemo processes before its first start.
+ */
+import { openSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Size } from '../../../shared/frame';
+import { formatDesktopSize } from '../../../shared/desktop-size';
+import { makePrivateDir, openPrivate, PRIVATE_FILE_MODE } from '../../disk/files';
+import { currentWriter } from '../../disk/process-identity';
+import { X11Connection } from '../x11/connection';
+import { topLevelWindows } from '../x11/windows';
+import { launch, waitForNewWindow, waitForWindowManager } from './apps';
+import { describeProcess, findOnPath, type StartedProcess } from './processes';
+import { desktopsDir, logPath, reapLeftovers, removeDesktopFiles, stopRecorded, writeRecord, type DesktopRecord } from './records';
+import { startXvfb, type XvfbFiles } from './xvfb';
+
+export interface DesktopHostOptions {
+  dataDir: string;
+  /** The first X display number tried (then the next free one). Default 200. */
+  firstDisplay?: number;
+  /** The window manager command; null for none; default: openbox when it is installed. */
+  windowManager?: string | null;
+  /** How long an app may take to show its window. Default 60 s (a browser's cold start on a busy machine). */
+  appTimeoutMs?: number;
+  /** How long Xvfb may take to accept connections. Default 15 s. */
+  serverTimeoutMs?: number;
+  /** The environment the desktop's programs start from (the user's, less what points at their display). */
+  env?: NodeJS.ProcessEnv;
+  /** The X server program. Default Xvfb. */
+  xvfb?: string;
+}
+
+/** How desktops start, per start where given (the settings as they are now), else the host's. */
+type StartSettings = Pick<DesktopHostOptions, 'firstDisplay' | 'windowManager' | 'appTimeoutMs'>;
+
+export interface DesktopSpec extends StartSettings {
+  size: Size;
+  apps: readonly string[];
+  signal?: AbortSignal;
+}
+
+export type DesktopStart = { ok: true; desktop: PrivateDesktop } | { ok: false; message: string };
+
+export const DEFAULT_FIRST_DISPLAY = 200;
+const NUMBERS_TRIED = 100;
+const WINDOW_MANAGER_WAIT_MS = 5000;
+
+/**
+ * What points a program at the user's session: gone from a private desktop's environment, so
+ * GTK, Qt, Firefox and Chromium open their windows on the private display, never on Wayland.
+ */
+const USER_SESSION_VARIABLES = ['WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'XAUTHORITY'];
+
+export function desktopEnvironment(base: NodeJS.ProcessEnv, display: string, xauthority: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const name of USER_SESSION_VARIABLES) delete env[name];
+  return { ...env, DISPLAY: display, XAUTHORITY: xauthority, XDG_SESSION_TYPE: 'x11', GDK_BACKEND: 'x11', QT_QPA_PLATFORM: 'xcb', MOZ_ENABLE_WAYLAND: '0' };
+}
+
+export class DesktopHost {
+  private readonly dir: string;
+  private readonly claimed = new Set<number>();
+  private reaped: Promise<string[]> | undefined;
+
+  constructor(private readonly options: DesktopHostOptions) {
+    this.dir = desktopsDir(options.dataDir);
+  }
+
+  /** Stops the desktops that Mnemo processes now gone left behind (once per host); one line per desktop stopped. */
+  reapLeftovers(): Promise<string[]> {
+    this.reaped ??= reapLeftovers(this.dir).catch(() => []);
+    return this.reaped;
+  }
+
+  async start(spec: DesktopSpec): Promise<DesktopStart> {
+    const options = { ...this.options, ...definedOf(spec) };
+    await this.reapLeftovers();
+    await makePrivateDir(this.dir);
+    const record: DesktopRecord = {
+      display: '',
+      number: -1,
+      owner: currentWriter(),
+      kept: false,
+      size: formatDesktopSize(spec.size),
+      apps: [...spec.apps],
+      xauthority: '',
+      processes: [],
+      startedAt: Date.now(),
+    };
+    const files = this.files(record);
+    const server = await startXvfb({
+      size: spec.size,
+      firstDisplay: options.firstDisplay ?? DEFAULT_FIRST_DISPLAY,
+      attempts: NUMBERS_TRIED,
+      files,
+      readyTimeoutMs: this.options.serverTimeoutMs ?? 15_000,
+      claimed: this.claimed,
+      ...(this.options.xvfb ? { command: this.options.xvfb } : {}),
+    });
+    if (!server.ok) return { ok: false, message: `cannot start a private desktop: ${server.message}` };
+    const { display, number, xauthority } = server.server;
+    const env = desktopEnvironment(this.options.env ?? process.env, display, xauthority);
+    const desktop = new PrivateDesktop(this.dir, record, env, exitOf(server.server.child));
+    const fail = async (message: string): Promise<DesktopStart> => {
+      await desktop.stop();
+      return { ok: false, message: `cannot start a private desktop: ${message}` };
+    };
+    const connection = await X11Connection.open(display, env);
+    if (!connection.ok) return fail(connection.message);
+    try {
+      const notes: string[] = [];
+      const manager = options.windowManager === undefined ? (findOnPath('openbox', env) ? 'openbox' : null) : options.windowManager;
+      if (manager) {
+        const started = await this.startProgram(record, 'window-manager', manager, env, number);
+        if (!started.ok) notes.push(`the window manager did not start (${started.message}); the desktop has none`);
+        else if (!(await waitForWindowManager(connection.value, started.exited, WINDOW_MANAGER_WAIT_MS))) notes.push(`the window manager "${manager}" did not take the screen within ${WINDOW_MANAGER_WAIT_MS / 1000} s`);
+      } else if (options.windowManager === undefined) {
+        notes.push('no window manager is installed (openbox, for example): app windows have no frames and cannot be moved');
+      }
+      for (const command of spec.apps) {
+        if (spec.signal?.aborted) return fail('stopped while it was starting');
+        const before = new Set(await topLevelWindows(connection.value));
+        const log = `app-${record.processes.filter((started) => started.role === 'app').length + 1}`;
+        const started = await this.startProgram(record, 'app', command, env, number, log);
+        if (!started.ok) return fail(started.message);
+        const waited = await waitForNewWindow(
+          connection.value,
+          before,
+          { command, launched: started, output: () => this.readLog(number, log) },
+          options.appTimeoutMs ?? 60_000,
+          spec.signal,
+        );
+        if (!waited.ok) return fail(waited.message);
+      }
+      desktop.notes.push(...notes);
+      return { ok: true, desktop };
+    } finally {
+      connection.value.close();
+    }
+  }
+
+  private async startProgram(record: DesktopRecord, role: StartedProcess['role'], command: string, env: NodeJS.ProcessEnv, number: number, log = 'server') {
+    const launched = launch({ command, env, log: await this.openLog(number, log) });
+    if (!launched.ok) return launched;
+    record.processes.push(describeProcess(launched.launched.pid, role, command));
+    await writeRecord(this.dir, record);
+    return { ok: true as const, ...launched.launched };
+  }
+
+  /** One log per program that may fail (the server, each app), so each message quotes its own program. */
+  private logPath(number: number, name: string): string {
+    return logPath(this.dir, number, name);
+  }
+
+  private async openLog(number: number, name: string): Promise<number> {
+    // Created owner-only (what the apps print may be private), then opened for appending by fd.
+    const created = await openPrivate(this.logPath(number, name), 'a');
+    await created.close();
+    return openSync(this.logPath(number, name), 'a', PRIVATE_FILE_MODE);
+  }
+
+  private async readLog(number: number, name: string): Promise<string> {
+    const handle = await open(this.logPath(number, name), 'r').catch(() => null);
+    if (!handle) return '';
+    try {
+      const { size } = await handle.stat();
+      const start = Math.max(0, size - 8192);
+      const buffer = Buffer.alloc(size - start);
+      await handle.read(buffer, 0, buffer.length, start);
+      return buffer.toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private files(record: DesktopRecord): XvfbFiles {
+    return {
+      cookie: async (number, content) => {
+        const path = join(this.dir, `display-${number}.xauth`);
+        const file = await openPrivate(path, 'w');
+        await file.writeFile(content);
+        await file.close();
+        return path;
+      },
+      log: (number) => this.openLog(number, 'server'),
+      readLog: (number) => this.readLog(number, 'server'),
+      spawned: async (number, pid, xauthority) => {
+        Object.assign(record, { number, display: `:${number}`, xauthority, processes: [describeProcess(pid, 'xvfb', `Xvfb :${number}`)] });
+        await writeRecord(this.dir, record);
+      },
+      abandon: (number) => removeDesktopFiles(this.dir, number),
+    };
+  }
+}
+
+/** The start settings a spec gives (undefined ones leave the host's). */
+function definedOf(spec: DesktopSpec): StartSettings {
+  const { firstDisplay, windowManager, appTimeoutMs } = spec;
+  return { ...(firstDisplay !== undefined ? { firstDisplay } : {}), ...(windowManager !== undefined ? { windowManager } : {}), ...(appTimeoutMs !== undefined ? { appTimeoutMs } : {}) };
+}
+
+function exitOf(child: ChildProcess): Promise<string> {
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ? `was killed by ${signal}` : `exited with code ${code}`)));
+}
+
+/** A running private desktop: its display and environment, and how to stop it (or leave it running). */
+export class PrivateDesktop {
+  /** Said once the desktop is up (no window manager, ...). */
+  readonly notes: string[] = [];
+  private stopping: Promise<void> | undefined;
+  private kept = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly record: DesktopRecord,
+    /** DISPLAY and XAUTHORITY of the desktop, over the user's environment without their display. */
+    readonly env: NodeJS.ProcessEnv,
+    /** Settles when the X server exits (stopped, or on its own): how, in words. */
+    readonly serverExit: Promise<string>,
+  ) {}
+
+  get display(): string {
+    return this.record.display;
+  }
+
+  get size(): string {
+    return this.record.size;
+  }
+
+  get apps(): readonly string[] {
+    return this.record.apps;
+  }
+
+  /** The X server's process id (for `--keep-desktop`'s message and tests). */
+  get serverPid(): number | undefined {
+    return this.record.processes.find((started) => started.role === 'xvfb')?.pid;
+  }
+
+  /** Stops the apps, the window manager and the X server, and removes the desktop's files. */
+  stop(): Promise<void> {
+    if (this.kept) return Promise.resolve();
+    this.stopping ??= stopRecorded(this.dir, this.record);
+    return this.stopping;
+  }
+
+  /** Leaves the desktop running after this process (`--keep-desktop`); its record says so, and it is cleaned up once its X server is gone. */
+  async keep(): Promise<void> {
+    this.kept = true;
+    this.record.kept = true;
+    await writeRecord(this.dir, this.record).catch(() => undefined);
+  }
+}

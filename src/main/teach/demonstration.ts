@@ -1,0 +1,236 @@
+/**
+ * A demonstration: what the user does by hand on the display, recorded as a session like any run,
+ * so History, the inspector, export, replay and `mnemo workflow save` read it unchanged. Each of
+ * the user's actions is a step marked `actor: "user"`: the screenshot from just before it (an
+ * observation), the action in pixels of that screenshot, and its result; nothing is executed, the
+ * user already did it.
+ *
+ * The parts, each with one job: the input recorder (operator/x11/input-recorder.ts: RECORD's
+ * device events and the layout), the key tracker and device input (keys → characters, named keys,
+ * shortcuts, the stop chord), the grouping (inputs → actions, pure), the recent screens (the
+ * screen before each action), and this, which writes the steps through the run lifecycle. It ends
+ * at the stop chord (ctrl+alt+shift+s) or when its signal aborts (Ctrl+C, the app's stop).
+ *
+ * Text typed into a field whose label speaks of a password is recorded masked (secret-field.ts).
+ */
+import { actionPoints, screenPoint, type Action, type Point } from '../../shared/actions';
+import { ZERO_USAGE, type AgentEvent } from '../../shared/events';
+import type { Redactor } from '../../shared/secret-mask';
+import type { CaptureOptions, Observation } from '../operator/capture';
+import type { Operator } from '../operator/desktop-operator';
+import { KeyDecoder } from '../operator/keyboard/key-decoder';
+import type { InputRecording } from '../operator/x11/input-recorder';
+import type { DeviceEvent } from '../operator/x11/record';
+import { AsyncQueue } from '../run/async-queue';
+import type { AskUser } from '../run/ask';
+import type { Ending } from '../run/ending';
+import { RunLifecycle } from '../run/lifecycle';
+import type { PauseGate } from '../run/pause-gate';
+import { screenToImagePixels } from '../run/user-steps';
+import type { RunRecorder } from '../store/run-recorder';
+import type { TextReader } from '../workflow/ocr';
+import { deviceInput } from './device-input';
+import { ActionGrouper, DEFAULT_GROUPING, type GroupedAction, type GroupingOptions } from './grouping';
+import { KeyTracker, STOP_CHORD } from './key-tracker';
+import { DEFAULT_RECENT_SCREENS, RecentScreens, type RecentScreensOptions } from './recent-screens';
+import { isSecretField, wordsNearField } from './secret-field';
+
+/** What a demonstration's session says it ran with: no model; the user. */
+export const DEMONSTRATION_MODEL = { model: 'none', family: 'demonstration' } as const;
+
+export const STOP_CHORD_TEXT = STOP_CHORD.join('+');
+
+export interface DemonstrationDeps {
+  operator: Operator;
+  recorder: RunRecorder;
+  askUser: AskUser;
+  recording: InputRecording;
+  /** Reads the words next to a field (is it a password field?); null: nothing is masked by its label. */
+  reader: TextReader | null;
+  gate?: PauseGate;
+  notices?: readonly string[];
+  redaction?: Redactor;
+  now?: () => number;
+  grouping?: Partial<GroupingOptions>;
+  screens?: Partial<RecentScreensOptions>;
+}
+
+export interface DemonstrationRequest {
+  task: string;
+  /** How the screen is captured (the image size and format a run's model would get). */
+  capture: CaptureOptions;
+}
+
+/** How often open clicks and scrolls are looked at (a click no second one followed is done). */
+const TICK_MS = 100;
+
+export class Demonstration {
+  constructor(private readonly deps: DemonstrationDeps) {}
+
+  record(request: DemonstrationRequest, signal: AbortSignal): AsyncIterable<AgentEvent> {
+    const { recorder, operator, askUser, gate, notices, redaction, now } = this.deps;
+    const life = new RunLifecycle({ recorder, operator, askUser, ...(gate ? { gate } : {}), ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(redaction ? { redaction } : {}) }, signal);
+    void new DemonstrationRun(this.deps, request, life).execute();
+    return life.events;
+  }
+}
+
+/** X server time (ms) to time since the epoch: the smallest gap seen between an event's time and its arrival. */
+class ServerClock {
+  private offset: number | null = null;
+
+  constructor(private readonly now: () => number) {}
+
+  saw(serverTime: number): void {
+    const gap = this.now() - serverTime;
+    if (this.offset === null || gap < this.offset) this.offset = gap;
+  }
+
+  wall(serverTime: number): number {
+    return serverTime + (this.offset ?? this.now() - serverTime);
+  }
+
+  serverNow(): number {
+    return this.now() - (this.offset ?? 0);
+  }
+}
+
+const user = { actor: 'user' } as const;
+
+class DemonstrationRun {
+  private readonly grouper: ActionGrouper;
+  private readonly keys: KeyTracker;
+  private readonly screens: RecentScreens;
+  private readonly clock: ServerClock;
+  private step = 0;
+  /** Steps are written one after the other, in the order the actions began. */
+  private writes: Promise<void> = Promise.resolve();
+  private stoppedBy: string | null = null;
+  /** The field the next typing goes into: the screenshot and point of the click that focused it. */
+  private field: { image: Buffer; point: Point } | null = null;
+
+  constructor(
+    private readonly deps: DemonstrationDeps,
+    private readonly request: DemonstrationRequest,
+    private readonly life: RunLifecycle,
+  ) {
+    this.grouper = new ActionGrouper({ ...DEFAULT_GROUPING, ...deps.grouping });
+    this.keys = new KeyTracker(KeyDecoder.fromCore(deps.recording.layout));
+    this.screens = new RecentScreens(() => deps.operator.observe(request.capture), { ...DEFAULT_RECENT_SCREENS, ...deps.screens });
+    this.clock = new ServerClock(life.clock);
+  }
+
+  async execute(): Promise<void> {
+    let ending: Ending;
+    try {
+      ending = await this.loop();
+    } catch (error) {
+      ending = { status: 'failed', reason: `the demonstration could not be recorded: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    await this.deps.recording.stop();
+    await this.screens.stop();
+    await this.writes.catch(() => undefined);
+    await this.life.finish(ending, this.step);
+  }
+
+  private async loop(): Promise<Ending> {
+    const { life } = this;
+    life.emit({ type: 'run-started', task: this.request.task, ...DEMONSTRATION_MODEL, limits: { maxSteps: 0, maxCostUsd: null } });
+    const started = await this.screens.start();
+    if (!started.ok) return { status: 'failed', reason: `the screen could not be captured: ${started.message}` };
+    const { recording } = this.deps;
+    const onAbort = () => {
+      this.stoppedBy ??= 'stopped';
+      void recording.stop();
+    };
+    if (life.signal.aborted) onAbort();
+    life.signal.addEventListener('abort', onAbort, { once: true });
+    const events = new AsyncQueue<DeviceEvent>();
+    recording.begin(events);
+    life.emit({ type: 'note', step: 0, message: `recording what you do on the display; stop with Ctrl+C or ${STOP_CHORD_TEXT}` });
+    const ticker = setInterval(() => this.take(this.grouper.tick(this.clock.serverNow())), TICK_MS);
+    try {
+      for await (const event of events) {
+        this.clock.saw(event.time);
+        const input = deviceInput(event, this.keys);
+        if (input.kind === 'stop') {
+          this.stoppedBy = STOP_CHORD_TEXT;
+          void recording.stop();
+          break;
+        }
+        if (input.kind === 'input') this.take([...this.grouper.tick(input.input.time), ...this.grouper.push(input.input)]);
+      }
+    } finally {
+      clearInterval(ticker);
+      life.signal.removeEventListener('abort', onAbort);
+    }
+    this.take(this.grouper.flush());
+    await this.writes;
+    if (this.stoppedBy === null) return { status: 'failed', reason: recording.failure ?? 'the recording of the input ended by itself' };
+    const steps = `${this.step} step${this.step === 1 ? '' : 's'} of yours recorded`;
+    return { status: 'finished', reason: `${steps}; the demonstration was ${this.stoppedBy === 'stopped' ? 'stopped' : `stopped with ${this.stoppedBy}`}` };
+  }
+
+  /** Completed actions, each with the screen from just before it (chosen now, before the captures move on). */
+  private take(actions: readonly GroupedAction[]): void {
+    for (const grouped of actions) {
+      const before = this.screens.before(this.clock.wall(grouped.startedAt));
+      this.writes = this.writes.then(() => this.writeStep(grouped, before));
+    }
+    const open = this.grouper.openSince;
+    this.screens.keepFrom(open === null ? null : this.clock.wall(open));
+  }
+
+  private async writeStep(grouped: GroupedAction, before: Observation): Promise<void> {
+    const { life } = this;
+    const { frame } = before;
+    const step = ++this.step;
+    const began = life.clock();
+    life.emit({ type: 'step-started', step, ...user });
+    const mime = frame.image.format === 'png' ? 'image/png' : 'image/jpeg';
+    const screenshot = life.recorder.saveScreenshot(step, before.image, mime, frame.image, { fullResolution: before.fullResolution });
+    life.emit({ type: 'observation', step, screenshot, frame, ...user });
+    const finish = () => {
+      life.finishStep(step, life.clock() - began, ZERO_USAGE, undefined, 'user');
+      void life.recorder.flush();
+    };
+    const { bounds } = frame;
+    const points = actionPoints(grouped.action);
+    if (points.some((p) => p.x < bounds.x || p.y < bounds.y || p.x >= bounds.x + bounds.width || p.y >= bounds.y + bounds.height)) {
+      life.emit({ type: 'note', step, message: 'this action was outside the recorded display: it is not part of the demonstration', ...user });
+      finish();
+      return;
+    }
+    const action = screenToImagePixels(grouped.action, frame);
+    if (action.type === 'type' && (await this.typedIntoSecretField())) life.secrets.add(action.text);
+    this.followField(action, before.image);
+    const shown = life.secrets.action(action);
+    life.emit({ type: 'action', step, index: 0, action: shown, ...user });
+    life.emit({
+      type: 'action-result',
+      step,
+      index: 0,
+      action: shown,
+      result: { ok: true, type: action.type, points: points.map((p) => screenPoint({ x: p.x, y: p.y })), durationMs: Math.max(0, grouped.endedAt - grouped.startedAt) },
+      ...user,
+    });
+    finish();
+  }
+
+  /** Where typing goes next: the field a click focused; after a key that moves the focus, unknown. */
+  private followField(action: Action, image: Buffer): void {
+    if (action.type === 'click' || action.type === 'double_click' || action.type === 'triple_click') this.field = { image, point: { x: action.x, y: action.y } };
+    else if (action.type === 'hotkey' || action.type === 'drag' || action.type === 'scroll') this.field = null;
+  }
+
+  private async typedIntoSecretField(): Promise<boolean> {
+    const { reader } = this.deps;
+    if (!reader || !this.field) return false;
+    try {
+      return isSecretField(await wordsNearField(this.field.image, this.field.point, reader));
+    } catch {
+      // Unreadable: the text is kept as typed, as a run keeps what its model did not call a secret.
+      return false;
+    }
+  }
+}

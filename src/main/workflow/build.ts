@@ -1,0 +1,216 @@
+/**
+ * A recorded session becomes a workflow (`mnemo workflow save`): one step per recorded action that
+ * ran (replay's plan), typed values replaced by parameters, and per target the anchors to find it
+ * again: the element's patch cut from the recorded screenshot, and the words read near it. The
+ * screens before and after each recorded step are kept as they were recorded.
+ *
+ * A secret's value is never kept: not in the typed text, not in the task or a thought, not as an
+ * example; the workflow is checked for it before it is handed back.
+ */
+import { readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import sharp from 'sharp';
+import { actionPoints, type Action } from '../../shared/actions';
+import { describeAction, MASK } from '../../shared/describe-action';
+import type { ScreenshotRef } from '../../shared/events';
+import {
+  WORKFLOW_FORMAT,
+  WORKFLOW_VERSION,
+  WorkflowSchema,
+  describeWorkflowIssues,
+  type ProposedParam,
+  type TargetAnchor,
+  type Workflow,
+  type WorkflowImage,
+  type WorkflowStep,
+} from '../../shared/workflow';
+import { decodeGrey, type GreyImage } from '../replay/divergence';
+import { planReplay } from '../replay/plan';
+import type { SessionRecord } from '../store/session-reader';
+import { patchAround, textAnchors, textRegion } from './anchors';
+import type { TextReader } from './ocr';
+import { applyParams, fillText, proposeParams, proposalsAsRequests, type ParamRequest, type TypedText } from './params';
+
+export interface BuildRequest {
+  name: string;
+  /** `--param` and `--secret`; empty: the values stay as recorded (and are proposed). */
+  params: ParamRequest[];
+  /** `--auto-params`: take the proposals. */
+  autoParams?: boolean;
+  now?: number;
+}
+
+export interface BuiltWorkflow {
+  workflow: Workflow;
+  /** The files the workflow refers to, by path (`screens/…`, `anchors/…`). */
+  files: Map<string, Buffer>;
+  /** The values typed, as parameters to take (listed when none were asked for). */
+  proposed: ProposedParam[];
+}
+
+/** A failure carries the proposals when it came after them (a masked text left unnamed). */
+export type BuildResult = { ok: true; built: BuiltWorkflow } | { ok: false; message: string; proposed?: ProposedParam[] };
+
+const stem = (step: number) => `step-${String(step).padStart(4, '0')}`;
+
+/** The points of an action kept as targets: a drag's start and end, else its one point. */
+export function targetPoints(action: Action): Array<{ point: { x: number; y: number }; role: string }> {
+  const points = actionPoints(action);
+  const kind = action.type.replace(/_/g, ' ');
+  if (points.length === 0) return [];
+  if (points.length === 1) return [{ point: points[0] as { x: number; y: number }, role: kind }];
+  return [
+    { point: points[0] as { x: number; y: number }, role: `${kind} start` },
+    { point: points.at(-1) as { x: number; y: number }, role: `${kind} end` },
+  ];
+}
+
+/** A step's description: the action in words, and the words near its target. */
+function describeStep(action: Action, anchors: readonly TargetAnchor[]): string {
+  const near = anchors[0]?.text.slice(0, 2).map((word) => word.text) ?? [];
+  return `${describeAction(action)}${near.length > 0 ? ` (near "${near.join(' ')}")` : ''}`;
+}
+
+/** The recorded usage: model calls (replies), tokens and dollars. */
+function recordingCost(session: SessionRecord): Workflow['source']['recording'] {
+  let modelCalls = 0;
+  let tokens = 0;
+  let costUsd = 0;
+  for (const event of session.events) {
+    if (event.type !== 'prediction') continue;
+    modelCalls++;
+    tokens += event.usage.inputTokens + event.usage.outputTokens;
+    costUsd += event.usage.costUsd;
+  }
+  return { modelCalls, tokens, costUsd };
+}
+
+export async function buildWorkflow(session: SessionRecord, request: BuildRequest, reader: TextReader): Promise<BuildResult> {
+  const plan = planReplay(session);
+  const acting = plan.filter((step) => step.actions.length > 0);
+  if (acting.length === 0) return { ok: false, message: `session ${session.meta.id} has no recorded action to make a workflow of` };
+  const first = acting.find((step) => step.frame !== null)?.frame;
+  if (!first) return { ok: false, message: `session ${session.meta.id} has no recorded screenshot geometry (frame)` };
+  const image = first.image;
+  const odd = acting.find((step) => step.frame && (step.frame.image.width !== image.width || step.frame.image.height !== image.height));
+  if (odd) return { ok: false, message: `session ${session.meta.id} was recorded at two image sizes (step ${odd.step}): a workflow needs one` };
+
+  const files = new Map<string, Buffer>();
+  const decoded = new Map<string, { bytes: Buffer; grey: GreyImage }>();
+  const screenOf = async (ref: ScreenshotRef | null): Promise<{ image: WorkflowImage; bytes: Buffer; grey: GreyImage } | null> => {
+    if (!ref) return null;
+    const file = `screens/${ref.id}${extname(ref.path) || (ref.mime === 'image/png' ? '.png' : '.jpg')}`;
+    let entry = decoded.get(file);
+    if (!entry) {
+      const bytes = await readFile(join(session.directory, ref.path)).catch(() => null);
+      if (!bytes) return null;
+      entry = { bytes, grey: await decodeGrey(bytes) };
+      decoded.set(file, entry);
+      files.set(file, bytes);
+    }
+    return { image: { file, width: ref.width, height: ref.height, mime: ref.mime }, bytes: entry.bytes, grey: entry.grey };
+  };
+  /** The screen recorded next after a step: the step that follows it with a screenshot. */
+  const nextScreenshot = (step: number): ScreenshotRef | null => session.steps.find((view) => view.step > step && view.screenshot !== null)?.screenshot ?? null;
+
+  const typedTexts = acting.flatMap((step) => step.actions).flatMap(({ action }) => (action.type === 'type' && action.text !== MASK ? [action.text] : []));
+  const steps: WorkflowStep[] = [];
+  for (const planned of acting) {
+    const before = await screenOf(planned.screenshot);
+    const after = await screenOf(nextScreenshot(planned.step));
+    for (const [i, { action }] of planned.actions.entries()) {
+      const index = steps.length + 1;
+      const anchors: TargetAnchor[] = [];
+      if (before) {
+        for (const [j, target] of targetPoints(action).entries()) {
+          const { patch: rect, face } = patchAround(before.grey, target.point);
+          const file = `anchors/${stem(index)}-${j + 1}.png`;
+          files.set(file, await sharp(before.bytes).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer());
+          const words = {
+            caption: face ? await reader.read(before.bytes, face, 'caption') : [],
+            labels: await reader.read(before.bytes, textRegion(rect, before.grey), 'region'),
+          };
+          anchors.push({
+            point: { x: target.point.x, y: target.point.y },
+            role: target.role,
+            patch: { rect, image: { file, width: rect.width, height: rect.height, mime: 'image/png' } },
+            face,
+            text: textAnchors(words, target.point, face, typedTexts),
+          });
+        }
+      }
+      steps.push({
+        index,
+        recordedStep: planned.step,
+        description: '',
+        action,
+        thought: planned.thought,
+        before: before?.image ?? null,
+        after: i === planned.actions.length - 1 ? (after?.image ?? null) : null,
+        anchors,
+      });
+    }
+  }
+
+  // Parameters: the values typed, and the words near where each went (the last click before it).
+  const typed: TypedText[] = [];
+  let near: string[] = [];
+  for (const step of steps) {
+    if (step.anchors.length > 0) near = step.anchors[0]?.text.map((word) => word.text) ?? [];
+    if (step.action.type === 'type') typed.push({ step: step.index, text: step.action.text, near });
+  }
+  const proposed = proposeParams(typed);
+  const requests = request.params.length > 0 ? request.params : request.autoParams ? proposalsAsRequests(proposed) : [];
+  const applied = applyParams(typed, requests);
+  if (!applied.ok) return { ...applied, proposed };
+  const unnamed = typed.find((typing) => typing.text === MASK && !applied.texts.has(typing.step));
+  if (unnamed) {
+    return {
+      ok: false,
+      message: `step ${unnamed.step} types a secret the recording masks (${MASK}): name it with --secret NAME (or take the proposals with --auto-params), and give its value when the workflow runs`,
+      proposed,
+    };
+  }
+
+  // Values become placeholders wherever they were written: the task, the thoughts.
+  const named = requests.filter((r): r is ParamRequest & { value: string } => r.value !== undefined).sort((a, b) => b.value.length - a.value.length);
+  const placeholders = (text: string) => named.reduce((result, r) => result.split(r.value).join(`{{${r.name}}}`), text);
+  for (const step of steps) {
+    const text = applied.texts.get(step.index);
+    if (text !== undefined && step.action.type === 'type') step.action = { ...step.action, text, secret: requests.some((r) => r.secret && text.includes(`{{${r.name}}}`)) || undefined };
+    if (step.action.type === 'type' && step.action.secret === undefined) delete (step.action as { secret?: boolean }).secret;
+    step.thought = step.thought === null ? null : placeholders(step.thought);
+    step.description = describeStep(step.action, step.anchors);
+  }
+
+  const ending = session.events.findLast((event) => event.type === 'run-finished');
+  const workflow = {
+    format: WORKFLOW_FORMAT,
+    version: WORKFLOW_VERSION,
+    name: request.name,
+    description: placeholders(session.meta.task),
+    createdAt: request.now ?? Date.now(),
+    source: {
+      session: session.meta.id,
+      model: session.meta.model,
+      family: session.meta.family,
+      recording: recordingCost(session),
+      summary: ending?.type === 'run-finished' && ending.status === 'finished' && ending.summary ? placeholders(ending.summary) : null,
+    },
+    image: { width: image.width, height: image.height, format: image.format },
+    screen: { width: first.bounds.width, height: first.bounds.height },
+    params: applied.params,
+    steps,
+  } satisfies Workflow;
+  const checked = WorkflowSchema.safeParse(workflow);
+  if (!checked.success) return { ok: false, message: `the workflow would not be valid: ${describeWorkflowIssues(checked.error.issues)}` };
+  const secrets = requests.filter((r) => r.secret && r.value !== undefined).map((r) => r.value as string);
+  const serialized = JSON.stringify(checked.data);
+  if (secrets.some((secret) => serialized.includes(secret))) return { ok: false, message: 'internal error: a secret value is still in the workflow; nothing was saved' };
+  return { ok: true, built: { workflow: checked.data, files, proposed } };
+}
+
+/** A step's typed text as shown and recorded: values filled in, secrets masked. */
+export function shownText(text: string, values: ReadonlyMap<string, string>, secrets: ReadonlySet<string>): string {
+  return fillText(text, new Map([...values].map(([name, value]) => [name, secrets.has(name) ? MASK : value])));
+}

@@ -1,0 +1,90 @@
+/**
+ * Saved workflows inside a model-driven run (procedural memory):
+ *
+ * - the offer: the workflows whose name and description match the task (found by the service,
+ *   service/workflow-offer.ts) become a few lines of the model's instructions: name, parameters,
+ *   what it does;
+ * - the `run_workflow {name, params}` action: the workflow's steps done inside the run, as steps of
+ *   its record with their decisions (runner.ts), the run's model grounding a step that differs
+ *   (the reground policy); what came of it, in words, goes back to the model. An unknown workflow
+ *   or missing or unknown parameters are said to the model without a step being done.
+ */
+import type { ActionOf } from '../../shared/actions';
+import { MASK } from '../../shared/describe-action';
+import type { Workflow, WorkflowImage } from '../../shared/workflow';
+import type { VisionModel } from '../model/types';
+import type { CaptureOptions } from '../operator/capture';
+import type { RunLifecycle } from '../run/lifecycle';
+import type { InRunResult, RunWorkflows } from '../run/run-workflows';
+import type { TextReader } from './ocr';
+import { completeParamValues } from './params';
+import { runWorkflowWithin } from './runner';
+
+/** Where the saved workflows are read (the workflow service). */
+export interface WorkflowCatalog {
+  list(): Promise<{ workflows: Workflow[] }>;
+  files(name: string): (image: WorkflowImage) => Promise<Buffer | null>;
+}
+
+export interface InRunWorkflowsDeps {
+  catalog: WorkflowCatalog;
+  /** The run's model: it grounds a workflow step that differs. */
+  model: VisionModel;
+  /** The reader of the text near targets, made when a workflow first runs. */
+  reader: () => TextReader;
+}
+
+/** The lines of the instructions offering `workflows` (null: none). A secret's example is never shown. */
+export function workflowOffer(workflows: readonly Workflow[]): string | null {
+  if (workflows.length === 0) return null;
+  const lines = workflows.map((workflow) => {
+    const params = workflow.params.map((param) => `${param.name} (${param.secret ? 'a secret' : `e.g. ${JSON.stringify(param.example)}`})`);
+    return `- "${workflow.name}": ${workflow.description} (${workflow.steps.length} recorded steps; parameters: ${params.length > 0 ? params.join(', ') : 'none'})`;
+  });
+  return [
+    'Saved workflows that may do this task: run_workflow with its name and a value for each parameter does its recorded steps on the screen for you, without a model call where the screen agrees, and its report comes back. Prefer one to doing its steps yourself.',
+    ...lines,
+  ].join('\n');
+}
+
+export class InRunWorkflows implements RunWorkflows {
+  private reader: TextReader | null = null;
+
+  constructor(
+    private readonly deps: InRunWorkflowsDeps,
+    /** The prompt lines offering the workflows that match the task (service/workflow-offer.ts); null when none does. */
+    readonly offer: string | null,
+  ) {}
+
+  /** Runs the action's workflow as steps `firstStep`, … of the run. */
+  async run(action: ActionOf<'run_workflow'>, life: RunLifecycle, firstStep: number, capture: CaptureOptions): Promise<InRunResult> {
+    const { workflows } = await this.deps.catalog.list().catch(() => ({ workflows: [] as Workflow[] }));
+    const workflow = workflows.find((candidate) => candidate.name === action.name);
+    if (!workflow) {
+      const known = workflows.map((candidate) => `"${candidate.name}"`).join(', ');
+      return { steps: 0, report: `run_workflow failed: there is no workflow named "${action.name}" (${known === '' ? 'none is saved' : `saved: ${known}`}); nothing was done` };
+    }
+    const values = new Map(Object.entries(action.params));
+    const complete = completeParamValues(workflow.params, values, (name) => `a value for "${name}" in params`);
+    if (!complete.ok) return { steps: 0, report: `run_workflow "${workflow.name}" failed: ${complete.message}; nothing was done` };
+    this.reader ??= this.deps.reader();
+    const outcome = await runWorkflowWithin(workflow, { policy: 'reground', values, capture: { ...(capture.display !== undefined ? { display: capture.display } : {}) } }, life, firstStep, {
+      reader: this.reader,
+      files: this.deps.catalog.files(workflow.name),
+      model: this.deps.model,
+    });
+    const counts = `${outcome.replayed} replayed, ${outcome.refound} found again, ${outcome.grounded} grounded by you`;
+    const shown = (text: string) => workflow.params.filter((param) => param.secret).reduce((result, param) => result.split(values.get(param.name) ?? MASK).join(MASK), text);
+    const { ending } = outcome;
+    const report =
+      ending.status === 'finished'
+        ? `run_workflow "${workflow.name}" finished: its ${workflow.steps.length} steps done (${counts}). Check the screen before going on.`
+        : `run_workflow "${workflow.name}" ${ending.status === 'aborted' ? 'was stopped' : 'stopped'} at its step ${outcome.steps} of ${workflow.steps.length} (${counts}): ${shown(ending.reason)}. The steps before it were done; go on from the screen as it is.`;
+    // Only the user stopping ends the run; a workflow that stopped is the model's to handle.
+    return { steps: outcome.steps, report, ...(ending.status === 'aborted' ? { ending } : {}) };
+  }
+
+  async close(): Promise<void> {
+    await this.reader?.close().catch(() => undefined);
+  }
+}

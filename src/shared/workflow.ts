@@ -1,0 +1,295 @@
+/**
+ * A workflow: a recorded run turned into steps with parameters and anchors, to be run again with
+ * new values (src/main/workflow/). One zod schema, from which the types are inferred; the store
+ * validates every file it reads with it, `mnemo workflow import` every file it is given.
+ *
+ * - A step is one recorded action. Typed text holds `{{name}}` where a parameter's value was.
+ * - A step that acts at a point keeps, per point, the evidence to find its target again: the patch
+ *   of the recorded screenshot around it (the element under the point, found by its extent) and
+ *   the words read near it (OCR), each with its offset from the point.
+ * - The screen as recorded before the step and after it (its expected effect) are kept by
+ *   reference (`screens/…`), like the patches (`anchors/…`): files beside workflow.json, or
+ *   inlined as base64 in an exported file.
+ * - A parameter has a name, an example and `secret`; a secret's example is never kept.
+ *
+ * Pure TypeScript + zod: the window shows workflows with the same types.
+ */
+import { z } from 'zod';
+import { ActionSchema } from './actions';
+import { MASK } from './describe-action';
+import type { UsageSummary } from './events';
+
+export const WORKFLOW_FORMAT = 'mnemo-workflow';
+export const WORKFLOW_EXPORT_FORMAT = 'mnemo-workflow-export';
+export const WORKFLOW_VERSION = 1;
+
+/** Also the workflow's folder name: letters, digits, `_`, `.`, `-`; no path, no spaces. */
+export const WorkflowNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a workflow name is 1-64 letters, digits, "_", "." or "-", starting with a letter or digit');
+
+/** Also the environment variable's suffix (`MNEMO_PARAM_<NAME>`). */
+export const ParamNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a parameter name is a letter or "_" then letters, digits or "_" (at most 64)');
+
+export const WorkflowParamSchema = z
+  .object({
+    name: ParamNameSchema,
+    secret: z.boolean(),
+    /** The recorded value; never kept for a secret. */
+    example: z.string().optional(),
+  })
+  .strict()
+  .refine((param) => !(param.secret && param.example !== undefined), { message: 'a secret parameter keeps no example' });
+export type WorkflowParam = z.infer<typeof WorkflowParamSchema>;
+
+/** A file of the workflow, relative to its folder: `anchors/…` or `screens/…`, nothing that leaves it. */
+export const WorkflowFileSchema = z.string().regex(/^(anchors|screens)\/[A-Za-z0-9_.-]+\.(png|jpg)$/, 'a workflow file is anchors/<name>.png|jpg or screens/<name>.png|jpg');
+
+const RectSchema = z.object({ x: z.number().int().nonnegative(), y: z.number().int().nonnegative(), width: z.number().int().positive(), height: z.number().int().positive() });
+
+export const WorkflowImageSchema = z.object({
+  file: WorkflowFileSchema,
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  mime: z.enum(['image/jpeg', 'image/png']),
+});
+export type WorkflowImage = z.infer<typeof WorkflowImageSchema>;
+
+/** A word read near a target: its centre is at (target.x + dx, target.y + dy), in recorded image pixels. */
+export const TextAnchorSchema = z.object({
+  text: z.string().min(1),
+  dx: z.number(),
+  dy: z.number(),
+  confidence: z.number().min(0).max(100),
+  /** On the element itself (a button's caption), not beside it (a field's label). */
+  inside: z.boolean(),
+});
+export type TextAnchor = z.infer<typeof TextAnchorSchema>;
+
+export const TargetAnchorSchema = z.object({
+  /** The point acted on, in pixels of the recorded image. */
+  point: z.object({ x: z.number(), y: z.number() }),
+  /** `click`, `drag start`, `drag end`: what the point is, for messages. */
+  role: z.string(),
+  /** The patch: `rect` in the recorded image, its pixels in `image`. */
+  patch: z.object({ rect: RectSchema, image: WorkflowImageSchema }),
+  /** The element's face (the region of the point's colour), null when the point was on no bounded element. */
+  face: RectSchema.nullable(),
+  /** Words on the element and beside it (typed text left out: it changes from run to run). */
+  text: z.array(TextAnchorSchema),
+});
+export type TargetAnchor = z.infer<typeof TargetAnchorSchema>;
+
+export const WorkflowStepSchema = z.object({
+  index: z.number().int().positive(),
+  /** The recorded run's step this action came from (several actions may share one). */
+  recordedStep: z.number().int().nonnegative(),
+  description: z.string(),
+  action: ActionSchema,
+  thought: z.string().nullable(),
+  /** The screen as recorded before the step: the recorded step's screenshot. */
+  before: WorkflowImageSchema.nullable(),
+  /** The screen as recorded after it (the next recorded screenshot), on the last action of a recorded step. */
+  after: WorkflowImageSchema.nullable(),
+  /** One per point the action targets (a drag: where it starts and where it ends). */
+  anchors: z.array(TargetAnchorSchema),
+});
+export type WorkflowStep = z.infer<typeof WorkflowStepSchema>;
+
+export const RecordingCostSchema = z.object({ modelCalls: z.number().int().nonnegative(), tokens: z.number().int().nonnegative(), costUsd: z.number().nonnegative() });
+export type RecordingCost = z.infer<typeof RecordingCostSchema>;
+
+const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
+
+/** The parameter names a text refers to (`{{name}}`). */
+export function placeholdersIn(text: string): string[] {
+  return [...text.matchAll(PLACEHOLDER)].map((match) => match[1] as string);
+}
+
+export const WorkflowSchema = z
+  .object({
+    format: z.literal(WORKFLOW_FORMAT),
+    version: z.literal(WORKFLOW_VERSION),
+    name: WorkflowNameSchema,
+    /** The recorded task with parameter values as `{{name}}`. */
+    description: z.string(),
+    createdAt: z.number(),
+    source: z.object({
+      session: z.string(),
+      model: z.string(),
+      family: z.string(),
+      /** What the recording cost: its model calls, tokens and dollars. */
+      recording: RecordingCostSchema,
+      /** The recorded run's summary when it finished. */
+      summary: z.string().nullable(),
+    }),
+    /** The recorded image: the size anchors and coordinates are in, and the screen it showed. */
+    image: z.object({ width: z.number().int().positive(), height: z.number().int().positive(), format: z.enum(['jpeg', 'png']) }),
+    screen: z.object({ width: z.number().positive(), height: z.number().positive() }),
+    params: z.array(WorkflowParamSchema),
+    steps: z.array(WorkflowStepSchema),
+  })
+  .superRefine((workflow, ctx) => {
+    const names = new Set<string>();
+    for (const [i, param] of workflow.params.entries()) {
+      if (names.has(param.name)) ctx.addIssue({ code: 'custom', path: ['params', i, 'name'], message: `the parameter "${param.name}" is declared twice` });
+      names.add(param.name);
+    }
+    for (const [i, step] of workflow.steps.entries()) {
+      if (step.index !== i + 1) ctx.addIssue({ code: 'custom', path: ['steps', i, 'index'], message: `steps are numbered 1, 2, 3…: step ${i + 1} says ${step.index}` });
+      if (step.action.type !== 'type') continue;
+      for (const name of placeholdersIn(step.action.text)) {
+        if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'action', 'text'], message: `step ${step.index} uses {{${name}}}, which is not a declared parameter` });
+      }
+    }
+  });
+export type Workflow = z.infer<typeof WorkflowSchema>;
+
+/** Every image a workflow refers to (screens and patches), each file once. */
+export function workflowImages(workflow: Workflow): WorkflowImage[] {
+  const images = new Map<string, WorkflowImage>();
+  for (const step of workflow.steps) {
+    for (const image of [step.before, step.after, ...step.anchors.map((anchor) => anchor.patch.image)]) {
+      if (image && !images.has(image.file)) images.set(image.file, image);
+    }
+  }
+  return [...images.values()];
+}
+
+/** Every file a workflow refers to, each once. */
+export function workflowFiles(workflow: Workflow): string[] {
+  return workflowImages(workflow).map((image) => image.file);
+}
+
+/** One self-contained file: the workflow and its files as base64. */
+export const WorkflowExportSchema = z
+  .object({
+    format: z.literal(WORKFLOW_EXPORT_FORMAT),
+    version: z.literal(WORKFLOW_VERSION),
+    workflow: WorkflowSchema,
+    files: z.record(WorkflowFileSchema, z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'a file is base64')),
+  })
+  .superRefine((exported, ctx) => {
+    for (const file of workflowFiles(exported.workflow)) {
+      if (!(file in exported.files)) ctx.addIssue({ code: 'custom', path: ['files'], message: `the workflow refers to ${file}, which the file does not hold` });
+    }
+  });
+export type WorkflowExport = z.infer<typeof WorkflowExportSchema>;
+
+/** The first problem of a value that is not a valid workflow (export), in words. */
+export function describeWorkflowIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const [issue] = issues;
+  if (!issue) return 'it does not match the workflow format';
+  const path = issue.path.map(String).join('.');
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  return `${path ? `${path}: ` : ''}${issue.message}${more}`;
+}
+
+/** What `mnemo workflow save|show --json` print, and the window lists: a secret's example masked. */
+export const WorkflowSummarySchema = z.object({
+  name: z.string(),
+  params: z.array(z.object({ name: z.string(), secret: z.boolean(), example: z.string() })),
+  steps: z.array(z.object({ index: z.number().int().positive(), description: z.string(), action: ActionSchema })),
+});
+export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;
+
+export function summarizeWorkflow(workflow: Workflow): WorkflowSummary {
+  return {
+    name: workflow.name,
+    params: workflow.params.map((param) => ({ name: param.name, secret: param.secret, example: param.secret ? MASK : (param.example ?? '') })),
+    steps: workflow.steps.map((step) => ({ index: step.index, description: step.description, action: step.action })),
+  };
+}
+
+/** A line of `mnemo workflow list`. */
+export const WorkflowListingSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  /** The parameters' names. */
+  params: z.array(z.string()),
+  /** How many steps. */
+  steps: z.number().int().nonnegative(),
+  createdAt: z.number(),
+  /** The session it was saved from. */
+  source: z.string(),
+});
+export type WorkflowListing = z.infer<typeof WorkflowListingSchema>;
+
+/** A value typed in a recording, proposed as a parameter (what `save` lists without --param, and the window offers to confirm). */
+export const ProposedParamSchema = z.object({
+  name: z.string(),
+  /** The value typed (the mask for a secret the recording masked). */
+  value: z.string(),
+  secret: z.boolean(),
+  /** The workflow steps that type it. */
+  steps: z.array(z.number().int().positive()),
+});
+export type ProposedParam = z.infer<typeof ProposedParamSchema>;
+
+export function listingOf(workflow: Workflow): WorkflowListing {
+  return {
+    name: workflow.name,
+    description: workflow.description,
+    params: workflow.params.map((param) => param.name),
+    steps: workflow.steps.length,
+    createdAt: workflow.createdAt,
+    source: workflow.source.session,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A workflow run: each step's decision, and the report.
+
+export const WORKFLOW_DECISIONS = ['replayed', 'refound', 'grounded', 'stopped'] as const;
+export const WorkflowDecisionSchema = z.enum(WORKFLOW_DECISIONS);
+export type WorkflowDecisionKind = z.infer<typeof WorkflowDecisionSchema>;
+
+export const WorkflowRunInfoSchema = z.object({ name: z.string(), recording: RecordingCostSchema });
+export type WorkflowRunInfo = z.infer<typeof WorkflowRunInfoSchema>;
+
+export interface WorkflowReport {
+  type: 'workflow-report';
+  status: string;
+  steps: number;
+  replayed: number;
+  refound: number;
+  grounded: number;
+  stopped: number;
+  modelCalls: number;
+  tokens: number;
+  costUsd: number;
+  recording: RecordingCost;
+}
+
+/** What the report reads of an event (a live event or a recorded one). */
+export type WorkflowReportEvent = { type: string; decision?: string; modelCalls?: number; status?: string; usage?: UsageSummary; workflow?: WorkflowRunInfo };
+
+/**
+ * The report after one more event of a workflow run: null until its run-started (and for a run
+ * that is not a workflow's). The fold `workflowReport` runs over a whole record, and the window
+ * over a live run's events as they come, so both count the same way.
+ */
+export function addToWorkflowReport(report: WorkflowReport | null, event: WorkflowReportEvent): WorkflowReport | null {
+  if (event.type === 'run-started') {
+    if (!event.workflow) return report;
+    return { type: 'workflow-report', status: 'running', steps: 0, replayed: 0, refound: 0, grounded: 0, stopped: 0, modelCalls: 0, tokens: 0, costUsd: 0, recording: event.workflow.recording };
+  }
+  if (!report) return null;
+  if (event.type === 'workflow-step') {
+    const next = { ...report, steps: report.steps + 1, modelCalls: report.modelCalls + (event.modelCalls ?? 0) };
+    if (event.decision && (WORKFLOW_DECISIONS as readonly string[]).includes(event.decision)) next[event.decision as WorkflowDecisionKind]++;
+    return next;
+  }
+  if (event.type === 'run-finished') {
+    const usage = event.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    return { ...report, status: event.status ?? report.status, tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd };
+  }
+  return report;
+}
+
+/** The figures of a workflow run, from its events (live or recorded): one fold for the CLI and the window. */
+export function workflowReport(events: ReadonlyArray<WorkflowReportEvent>): WorkflowReport | null {
+  let report: WorkflowReport | null = null;
+  for (const event of events) report = addToWorkflowReport(report, event);
+  return report;
+}
