@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: every test, in two lanes side by side. vitest runs the files of a project that must
+ * not overlap (the desktop tests share one display, mouse and keyboard) after all the others and
+ * never beside them, so one vitest process leaves a core idle for most of the run. Here the
+ * desktop tests run in one lane while the unit tests run in the other (two files at a time), then
+ * the UI tests, then the package test (it packs the build the others use).
+ *
+ * With MNEMO_TEST_ALSO_NODE set to a folder holding another `node` (CI: the current LTS), the
+ * unit lane runs the unit tests again on it after.
+ *
+ * Each lane's output is shown whole, one lane after the other; the run ends with one line,
+ * `tests: N passed, M failed, K skipped`, over every part (after a `FAILED …` line per failure),
+ * and exits 1 when any part failed.
+ * Arguments are passed to one plain `vitest run` instead (`npm test -- test/unit/store`).
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
+
+/** Runs a command from the repository root; resolves with its exit code (1 when a signal ended it). */
+function run(command, args, { env = {}, output = 'inherit' } = {}) {
+  return new Promise((done) => {
+    // An env value of undefined removes the variable.
+    const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, value]) => value !== undefined));
+    const child = spawn(command, args, { cwd: ROOT, env: merged, stdio: ['ignore', output, output] });
+    child.on('error', (error) => {
+      process.stderr.write(`could not start ${command}: ${error.message}\n`);
+      done(1);
+    });
+    child.on('close', (code) => done(code ?? 1));
+  });
+}
+
+const extra = process.argv.slice(2);
+if (extra.length > 0) process.exit(await run(process.execPath, [VITEST, 'run', ...extra]));
+
+const scratch = mkdtempSync(join(tmpdir(), 'mnemo-test-'));
+const summary = join(scratch, 'summary.jsonl');
+/** What every vitest process of the run shares: where its reporter adds its counts. */
+const summaryEnv = { MNEMO_TEST_SUMMARY_FILE: summary };
+
+/** A vitest run of some projects, its output kept in a file until the lane is shown. */
+function vitestPart(name, args, node = process.execPath, env = {}) {
+  return { name, command: node, args: [VITEST, 'run', ...args], env: { ...summaryEnv, ...env } };
+}
+
+/** Runs parts one after another, the output to `log` (a file) or to the terminal. */
+async function lane(parts, log) {
+  let failed = false;
+  const fd = log ? openSync(log, 'w') : undefined;
+  try {
+    for (const part of parts) {
+      if (fd !== undefined) writeSync(fd, `\n== ${part.name}\n`);
+      else process.stdout.write(`\n== ${part.name}\n`);
+      const code = await run(part.command, part.args, { env: part.env, output: fd ?? 'inherit' });
+      if (code !== 0) failed = true;
+    }
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return failed;
+}
+
+let failed = false;
+try {
+  // The build is made fresh once, before the lanes start (each vitest would check it again).
+  failed = (await run(process.execPath, [join(ROOT, 'bin/run-ts.js'), join(ROOT, 'test/build-fresh-now.ts')])) !== 0;
+  if (!failed) {
+    // The unit tests never touch a display: none beside the desktop tests' one.
+    const unitEnv = { DISPLAY: undefined };
+    const unitParts = [vitestPart(`unit tests (Node.js ${process.version})`, ['--project', 'unit'], process.execPath, unitEnv)];
+    const alsoNode = process.env.MNEMO_TEST_ALSO_NODE;
+    if (alsoNode) {
+      const node = join(alsoNode, 'node');
+      // Its own node first on PATH: the CLI the unit tests start runs on it too.
+      unitParts.push(vitestPart(`unit tests (the Node.js in ${alsoNode})`, ['--project', 'unit'], node, { ...unitEnv, PATH: `${alsoNode}${delimiter}${process.env.PATH ?? ''}` }));
+    }
+    const unitLog = join(scratch, 'unit.log');
+    process.stdout.write('The unit tests run beside the desktop tests; their output follows the desktop tests.\n');
+    const [desktopFailed, unitFailed] = await Promise.all([lane([vitestPart('desktop tests', ['--project', 'desktop'])]), lane(unitParts, unitLog)]);
+    process.stdout.write(readFileSync(unitLog, 'utf8'));
+    const lastFailed = await lane([vitestPart('UI tests', ['--project', 'ui']), vitestPart('package test', ['--project', 'package'])]);
+    failed = desktopFailed || unitFailed || lastFailed;
+  }
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  const failures = [];
+  let parts = 0;
+  try {
+    for (const line of readFileSync(summary, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const part = JSON.parse(line);
+      parts += 1;
+      for (const key of Object.keys(counts)) counts[key] += part[key];
+      failures.push(...(part.failures ?? []));
+    }
+  } catch {
+    // No part got as far as its summary: the failure is said above.
+  }
+  // A part that died before its reporter wrote counts as a failure.
+  if (failed && counts.failed === 0) counts.failed = 1;
+  // The failures are named again at the end: a long log's tail is often all that is kept.
+  process.stdout.write(`\n${parts} test runs\n${failures.map((line) => `${line}\n`).join('')}tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
