@@ -11,6 +11,9 @@ export default defineConfig({
     maxWorkers: 2,
     // The CLI the tests run is the built one, made fresh first (bin/mnemo.js runs dist/cli/).
     globalSetup: ['test/build-fresh.ts'],
+    // expect.poll waits for a condition, never for a time: vitest's default of 1 s is a bet on the
+    // machine's speed. 20 s still fails with the poll's message before a unit test's 30 s timeout.
+    expect: { poll: { timeout: 20_000 } },
     projects: [
       {
         extends: true,

@@ -110,7 +110,7 @@ describe("Claude's computer actions on the real display", () => {
   it('scroll scrolls by the amount in the direction, where the coordinate says', async () => {
     await run([claude.computer('scroll', { coordinate: toImage(centreOf(TARGET_LAYOUT.scroller)), scroll_direction: 'down', scroll_amount: 2 })]);
     // One wheel notch scrolls the scroller by 120 px.
-    await expect.poll(async () => (await page.server.state()).scroller.scrollTop, { timeout: 5000 }).toBe(240);
+    await expect.poll(async () => (await page.server.state()).scroller.scrollTop, { timeout: 30_000 }).toBe(240);
   });
 
   it('type, then key with combinations and several keys, in one reply', async () => {

@@ -97,7 +97,7 @@ describe('mnemo act', () => {
     const text = 'CLI: ¡Hola! #1 → ok';
     const run = mnemo(['act', '--json', JSON.stringify({ type: 'type', text })]);
     expect(run.code, run.stderr).toBe(0);
-    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 5000 }).toBe(text);
+    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 30_000 }).toBe(text);
   });
 
   it('keeps a key held by key_down after the command exits, until key_up', async () => {

@@ -148,7 +148,7 @@ describe('on the instrumented page', () => {
       await page.actOk({ type: 'click', ...centreOf(TARGET_LAYOUT[target]) });
       await page.server.waitForType('focusin', (e) => e.target === target);
       await page.actOk({ type: 'type', text });
-      await expect.poll(async () => (await page.server.state())[target].value, { timeout: 5000 }).toBe(text);
+      await expect.poll(async () => (await page.server.state())[target].value, { timeout: 30_000 }).toBe(text);
     });
   }
 
@@ -157,7 +157,7 @@ describe('on the instrumented page', () => {
     await page.actOk({ type: 'click', ...centreOf(TARGET_LAYOUT.field) });
     await page.server.waitForType('focusin', (e) => e.target === 'field');
     await page.actOk({ type: 'type', text: 'café ☕' });
-    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 5000 }).toBe('café ☕');
+    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 30_000 }).toBe('café ☕');
     expect(await runX(page.display, 'xsel', ['--clipboard', '--output'])).toBe("the user's clipboard");
   });
 
@@ -177,7 +177,7 @@ describe('on the instrumented page', () => {
       process.kill(page.kiosk.pid, 'SIGCONT');
     }
     expect(await typed).toMatchObject({ ok: true });
-    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 5000 }).toBe(text);
+    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 30_000 }).toBe(text);
     expect(await runX(page.display, 'xsel', ['--clipboard', '--output'])).toBe('before the stall');
   });
 
@@ -204,7 +204,7 @@ describe('on the instrumented page', () => {
     await page.actOk({ type: 'hotkey', keys: ['backspace'] });
     await page.actOk({ type: 'hotkey', keys: ['home'] });
     await page.actOk({ type: 'hotkey', keys: ['delete'] });
-    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 5000 }).toBe('b!');
+    await expect.poll(async () => (await page.server.state()).field.value, { timeout: 30_000 }).toBe('b!');
   });
 
   it('key_down / key_up hold a modifier across a click', async () => {
