@@ -141,10 +141,11 @@ describe('a run on a private desktop', () => {
       expect(replay.code, replay.stderr).toBe(0);
       expect(jsonLines(replay.stdout).at(-1)).toMatchObject({ type: 'run-finished', status: 'finished' });
       expect(page.events().filter((event) => event.type === 'ready' && event.run === 'private-1').length).toBe(ready + 1);
-      // The name typed again in the new page, and the button clicked again.
+      // The name typed again in the new page, and the button clicked again. The page's reports may
+      // still be on their way when the replay has ended: the click is waited for (it comes last).
+      await page.waitForType('click', (event) => event.target === 'btn-center', { since: sinceReplay, description: 'the replayed click on the button' });
       const again = page.events().filter((event) => event.index >= sinceReplay);
       expect(again.filter((event) => event.type === 'input' && event.target === 'field').at(-1)).toMatchObject({ value: NAME });
-      expect(again.some((event) => event.type === 'click' && event.target === 'btn-center')).toBe(true);
       const replayId = String(jsonLines(replay.stdout)[0]?.runId);
       const replayed = JSON.parse(readFileSync(join(data, 'sessions', replayId, 'session.json'), 'utf8')) as { desktop?: unknown; replayOf?: string };
       expect(replayed).toMatchObject({ replayOf: session, desktop: { private: true, size: '1280x800', apps: [kioskCommand(page, 'private-1', profile)] } });

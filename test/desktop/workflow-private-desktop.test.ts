@@ -76,7 +76,8 @@ describe('a workflow run on a private desktop', () => {
       const events = jsonLines(run.stdout);
       expect(events.at(-1)).toMatchObject({ type: 'workflow-report', status: 'finished', modelCalls: 0, stopped: 0 });
 
-      // On the private display's page: the new value submitted.
+      // On the private display's page: the new value submitted (its report may still be on its way).
+      await page.waitForType('submit', (event) => event.run === 'rerun', { since, description: 'the submit on the private page' });
       const rerun = page.events().filter((event) => event.index >= since && event.run === 'rerun');
       expect(rerun.filter((event) => event.type === 'submit')).toEqual([expect.objectContaining({ field: 'Grace Hopper' })]);
 
