@@ -4,13 +4,15 @@
  * clicks and types into the instrumented form in kiosk Chromium, as a user would; Ctrl+C (SIGINT)
  * stops it. The session on disk has the user's steps with their screenshots, in pixels of those
  * screenshots; `mnemo workflow save` takes it with parameters, and `mnemo workflow run` with new
- * values submits them on the page with no model call. Also: ctrl+alt+shift+s on the display stops
+ * values submits them on the page with no model call. Text typed into a password field reached with
+ * Tab (no click says where the field is) is masked in every file. Also: ctrl+alt+shift+s on the display stops
  * it, and a missing display or a server without RECORD is exit 1 with a message naming the fix.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MASK } from '../../src/shared/describe-action';
 import { readSession } from '../../src/main/store/session-reader';
 import { startBareXvfb } from '../fixtures/desktop/bare-xvfb';
 import { failureScreenshot, requireDisplay, runX } from '../fixtures/desktop/display';
@@ -20,6 +22,9 @@ import { openKioskScreen, type KioskScreen } from '../fixtures/desktop/kiosk-scr
 import { runMnemo, runMnemoJson, startMnemo, type StartedMnemo } from '../fixtures/mnemo-cli';
 
 type Event = { type: string; [key: string]: unknown };
+
+/** Every file under `dir`. */
+const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]));
 
 const NAME = 'Ada Lovelace';
 const NOTES = 'Analytical Engine, Note G';
@@ -161,6 +166,39 @@ describe.each([
     // Sessions list it like any run.
     const listed = JSON.parse((await runMnemo(['sessions', '--data-dir', dataDir, '--json'], { env: { DISPLAY: screen.display } })).stdout) as Array<{ id: string; status: string }>;
     expect(listed.find((s) => s.id === sessionId)).toMatchObject({ status: 'finished' });
+  }, 180_000);
+
+  it('a password field reached with Tab: what it took is masked in every file; a plain field reached so is kept', async () => {
+    /** Clicks the notes, Shift+Tab to the field above, types `text` there and Tab away, under `mnemo teach`. */
+    const teachTabbedTyping = async (password: boolean, text: string) => {
+      await preparePage();
+      await screen.server.password(password);
+      const taughtIn = mkdtempSync(join(scratch, 'tabbed-'));
+      const teaching = new Teaching(screen.display, taughtIn, 'Sign in');
+      await teaching.started();
+      await clickAt(TARGET_LAYOUT.area);
+      await teaching.recorded(1);
+      await xdotool('key', 'shift+Tab');
+      await until('the field to have the focus', async () => (await screen.server.state()).activeElement === 'field');
+      await xdotool('type', '--delay', '20', text);
+      await until('the field to hold the text', async () => (await screen.server.state()).field.value === text);
+      await xdotool('key', 'Tab');
+      await teaching.recorded(4);
+      teaching.process.child.kill('SIGINT');
+      const ended = await teaching.process.result;
+      expect(ended.code, ended.stderr).toBe(0);
+      const holding = filesUnder(taughtIn).filter((file) => readFileSync(file).includes(text));
+      return { typed: teaching.actions().filter((action) => action.type === 'type'), holding };
+    };
+    try {
+      const secret = await teachTabbedTyping(true, 'hunter2!');
+      expect(secret.typed).toEqual([{ type: 'type', text: MASK }]);
+      expect(secret.holding).toEqual([]);
+      const plain = await teachTabbedTyping(false, 'Ada Lovelace');
+      expect(plain.typed).toEqual([{ type: 'type', text: 'Ada Lovelace' }]);
+    } finally {
+      await screen.server.password(false);
+    }
   }, 180_000);
 
   it('saved with parameters and run with new values: the new values submitted, with no model call', async () => {

@@ -11,7 +11,8 @@
  * screen before each action), and this, which writes the steps through the run lifecycle. It ends
  * at the stop chord (ctrl+alt+shift+s) or when its signal aborts (Ctrl+C, the app's stop).
  *
- * Text typed into a field whose label speaks of a password is recorded masked (secret-field.ts).
+ * Text typed into a field whose label speaks of a password is recorded masked (secret-field.ts),
+ * whether a click focused the field or the keyboard did.
  */
 import { actionPoints, screenPoint, type Action, type Point } from '../../shared/actions';
 import { ZERO_USAGE, type AgentEvent } from '../../shared/events';
@@ -33,7 +34,7 @@ import { deviceInput } from './device-input';
 import { ActionGrouper, DEFAULT_GROUPING, type GroupedAction, type GroupingOptions } from './grouping';
 import { KeyTracker, STOP_CHORD } from './key-tracker';
 import { DEFAULT_RECENT_SCREENS, RecentScreens, type RecentScreensOptions } from './recent-screens';
-import { isSecretField, wordsNearField } from './secret-field';
+import { anyRegionNamesASecret, isSecretField, typedRegions, wordsNearField } from './secret-field';
 
 /** What a demonstration's session says it ran with: no model; the user. */
 export const DEMONSTRATION_MODEL = { model: 'none', family: 'demonstration' } as const;
@@ -108,6 +109,8 @@ class DemonstrationRun {
   private stoppedBy: string | null = null;
   /** The field the next typing goes into: the screenshot and point of the click that focused it. */
   private field: { image: Buffer; point: Point } | null = null;
+  /** The screen before the action taken last: a key that moved the focus (Tab) comes before the typing. */
+  private previousBefore: Observation | null = null;
 
   constructor(
     private readonly deps: DemonstrationDeps,
@@ -175,13 +178,19 @@ class DemonstrationRun {
   private take(actions: readonly GroupedAction[]): void {
     for (const grouped of actions) {
       const before = this.screens.before(this.clock.wall(grouped.startedAt));
-      this.writes = this.writes.then(() => this.writeStep(grouped, before));
+      // Typing shows on the screen where it went: against the screen before the action before it
+      // (a capture begun before the first key may show it when the machine is slow) and its own,
+      // in the newest capture since its last key, if any.
+      const typed: TypedScreens | null =
+        grouped.action.type === 'type' ? { baselines: [...new Set([this.previousBefore ?? before, before])], after: this.screens.newestAfter(this.clock.wall(grouped.endedAt)) } : null;
+      this.previousBefore = before;
+      this.writes = this.writes.then(() => this.writeStep(grouped, before, typed));
     }
     const open = this.grouper.openSince;
     this.screens.keepFrom(open === null ? null : this.clock.wall(open));
   }
 
-  private async writeStep(grouped: GroupedAction, before: Observation): Promise<void> {
+  private async writeStep(grouped: GroupedAction, before: Observation, typed: TypedScreens | null): Promise<void> {
     const { life } = this;
     const { frame } = before;
     const step = ++this.step;
@@ -202,7 +211,7 @@ class DemonstrationRun {
       return;
     }
     const action = screenToImagePixels(grouped.action, frame);
-    if (action.type === 'type' && (await this.typedIntoSecretField())) life.secrets.add(action.text);
+    if (action.type === 'type' && typed && (await this.typedIntoSecretField(typed))) life.secrets.add(action.text);
     this.followField(action, before.image);
     const shown = life.secrets.action(action);
     life.emit({ type: 'action', step, index: 0, action: shown, ...user });
@@ -223,14 +232,37 @@ class DemonstrationRun {
     else if (action.type === 'hotkey' || action.type === 'drag' || action.type === 'scroll') this.field = null;
   }
 
-  private async typedIntoSecretField(): Promise<boolean> {
-    const { reader } = this.deps;
-    if (!reader || !this.field) return false;
+  /**
+   * The field a click focused is read where it was clicked. A field the keyboard reached (Tab) is
+   * found by what the typing changed on the screen: in the newest capture since its last key, or,
+   * when there is none or it shows no change, in one taken now.
+   */
+  private async typedIntoSecretField({ baselines, after }: TypedScreens): Promise<boolean> {
+    const { reader, operator } = this.deps;
+    if (!reader) return false;
     try {
-      return isSecretField(await wordsNearField(this.field.image, this.field.point, reader));
+      if (this.field) return isSecretField(await wordsNearField(this.field.image, this.field.point, reader));
+      /** Read where `screen` differs from a baseline; null when it differs from none. */
+      const readChanges = async (screen: Buffer): Promise<boolean | null> => {
+        for (const baseline of baselines) {
+          const regions = await typedRegions(baseline.image, screen);
+          if (regions.length > 0) return anyRegionNamesASecret(screen, regions, reader);
+        }
+        return null;
+      };
+      const judged = after ? await readChanges(after.image) : null;
+      if (judged !== null) return judged;
+      const captured = await operator.observe(this.request.capture);
+      return captured.ok && (await readChanges(captured.observation.image)) === true;
     } catch {
       // Unreadable: the text is kept as typed, as a run keeps what its model did not call a secret.
       return false;
     }
   }
+}
+
+/** What typing with no click before it is judged by: the screens before it, and one after it if captured. */
+interface TypedScreens {
+  baselines: Observation[];
+  after: Observation | null;
 }

@@ -53,6 +53,12 @@ export class RecentScreens {
     return chosen;
   }
 
+  /** The newest capture when it was begun after `time` (the screen since an action began); else null. */
+  newestAfter(time: number): Observation | null {
+    const newest = this.screens.at(-1);
+    return newest && newest.capturedAt > time ? newest : null;
+  }
+
   /** An action open since `time` (null: none) still needs the capture from before it. */
   keepFrom(time: number | null): void {
     this.keepFromTime = time;
