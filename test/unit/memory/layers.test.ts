@@ -144,13 +144,20 @@ describe('failures lose nothing and are retried', () => {
   });
 
   it('keeps a step finalised during a compression in recent', async () => {
-    const server = await serve([{ ...text('first three'), delayMs: 200 }]);
+    // The summary comes when the test lets it: step 3 is finalised while the compression waits.
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const server = await serve(async () => {
+      await answered;
+      return text('first three');
+    });
     const manager = new LayeredMemory({ recentBudget: 100 }, { model: memoryModel(server.url) });
     await step(manager, 1, goal(40));
     const compressing = step(manager, 2, goal(40));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => server.requests.length).toBe(1);
     expect(manager.compressing).toBe(true);
     const second = step(manager, 3, 'w');
+    answer();
     await Promise.all([compressing, second]);
     expect(server.requests).toHaveLength(1);
     expect(manager.layers).toEqual({ pending: '', recent: 'Step 3 | Eval: success | Goal: w', summary: 'first three' });
