@@ -60,9 +60,13 @@ const SERVER_TIMEOUT_MS = 5000;
  * first request after the paste keys, when that is longer than the configured quiet: a busy
  * machine slows the application's second read of the same paste as much as its first.
  */
-const QUIET_PER_RESPONSE_TIME = 2;
-/** The longest quiet window the application's pace may stretch it to. */
-const MAX_QUIET_MS = 2000;
+const QUIET_PER_RESPONSE_TIME = 4;
+/**
+ * The longest quiet window the application's pace may stretch it to. Twice 2 s was not enough:
+ * under CI load Chromium's second read of an emoji paste came later still and the paste was lost.
+ * An idle application answers in milliseconds, so the configured quiet (150 ms) applies there.
+ */
+const MAX_QUIET_MS = 5000;
 
 export class ClipboardOwner {
   private offer: Offer | undefined;
