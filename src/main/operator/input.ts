@@ -47,6 +47,9 @@ export interface InputOptions {
   dragStepDelayMs: number;
 }
 
+/** How long after typing a clipboard that was empty is emptied again (see pendingEmpty). */
+const EMPTY_CLIPBOARD_AFTER_MS = 5000;
+
 export const DEFAULT_INPUT_OPTIONS: InputOptions = {
   keyDelayMs: 4,
   multiClickGapMs: 40,
@@ -75,6 +78,15 @@ export class NutInput {
   private readonly paster: Paster;
   /** When a mouse button last went down or up (performance.now()). */
   private lastPressAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The clipboard was empty before a paste: it is emptied again only a while after the typing,
+   * since emptying it at once takes the text from an application still reading it (a browser
+   * just started reads a paste twice, the second time later). Until then, the clipboard the user
+   * had is known: empty, unless they have copied something since.
+   */
+  private pendingEmpty: NodeJS.Timeout | undefined;
+  /** The text pasted last (what the clipboard holds until it is emptied). */
+  private lastPasted: string | undefined;
 
   constructor(
     private readonly nut: NutModule,
@@ -223,6 +235,13 @@ export class NutInput {
     /** Characters typed or pasted so far, for a failure to say where it stopped. */
     let done = 0;
     let savedClipboard: string | undefined;
+    if (this.pendingEmpty !== undefined) {
+      clearTimeout(this.pendingEmpty);
+      this.pendingEmpty = undefined;
+      // Still the text pasted last: the user's clipboard is the empty one it replaced.
+      const now = await readNutClipboard(this.nut);
+      savedClipboard = now === this.lastPasted ? '' : now;
+    }
     try {
       const total = [...text].length;
       for (const segment of plan) {
@@ -247,15 +266,26 @@ export class NutInput {
             // Positions, not the text: a secret's characters must not reach the record or the model.
             return { ok: false, message: `characters ${done + 1}-${done + count} of ${total} were not pasted: ${pasting.message} (the ${done} before them were typed)` };
           }
+          this.lastPasted = segment.text;
           pasted += count;
           done += count;
         }
       }
     } finally {
-      // Give the user back what they had on the clipboard.
-      if (savedClipboard !== undefined) await this.nut.clipboard.setContent(savedClipboard);
+      // Give the user back what they had on the clipboard (nothing: a while later).
+      if (savedClipboard) await this.nut.clipboard.setContent(savedClipboard);
+      else if (savedClipboard === '') this.emptyClipboardLater();
     }
     return { ok: true, keystrokes, pasted };
+  }
+
+  private emptyClipboardLater(): void {
+    this.pendingEmpty = setTimeout(() => {
+      this.pendingEmpty = undefined;
+      void this.nut.clipboard.setContent('').catch(() => undefined);
+    }, EMPTY_CLIPBOARD_AFTER_MS);
+    // A process that ends first takes its clipboard with it (X11: the owner's connection closes).
+    this.pendingEmpty.unref();
   }
 
   private pressed(): void {

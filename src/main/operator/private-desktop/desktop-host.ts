@@ -31,7 +31,7 @@ export interface DesktopHostOptions {
   windowManager?: string | null;
   /** How long an app may take to show its window. Default 60 s (a browser's cold start on a busy machine). */
   appTimeoutMs?: number;
-  /** How long Xvfb may take to accept connections. Default 30 s: it starts in well under a second, but a machine busy with other desktops and browsers can hold it up; waiting longer costs only when it fails. */
+  /** How long Xvfb may take to accept connections. Default 15 s (then the next display number is tried: another process may have won a race for it). */
   serverTimeoutMs?: number;
   /** The environment the desktop's programs start from (the user's, less what points at their display). */
   env?: NodeJS.ProcessEnv;
@@ -102,7 +102,7 @@ export class DesktopHost {
       firstDisplay: options.firstDisplay ?? DEFAULT_FIRST_DISPLAY,
       attempts: NUMBERS_TRIED,
       files,
-      readyTimeoutMs: this.options.serverTimeoutMs ?? 30_000,
+      readyTimeoutMs: this.options.serverTimeoutMs ?? 15_000,
       claimed: this.claimed,
       ...(this.options.xvfb ? { command: this.options.xvfb } : {}),
     });

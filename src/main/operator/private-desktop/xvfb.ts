@@ -53,7 +53,7 @@ function taken(number: number): boolean {
 /** Xvfb's words when the number was taken between our look and its start. */
 const NUMBER_TAKEN = /already (active|running)|Cannot establish any listening sockets/i;
 
-type Attempt = { ok: true; server: StartedXvfb } | { ok: false; taken: boolean; message: string };
+type Attempt = { ok: true; server: StartedXvfb } | { ok: false; taken: boolean; slow?: boolean; message: string };
 
 async function tryNumber(number: number, options: XvfbOptions): Promise<Attempt> {
   const { files } = options;
@@ -88,7 +88,7 @@ async function tryNumber(number: number, options: XvfbOptions): Promise<Attempt>
   }
   if (outcome === 'timeout') {
     child.kill('SIGKILL');
-    return { ok: false, taken: false, message: `Xvfb on :${number} was not ready within ${options.readyTimeoutMs / 1000} s` };
+    return { ok: false, taken: false, slow: true, message: `Xvfb on :${number} was not ready within ${options.readyTimeoutMs / 1000} s` };
   }
   return { ok: false, taken: true, message: `Xvfb on :${number} ${outcome}` };
 }
@@ -108,7 +108,9 @@ export async function startXvfb(options: XvfbOptions): Promise<XvfbStart> {
       if (attempt.ok) return attempt;
       const output = (await options.files.readLog(number)).trim();
       await options.files.abandon(number);
-      if (!attempt.taken || !NUMBER_TAKEN.test(output)) {
+      // A server that never got ready may have lost a race for the number to another process's
+      // (two runs starting at once): the next number is tried as for a taken one.
+      if (!attempt.slow && (!attempt.taken || !NUMBER_TAKEN.test(output))) {
         const tail = output.split('\n').filter(Boolean).slice(-3).join(' / ');
         return { ok: false, message: `${attempt.message}${tail ? `; it said: ${tail}` : ''}` };
       }
