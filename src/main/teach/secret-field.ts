@@ -7,8 +7,9 @@
  * Where the field is: the click that focused it says so. A field reached with the keyboard (Tab)
  * has no click; then the typing itself shows where it went. The places the screen changed while
  * the user typed (the typed characters or dots, the focus ring) are each read, and the text is a
- * secret when the words next to any of them name one: masking a field too many loses nothing,
- * one too few keeps a password in the files.
+ * secret when the words next to any of them name one: masking a field too many loses its text
+ * from the recording (it becomes a secret to give at run time), one too few keeps a password in
+ * the files.
  */
 import type { Point } from '../../shared/actions';
 import type { Rect } from '../../shared/frame';
