@@ -105,6 +105,8 @@ export const DragSchema = z
     toY: coordinate.optional(),
     path: z.array(PointSchema).min(2, 'a drag path needs at least two points').optional(),
     button: MouseButtonSchema.default('left'),
+    /** Keys held while dragging, e.g. ["shift"]. */
+    modifiers: z.array(KeySchema).optional(),
   })
   .refine(
     (drag) =>
@@ -120,6 +122,8 @@ export const ScrollSchema = z.object({
   y: coordinate.optional(),
   direction: ScrollDirectionSchema,
   amount: z.number().int().positive().max(100).default(3),
+  /** Keys held while scrolling, e.g. ["ctrl"] to zoom a page, ["shift"] to scroll sideways. */
+  modifiers: z.array(KeySchema).optional(),
 });
 
 export const TypeSchema = z.object({
@@ -140,6 +144,14 @@ export const WaitSchema = z.object({
   ms: z.number().int().nonnegative().max(600_000).default(1000),
 });
 export const ScreenshotSchema = z.object({ type: z.literal('screenshot'), ...common });
+/**
+ * Look closer: the next screenshot is this region of the screen (corners x, y to toX, toY) at the
+ * best resolution the image limits allow, taken from the full-resolution screen. Nothing happens
+ * on the desktop; points given while looking at the region are pixels of the region's image.
+ */
+export const ZoomSchema = z
+  .object({ type: z.literal('zoom'), ...common, x: coordinate, y: coordinate, toX: coordinate, toY: coordinate })
+  .refine((zoom) => zoom.toX > zoom.x && zoom.toY > zoom.y, { message: 'a zoom region needs toX greater than x and toY greater than y' });
 
 export const FinishedSchema = z.object({
   type: z.literal('finished'),
@@ -199,6 +211,7 @@ export const ActionSchema = z.discriminatedUnion('type', [
   KeyUpSchema,
   WaitSchema,
   ScreenshotSchema,
+  ZoomSchema,
   FinishedSchema,
   AskUserSchema,
   FailSchema,
@@ -274,6 +287,11 @@ export function actionPoints(action: Action): Point[] {
       return action.x !== undefined && action.y !== undefined ? [{ x: action.x, y: action.y }] : [];
     case 'drag':
       return dragPath(action);
+    case 'zoom':
+      return [
+        { x: action.x, y: action.y },
+        { x: action.toX, y: action.toY },
+      ];
     default:
       return [];
   }
@@ -313,6 +331,8 @@ export function mapActionCoordinates(action: Action, x: (value: number) => numbe
         ...(action.toY !== undefined ? { toY: y(action.toY) } : {}),
         ...(action.path !== undefined ? { path: action.path.map((point) => ({ x: x(point.x), y: y(point.y) })) } : {}),
       };
+    case 'zoom':
+      return { ...action, x: x(action.x), y: y(action.y), toX: x(action.toX), toY: y(action.toY) };
     default:
       return action;
   }

@@ -70,6 +70,8 @@ export function describeAction(action: Action, speak: (point: Point) => Point = 
       return `run workflow ${action.name}${workflowParams(action.params)}`;
     case 'mouse_move':
       return `move to ${point ? formatPoint(point) : ''}`.trimEnd();
+    case 'zoom':
+      return `zoom into ${formatPoint(speak({ x: action.x, y: action.y }))} to ${formatPoint(speak({ x: action.toX, y: action.toY }))}`;
     default:
       return `${action.type}${at}`;
   }
@@ -100,10 +102,10 @@ export function actionSentence(action: Action): string {
       const last = path.at(-1);
       const via = path.length > 2 ? ` through ${path.length - 2} point${path.length > 3 ? 's' : ''}` : '';
       const button = action.button !== 'left' ? ` with the ${action.button} button` : '';
-      return `Drag from (${first?.x}, ${first?.y}) to (${last?.x}, ${last?.y})${via}${button}`;
+      return `Drag from (${first?.x}, ${first?.y}) to (${last?.x}, ${last?.y})${via}${button}${held}`;
     }
     case 'scroll':
-      return `Scroll ${action.direction} ${action.amount} notch${action.amount === 1 ? '' : 'es'}${at(action.x, action.y)}`;
+      return `Scroll ${action.direction} ${action.amount} notch${action.amount === 1 ? '' : 'es'}${at(action.x, action.y)}${held}`;
     case 'type':
       return `Type ${shownTypedText(action, 200)}${action.secret === true || action.text === MASK ? ' (secret, masked)' : ''}`;
     case 'hotkey':
@@ -116,6 +118,8 @@ export function actionSentence(action: Action): string {
       return `Wait ${action.ms} ms`;
     case 'screenshot':
       return 'Take a fresh screenshot';
+    case 'zoom':
+      return `Look closer at the region (${action.x}, ${action.y}) to (${action.toX}, ${action.toY})`;
     case 'finished':
       return action.summary ? `Finish: ${action.summary}` : 'Finish';
     case 'ask_user':

@@ -132,6 +132,11 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ ...inStep, type: z.literal('action'), index: z.number().int().nonnegative(), action: ActionSchema }),
   z.object({ ...inStep, type: z.literal('action-result'), index: z.number().int().nonnegative(), action: ActionSchema, result: ActionResultSchema }),
+  /**
+   * The step's actions from `from` on (`count` of them) were not run, and why: a batch stopped
+   * because the screen changed where a later action aimed, an action failed, the user took over.
+   */
+  z.object({ ...inStep, type: z.literal('actions-not-run'), from: z.number().int().nonnegative(), count: z.number().int().positive(), reason: z.string() }),
   z.object({ ...inStep, type: z.literal('note'), message: z.string() }),
   /** A question for the user; its `seq` is the question's id (answer it with that id). */
   z.object({ ...inStep, type: z.literal('ask-user'), kind: AskKindSchema, question: z.string(), action: ActionSchema.optional() }),

@@ -62,3 +62,40 @@ export function coordinatesProblem(model: { family: string; coordinates?: Coordi
   const fixed = FIXED_SPACES[model.family];
   return `coordinates apply to the families ${COORDINATE_FAMILIES.join(', ')}; ${model.family} answers in ${fixed ?? 'image'} coordinates, as its protocol says`;
 }
+
+/**
+ * The vendor computer tools Mnemo speaks, per family (`model.computerTool`, `--computer-tool`):
+ * Claude's GA toolset and its two older single tools; OpenAI's GA `computer` tool and the preview
+ * one. `auto` picks one from the model's name (src/shared/computer-tool.ts).
+ */
+export const ANTHROPIC_COMPUTER_TOOLS = ['computer_toolset_20260801', 'computer_20251124', 'computer_20250124'] as const;
+export const OPENAI_COMPUTER_TOOLS = ['computer', 'computer_use_preview'] as const;
+export const COMPUTER_TOOL_CHOICES = ['auto', ...ANTHROPIC_COMPUTER_TOOLS, ...OPENAI_COMPUTER_TOOLS] as const;
+export type ComputerToolChoice = (typeof COMPUTER_TOOL_CHOICES)[number];
+export type AnthropicComputerTool = (typeof ANTHROPIC_COMPUTER_TOOLS)[number];
+export type OpenAiComputerTool = (typeof OPENAI_COMPUTER_TOOLS)[number];
+export type ComputerTool = AnthropicComputerTool | OpenAiComputerTool;
+
+/** The families whose vendor tool is a setting, and the tools each takes. */
+export const COMPUTER_TOOLS_OF: Readonly<Record<string, readonly ComputerTool[]>> = {
+  anthropic: ANTHROPIC_COMPUTER_TOOLS,
+  'openai-cua': OPENAI_COMPUTER_TOOLS,
+};
+
+/** Why `computerTool` cannot be set for this family, or null when it can (or is `auto`, or not set). */
+export function computerToolProblem(model: { family: string; computerTool?: ComputerToolChoice | undefined }): string | null {
+  if (model.computerTool === undefined || model.computerTool === 'auto') return null;
+  const tools = COMPUTER_TOOLS_OF[model.family];
+  if (tools === undefined) {
+    return `computerTool applies to the families ${Object.keys(COMPUTER_TOOLS_OF).join(', ')}; ${model.family} is asked in its own format (use auto)`;
+  }
+  if (!(tools as readonly string[]).includes(model.computerTool)) {
+    return `computerTool ${model.computerTool} is not a ${model.family} tool: choose auto, ${tools.join(', ')}`;
+  }
+  return null;
+}
+
+/** The first problem of a model's settings that the schema alone cannot see (coordinates, computer tool), or null. */
+export function modelSettingsProblem(model: { family: string; coordinates?: CoordinateSpaceName | undefined; computerTool?: ComputerToolChoice | undefined }): string | null {
+  return coordinatesProblem(model) ?? computerToolProblem(model);
+}

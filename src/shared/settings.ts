@@ -4,7 +4,7 @@
  * the same shape. The loop and the CLI add their own parts (limits, memory, safety) later.
  */
 import { z } from 'zod';
-import { COORDINATE_SPACES, MODEL_FAMILIES } from './model-families';
+import { COMPUTER_TOOL_CHOICES, COORDINATE_SPACES, MODEL_FAMILIES } from './model-families';
 
 /** The reply formats Mnemo reads (see src/main/model/families/). */
 export { MODEL_FAMILIES };
@@ -53,17 +53,20 @@ export function apiKeyFromEnv(endpoint: FamilyEndpoint, env: Readonly<Record<str
   return values.find((value) => value !== undefined && value.trim() !== '') ?? values.find((value) => value !== undefined);
 }
 
-/** The versions of Claude's computer-use tool Mnemo speaks (see src/main/model/families/anthropic.ts). */
+/**
+ * The older single tools of Claude's computer use (`model.anthropic.toolVersion`, the setting that
+ * came before `model.computerTool`, which wins over it; see src/main/model/families/anthropic.ts).
+ */
 export const ANTHROPIC_TOOL_VERSIONS = ['computer_20250124', 'computer_20251124'] as const;
 
 /** `--family anthropic` only: how Claude's computer-use tool is asked. */
 export const AnthropicSettingsSchema = z
   .object({
-    /** The computer tool's version; default: chosen by the model name (20251124 for the models that have it). */
+    /** The older computer tool's version, where `computerTool` is `auto` and the older tool is used; default: chosen by the model name. */
     toolVersion: z.enum(ANTHROPIC_TOOL_VERSIONS).optional(),
     /** Extended thinking with this budget (tokens, at least 1024), streamed as the thought; off when absent. */
     thinking: z.object({ budgetTokens: z.number().int().min(1024) }).strict().optional(),
-    /** Offer the zoom action (computer_20251124 only). Default true. */
+    /** Offer the zoom action (the toolset and computer_20251124). Default true. */
     zoom: z.boolean().optional(),
   })
   .strict();
@@ -146,7 +149,13 @@ export const ModelSettingsSchema = z.object({
   maxOutputTokens: z.number().int().positive().optional(),
   /** Extra HTTP headers, e.g. OpenRouter's `HTTP-Referer` and `X-Title`. */
   headers: z.record(z.string(), z.string()).optional(),
-  /** `anthropic` only: the computer tool's version, extended thinking, zoom. */
+  /**
+   * `anthropic` and `openai-cua`: the vendor's computer tool the model is asked with (Claude:
+   * computer_toolset_20260801, computer_20251124, computer_20250124; OpenAI: computer,
+   * computer_use_preview). `auto` (the default) picks from the model's name: docs/models.md.
+   */
+  computerTool: z.enum(COMPUTER_TOOL_CHOICES).optional(),
+  /** `anthropic` only: the older computer tool's version, extended thinking, zoom. */
   anthropic: AnthropicSettingsSchema.optional(),
   /** `gemini` only. */
   gemini: GeminiOptionsSchema.optional(),

@@ -32,6 +32,10 @@ export interface StepView {
   actions: Action[];
   /** One per executed action, in order (fewer than `actions` when the step ended early). */
   results: ActionResult[];
+  /** The index in `actions` of each of `results` (the memory and control actions have none). */
+  resultIndexes: number[];
+  /** The actions from `from` on were not run (`count` of them), and why; null when every action ran or the step simply ended. */
+  notRun: { from: number; count: number; reason: string } | null;
   /**
    * What the step spent: its step-finished's usage (every model call of the step, failed ones
    * included), until then (and in records made before step-finished carried it) its prediction's.
@@ -64,6 +68,8 @@ export function emptyStep(step: number): StepView {
     streamedThought: '',
     actions: [],
     results: [],
+    resultIndexes: [],
+    notRun: null,
     usage: null,
     errors: [],
     notes: [],
@@ -113,6 +119,10 @@ export function foldStepEvent(event: AgentEvent, at: (step: number) => StepView,
       break;
     case 'action-result':
       view.results.push(event.result);
+      view.resultIndexes.push(event.index);
+      break;
+    case 'actions-not-run':
+      view.notRun = { from: event.from, count: event.count, reason: event.reason };
       break;
     case 'taken-over':
       view.notes.push('the user took over');
@@ -154,6 +164,30 @@ export function foldStepEvent(event: AgentEvent, at: (step: number) => StepView,
       break;
   }
   return true;
+}
+
+/**
+ * How each of a step's actions went: ran (with its result; none for what the agent answers itself,
+ * a fact saved, a question asked), or not run (with why), in order.
+ */
+export type ActionOutcome = { action: Action; ran: true; result: ActionResult | null } | { action: Action; ran: false; why: string };
+
+/** Actions the agent answers itself (no desktop, no result event): they ran when they were reached. */
+const ANSWERED_BY_THE_AGENT = new Set<Action['type']>(['finished', 'ask_user', 'fail', 'query_long_term_memory', 'save_fact', 'run_workflow']);
+
+/**
+ * The step's actions with their outcomes, for the inspector and the report: those with a result
+ * ran; those the step recorded as not run, with its reason; the agent's own (a fact saved, a
+ * question) ran; any other is "not reached" (the step ended before it: the run finished, stopped
+ * or failed there).
+ */
+export function actionOutcomes(view: Pick<StepView, 'actions' | 'results' | 'resultIndexes' | 'notRun'>): ActionOutcome[] {
+  return view.actions.map((action, index) => {
+    const at = view.resultIndexes.indexOf(index);
+    if (at >= 0) return { action, ran: true, result: view.results[at] ?? null };
+    if (view.notRun !== null && index >= view.notRun.from) return { action, ran: false, why: view.notRun.reason };
+    return ANSWERED_BY_THE_AGENT.has(action.type) ? { action, ran: true, result: null } : { action, ran: false, why: 'not reached' };
+  });
 }
 
 /** Folds an event stream into one view per step, in step order. */

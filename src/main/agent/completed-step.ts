@@ -8,7 +8,7 @@ import { formatPoint } from '../../shared/describe-action';
 import type { PointSpeaker } from '../model/speak';
 import type { ActionResult } from '../../shared/action-result';
 import type { ScreenshotRef } from '../../shared/events';
-import type { ActionReport, CapturedAfter } from '../model/types';
+import type { ActionReport, ActionsNotRun, CapturedAfter, ZoomedRegion } from '../model/types';
 
 export interface CompletedStep {
   step: number;
@@ -27,6 +27,10 @@ export interface CompletedStep {
   reports?: ActionReport[];
   /** What was captured after actions, as the prediction asked; images by reference. */
   captures?: StepCapture[];
+  /** The actions from `from` on were not run, and why. */
+  notRun?: ActionsNotRun;
+  /** The screenshot was a region the model zoomed into. */
+  zoom?: ZoomedRegion;
   costUsd: number;
   success: boolean;
   error?: string;

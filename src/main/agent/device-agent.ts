@@ -15,21 +15,23 @@
  * (or is taken while the model thinks), and only the few screenshots the model still sees are
  * read back from the record.
  */
-import { isControlAction, isMemoryAction, type Action, type ActionOf } from '../../shared/actions';
+import { actionPoints, isControlAction, isMemoryAction, type Action, type ActionOf } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import { sumUsage, ZERO_USAGE, type AgentEvent, type StepErrorKind, type StepTimings, type UsageSummary } from '../../shared/events';
 import { formatUsdLimit } from '../../shared/format';
 import type { Redactor } from '../../shared/secret-mask';
 import type { CaptureOptions, Observation } from '../operator/capture';
-import { imageRectToScreen, screenToImage } from '../operator/geometry';
+import { imageRectToScreen, imageToScreen, screenToImage } from '../operator/geometry';
 import type { Operator } from '../operator/desktop-operator';
 import type { ScreenFingerprint } from '../operator/screen-diff';
-import type { ActionReport, ModelImage, PredictionSuccess, VisionModel } from '../model/types';
+import type { ActionReport, ActionsNotRun, ModelImage, PredictionSuccess, VisionModel, ZoomedRegion } from '../model/types';
+import type { Rect } from '../../shared/frame';
 import type { CaptureRequest, SafetyCheck } from '../model/families';
 import type { ProviderProbe } from '../model/provider-check';
 import { coordinateFrameOf, describeCoordinates, pointSpeaker } from '../model/speak';
 import type { RunRecorder } from '../store/run-recorder';
 import type { AskRequest, AskUser } from '../run/ask';
+import { aimsAtPoint, BatchLooks, changesScreen, describeCut, judgeNextAction, type BatchVerdict } from '../run/batch-guard';
 import { confirmBeforeAction, isAffirmative } from '../run/confirmation';
 import { internalError, STOPPED, type Ending } from '../run/ending';
 import { RunLifecycle } from '../run/lifecycle';
@@ -133,6 +135,10 @@ class AgentRun {
   private timings: StepTimings = {};
   /** The capture options, kept within the image size the model takes. */
   private readonly capture: CaptureOptions;
+  /** The model's `zoom`: the next step's screenshot is this region of the screen, told as such. */
+  private zoomNext: { region: Rect; said: ZoomedRegion } | null = null;
+  /** The display the fingerprints cover (a zoomed screenshot's frame covers only its region). */
+  private displayBounds: Rect | undefined;
 
   constructor(
     private readonly task: string,
@@ -280,7 +286,9 @@ class AgentRun {
   private async runStep(): Promise<StepEnd> {
     const { operator, recorder } = this.life;
     const observeStarted = this.life.clock();
-    const captured = await operator.observe(this.capture);
+    const zoom = this.zoomNext;
+    this.zoomNext = null;
+    const captured = await operator.observe(zoom ? { ...this.capture, region: zoom.region, keepFullResolution: false } : this.capture);
     this.timings.observe = this.life.clock() - observeStarted;
     if (!captured.ok) {
       if ((captured as { kind?: string }).kind === 'no_display') {
@@ -290,6 +298,7 @@ class AgentRun {
       return { ending: this.countError('capture', `could not capture the screen: ${captured.message}`) };
     }
     const observation = captured.observation;
+    if (!zoom) this.displayBounds = observation.frame.bounds;
     const image = modelImageOf(observation);
     const screenshot = recorder.saveScreenshot(this.step, observation.image, image.mime, image, { fullResolution: observation.fullResolution });
     this.life.emit({ type: 'observation', step: this.step, screenshot, frame: observation.frame });
@@ -320,6 +329,8 @@ class AgentRun {
         feedback,
         acknowledgedSafetyChecks: this.acknowledged.length > 0 ? this.acknowledged : undefined,
         ...(this.deps.workflows?.offer ? { workflows: true } : {}),
+        ...(zoom ? { zoom: zoom.said } : {}),
+        ...(this.displayBounds ? { screen: { width: this.displayBounds.width, height: this.displayBounds.height } } : {}),
       },
       takeover ? AbortSignal.any([this.signal, takeover.interrupt]) : this.signal,
       (delta, attempt) => this.life.thought(this.step, delta, attempt),
@@ -359,7 +370,7 @@ class AgentRun {
         this.feedback.push(`Your last reply could not be used: ${error.message}. Answer again in the required format, with exactly one valid action.`);
         return { completed };
       }
-      if (error.kind === 'auth' || error.kind === 'not_found') {
+      if (error.kind === 'auth' || error.kind === 'not_found' || error.fatal === true) {
         this.life.emit({ type: 'model-error', step: this.step, kind: error.kind, message: error.message, consecutive: 1, limit: 1 });
         return { ending: { status: 'failed', reason: `the model endpoint refused the request: ${error.message}` } };
       }
@@ -368,7 +379,9 @@ class AgentRun {
 
     this.parseFailures = 0;
     this.addUsage(prediction.usage);
-    return this.act(prediction, observation, screenshot, screenBefore);
+    const end = await this.act(prediction, observation, screenshot, screenBefore);
+    if (zoom && end.completed) end.completed.zoom = zoom.said;
+    return end;
   }
 
   private async act(
@@ -394,6 +407,7 @@ class AgentRun {
     // For the model: how each action went, and what it asked to see after which action.
     const reports: ActionReport[] = [];
     const captures: StepCapture[] = [];
+    let notRun: ActionsNotRun | undefined;
     const completed = (): CompletedStep => ({
       step: this.step,
       task: this.task,
@@ -407,15 +421,40 @@ class AgentRun {
       success: actionResults.every((result) => result.ok),
       reports: [...reports],
       ...(captures.length > 0 ? { captures: [...captures] } : {}),
+      ...(notRun ? { notRun } : {}),
     });
     const endWith = (ending: Ending | undefined): StepEnd => ({ completed: completed(), ...(ending ? { ending } : {}) });
+    // The actions from `from` on are not run: recorded, and said to the model in its own protocol.
+    const skipFrom = (from: number, reason: string): void => {
+      const count = prediction.actions.length - from;
+      if (count <= 0) return;
+      notRun = { from, reason };
+      this.life.emit({ type: 'actions-not-run', step: this.step, from, count, reason });
+    };
+    // The batch guard (run/batch-guard.ts): the screen the model saw, the latest look during the
+    // batch, and whether an action that can change the screen ran since that look.
+    const batch = new BatchLooks(await screenBefore);
 
     // What the model is told of a point is in its own coordinates for the image it saw.
     const speak = pointSpeaker(this.deps.model, observation.frame.image);
     const actStarted = this.life.clock();
     for (const [index, action] of prediction.actions.entries()) {
       const shown = shownActions[index] as Action;
-      if (this.interrupted(prediction.actions.length - index)) return endWith(undefined);
+      if (this.interrupted(prediction.actions.length - index)) {
+        skipFrom(index, 'the user took the run over');
+        return endWith(undefined);
+      }
+      if (index > 0 && aimsAtPoint(action) && batch.changed) {
+        const verdict = await this.lookBeforeAiming(batch, action, observation);
+        if (!verdict.go) {
+          const said = describeCut(index, prediction.actions.length, verdict.why);
+          this.life.emit({ type: 'note', step: this.step, message: said });
+          results.push(said);
+          this.feedback.push(`Not all of your actions ran: ${said}.`);
+          skipFrom(index, said);
+          break;
+        }
+      }
       if (action.type === 'run_workflow') {
         if (!this.deps.workflows) {
           const said = 'run_workflow is not available in this run: no saved workflows here';
@@ -430,6 +469,7 @@ class AgentRun {
         const said = `the workflow "${action.name}" runs next${dropped > 0 ? `; the ${dropped} action${dropped === 1 ? '' : 's'} after it in your reply ${dropped === 1 ? 'was' : 'were'} not done` : ''}`;
         results.push(said);
         reports.push({ ok: true, detail: `${said}; its report follows` });
+        skipFrom(index + 1, `the workflow "${action.name}" runs instead`);
         return endWith(undefined);
       }
       if (isMemoryAction(action) && action.type === 'save_fact') {
@@ -486,7 +526,9 @@ class AgentRun {
       actionResults.push(result);
       results.push(describeResult(shown, result, speak));
       reports.push(result.ok ? { ok: true, ...(result.detail ? { detail: result.detail } : {}) } : { ok: false, error: result.error.message });
-      if (result.ok) for (const request of prediction.captures ?? []) if (request.afterAction === index) captures.push(await this.captureAfter(request, observation));
+      if (changesScreen(action)) batch.acted();
+      if (result.ok && action.type === 'zoom') this.zoomInto(action, observation);
+      if (result.ok) for (const request of prediction.captures ?? []) if (request.afterAction === index) captures.push(await this.captureAfter(request, observation, batch));
       if (!result.ok) {
         this.timings.act = this.life.clock() - actStarted;
         if (result.error.kind === 'user_abort') return endWith({ status: 'aborted', reason: `fail-safe: ${result.error.message}` });
@@ -494,6 +536,7 @@ class AgentRun {
         if (result.error.kind === 'no_display') return endWith({ status: 'failed', reason: `the display is gone: ${result.error.message}` });
         this.feedback.push(`Your action ${action.type} failed: ${result.error.message}`);
         // The rest of this step's actions were planned for a screen that did not come about.
+        skipFrom(index + 1, `action ${index + 1} (${action.type}) failed`);
         return endWith(this.countError('action', describeResult(shown, result, speak), false));
       }
     }
@@ -507,16 +550,51 @@ class AgentRun {
   }
 
   /**
+   * The model asked to look closer: its next screenshot is the region (at the screen's own
+   * resolution, within the image limits), its frame the region's, so the points it gives while
+   * looking at it map back through the region.
+   */
+  private zoomInto(action: ActionOf<'zoom'>, observation: Observation): void {
+    const { frame } = observation;
+    const region = imageRectToScreen({ x: action.x, y: action.y, width: action.toX - action.x, height: action.toY - action.y }, frame);
+    const speak = pointSpeaker(this.deps.model, frame.image);
+    const from = speak({ x: action.x, y: action.y });
+    const to = speak({ x: action.toX, y: action.toY });
+    this.zoomNext = { region, said: { x: from.x, y: from.y, toX: to.x, toY: to.y } };
+  }
+
+  /**
+   * Looks at the screen again (once it settles) before an action aimed at a point, after an action
+   * that could change it ran: may it run on what the model saw?
+   */
+  private async lookBeforeAiming(batch: BatchLooks, action: Action, observation: Observation): Promise<BatchVerdict> {
+    if (batch.changedSinceLook) batch.looked((await this.life.settle(this.capture.display, this.options.settle)).last);
+    return judgeNextAction(batch.before, batch.latest, this.targetOnDisplay(action, observation));
+  }
+
+  /** Where an action aims, as fractions of the display the fingerprints cover (null when it cannot be said). */
+  private targetOnDisplay(action: Action, observation: Observation): { x: number; y: number } | null {
+    const [aimed] = actionPoints(action);
+    if (aimed === undefined) return null;
+    const mapped = imageToScreen(aimed, observation.frame);
+    const bounds = this.displayBounds;
+    if (!mapped.ok || bounds === undefined) return null;
+    return { x: (mapped.point.x - bounds.x) / bounds.width, y: (mapped.point.y - bounds.y) / bounds.height };
+  }
+
+  /**
    * What the prediction asked to see after one of its actions, for the model's next request: the
    * screen once it settled, a region of it at up to full resolution (within the model's image
    * limits), or the pointer in pixels of the step's image. A failure is kept as its message.
    */
-  private async captureAfter(request: CaptureRequest, observation: Observation): Promise<StepCapture> {
+  private async captureAfter(request: CaptureRequest, observation: Observation, batch: BatchLooks): Promise<StepCapture> {
     const { frame } = observation;
     const base = { afterAction: request.afterAction, kind: request.kind };
     let options: CaptureOptions;
     if (request.kind === 'screen') {
-      await this.life.settle(this.capture.display, this.options.settle);
+      const settled = await this.life.settle(this.capture.display, this.options.settle);
+      // The screen was looked at: the batch guard need not look again before the next action.
+      batch.looked(settled.last);
       options = { ...this.capture, keepFullResolution: false };
     } else if (request.kind === 'region') {
       const { maxWidth: _w, maxHeight: _h, maxPixels: _p, ...rest } = this.capture;

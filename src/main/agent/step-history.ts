@@ -29,6 +29,8 @@ export class StepHistory {
       ...(step.reply !== undefined ? { reply: step.reply } : {}),
       ...(step.reports !== undefined ? { reports: step.reports } : {}),
       ...(step.captures !== undefined && step.captures.length > 0 ? { captures: step.captures } : {}),
+      ...(step.notRun !== undefined ? { notRun: step.notRun } : {}),
+      ...(step.zoom !== undefined ? { zoom: step.zoom } : {}),
     });
   }
 

@@ -4,7 +4,7 @@
  * problem (exit 2). Loaded at every start of `mnemo`: it imports nothing but commander.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { COORDINATE_FAMILIES, COORDINATE_SPACES, MODEL_FAMILIES, UI_TARS_VERSIONS } from '../../shared/model-families';
+import { COMPUTER_TOOL_CHOICES, COORDINATE_FAMILIES, COORDINATE_SPACES, MODEL_FAMILIES, UI_TARS_VERSIONS } from '../../shared/model-families';
 import type { Size } from '../../shared/frame';
 
 export function parsePositiveInt(name: string) {
@@ -94,7 +94,13 @@ export function addModelOptions(command: Command, purpose = ''): Command {
     .addOption(new Option('--family <family>', `${purpose}reply format of the model`).choices(MODEL_FAMILIES))
     .addOption(new Option('--model-version <version>', `${purpose}UI-TARS version`).choices(UI_TARS_VERSIONS))
     .addOption(coordinatesOption(`${purpose}the space the model writes points in, for --family ${COORDINATE_FAMILIES.join(', ')} (default: the family's own; config model.coordinates)`))
+    .addOption(computerToolOption(`${purpose}the vendor's computer tool, for --family anthropic and openai-cua (default auto: from the model's name, docs/models.md; config model.computerTool)`))
     .option('--api-key-env <VAR>', `${purpose}read the API key from this environment variable (default OPENAI_API_KEY; ANTHROPIC_API_KEY for --family anthropic, GOOGLE_API_KEY or GEMINI_API_KEY for --family gemini)`);
+}
+
+/** `--computer-tool <name>`: the vendor's computer tool a model is asked with (Claude's toolset or older tool, OpenAI's GA or preview tool). */
+export function computerToolOption(description: string): Option {
+  return new Option('--computer-tool <name>', description).choices(COMPUTER_TOOL_CHOICES);
 }
 
 /** `--coordinates <space>`: the coordinate space a model writes points in. */

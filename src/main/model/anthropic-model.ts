@@ -6,14 +6,15 @@
  */
 import { type ModelSettings } from '../../shared/settings';
 import { type AnthropicClient, anthropicTokens, messageJson } from './anthropic-client';
-import { buildAnthropicRequest } from './families/anthropic-request';
+import { anthropicToolOf, buildAnthropicRequest } from './families/anthropic-request';
+import { withToolFix } from './tool-rejection';
 import { imageLimitsFor, parseAnthropicMessage, pixelFrame, type CoordinateFrame, type ImageSize } from './families';
 import { parsedPrediction, sizeOf, ThoughtStream } from './messages';
 import { usageOf } from './pricing';
 import { type ImageLimits, type PredictInput, type Prediction, type ThoughtListener } from './types';
 import { FamilyModel, type FamilyModelDeps } from './family-model';
 
-export type AnthropicModelSettings = Pick<ModelSettings, 'model' | 'stream' | 'temperature' | 'maxOutputTokens' | 'anthropic'>;
+export type AnthropicModelSettings = Pick<ModelSettings, 'model' | 'stream' | 'temperature' | 'maxOutputTokens' | 'anthropic'> & Partial<Pick<ModelSettings, 'computerTool' | 'baseUrl'>>;
 
 export type AnthropicModelDeps = FamilyModelDeps<AnthropicClient>;
 
@@ -45,7 +46,7 @@ export class AnthropicModel extends FamilyModel<AnthropicModelSettings, Anthropi
         thoughts.push(separator + delta, attempt);
       },
     });
-    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
+    if (!result.ok) return { ok: false, error: withToolFix(this.family, anthropicToolOf(this.settings), result.error), attempts: result.attempts };
     const message = result.value;
     const usage = usageOf(message.usage ? anthropicTokens(message.usage) : null, this.model, this.deps.prices);
     const raw = messageJson(message);

@@ -1,9 +1,11 @@
 /**
  * The `openai-cua` family: OpenAI computer use over the Responses API.
  *
- * Every request carries the `computer_use_preview` tool with the screenshot's size as the display
- * (so the model's coordinates are pixels of the screenshot) and `truncation: "auto"`, which the tool
- * requires. The conversation lives on the server: when the last step's reply (`StepRecord.reply`)
+ * Every request carries the computer tool `model.computerTool` names (`auto`: docs/models.md): the
+ * GA `computer` tool (GPT-5.4 and later: no display size, coordinates are pixels of the screenshot,
+ * sent at its original detail), or `computer_use_preview` with the screenshot's size as the display
+ * (so the model's coordinates are pixels of the screenshot); and `truncation: "auto"`, which the
+ * preview tool requires. The conversation lives on the server: when the last step's reply (`StepRecord.reply`)
  * is a response with computer calls, the next request names it in `previous_response_id` and
  * answers each call with a `computer_call_output` holding the new screenshot, acknowledging the
  * safety checks the user accepted. Otherwise a new response starts, with the task, the history as
@@ -14,11 +16,13 @@ import {
   type ResponseCreateParamsNonStreaming,
   type ResponseInputItem,
 } from 'openai/resources/responses/responses';
+import { computerToolOf } from '../../shared/computer-tool';
+import { type OpenAiComputerTool } from '../../shared/model-families';
 import { type ModelSettings } from '../../shared/settings';
 import { type ModelClient } from './client';
 import {
   computerCallOutput,
-  computerUsePreviewTool,
+  cuaToolEntry,
   mnemoFunctionTools,
   type CuaCall,
   type CuaEnvironment,
@@ -32,9 +36,15 @@ import {
 import { imageDataUrl, parsedPrediction, sizeOf, ThoughtStream } from './messages';
 import { usageOf } from './pricing';
 import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener } from './types';
+import { withToolFix } from './tool-rejection';
 import { FamilyModel, type FamilyModelDeps } from './family-model';
 
-export type OpenAiCuaModelSettings = Pick<ModelSettings, 'model' | 'temperature' | 'maxOutputTokens'>;
+export type OpenAiCuaModelSettings = Pick<ModelSettings, 'model' | 'temperature' | 'maxOutputTokens'> & Partial<Pick<ModelSettings, 'computerTool' | 'baseUrl'>>;
+
+/** The computer tool a request carries: the setting, or the model's own for `auto`. */
+export function cuaToolOf(settings: OpenAiCuaModelSettings): OpenAiComputerTool {
+  return computerToolOf({ family: 'openai-cua', ...settings }) as OpenAiComputerTool;
+}
 
 export interface OpenAiCuaModelDeps extends FamilyModelDeps<ModelClient> {
   environment: CuaEnvironment;
@@ -56,8 +66,9 @@ function instructionsFor(extra: string | undefined): string {
   return extra !== undefined && extra.trim() !== '' ? `${BASE_INSTRUCTIONS}\n\n${extra.trim()}` : BASE_INSTRUCTIONS;
 }
 
-function inputImage(input: PredictInput) {
-  return { type: 'input_image' as const, image_url: imageDataUrl(input.observation), detail: 'auto' as const };
+/** The screenshot as an input image: the GA tool's coordinates are pixels of it, so it goes at its original detail. */
+function inputImage(input: PredictInput, tool: OpenAiComputerTool) {
+  return { type: 'input_image' as const, image_url: imageDataUrl(input.observation), detail: tool === 'computer' ? ('original' as const) : ('auto' as const) };
 }
 
 function describeStep(step: StepRecord): string {
@@ -97,7 +108,8 @@ export function buildOpenAiCuaRequest(
   settings: OpenAiCuaModelSettings,
   environment: CuaEnvironment,
 ): ResponseCreateParamsNonStreaming {
-  const tool = computerUsePreviewTool(sizeOf(input.observation), environment);
+  const chosen = cuaToolOf(settings);
+  const tool = cuaToolEntry(chosen, sizeOf(input.observation), environment);
   const items: ResponseInputItem[] = [];
   const chain = chainOf(input.history);
   const feedback = input.feedback !== undefined && input.feedback.trim() !== '' ? input.feedback.trim() : null;
@@ -112,13 +124,13 @@ export function buildOpenAiCuaRequest(
     // A memory function's answer is the step's result (the recalled text, "saved ...").
     const results = input.history.at(-1)?.results.trim() || 'done';
     for (const call of chain.calls) if (call.kind === 'function') items.push({ type: 'function_call_output', call_id: call.callId, output: results });
-    if (computerCalls.length === 0) items.push({ role: 'user', content: [{ type: 'input_text', text: feedback ?? 'Current screen:' }, inputImage(input)] } satisfies EasyInputMessage);
+    if (computerCalls.length === 0) items.push({ role: 'user', content: [{ type: 'input_text', text: feedback ?? 'Current screen:' }, inputImage(input, chosen)] } satisfies EasyInputMessage);
     else if (feedback !== null) items.push({ role: 'user', content: feedback } satisfies EasyInputMessage);
   } else if (chain !== null) {
     // The model answered in words (a question, a summary): the user's answer and a new look.
     items.push({
       role: 'user',
-      content: [{ type: 'input_text', text: feedback ?? 'Continue.' }, inputImage(input)],
+      content: [{ type: 'input_text', text: feedback ?? 'Continue.' }, inputImage(input, chosen)],
     } satisfies EasyInputMessage);
   } else {
     const parts = [`Task: ${input.task}`];
@@ -126,7 +138,7 @@ export function buildOpenAiCuaRequest(
     if (feedback !== null) parts.push(feedback);
     items.push({
       role: 'user',
-      content: [{ type: 'input_text', text: parts.join('\n\n') }, inputImage(input)],
+      content: [{ type: 'input_text', text: parts.join('\n\n') }, inputImage(input, chosen)],
     } satisfies EasyInputMessage);
   }
 
@@ -155,7 +167,7 @@ export class OpenAiCuaModel extends FamilyModel<OpenAiCuaModelSettings, OpenAiCu
     const image = sizeOf(input.observation);
     const request = buildOpenAiCuaRequest(input, this.settings, this.deps.environment);
     const result = await this.deps.client.respond(request, signal);
-    if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
+    if (!result.ok) return { ok: false, error: withToolFix(this.family, cuaToolOf(this.settings), result.error), attempts: result.attempts };
     const response = result.value;
     const tokens = response.usage
       ? { inputTokens: response.usage.input_tokens, outputTokens: response.usage.output_tokens }

@@ -9,7 +9,10 @@
  * timeout, a server without a model list) lets the run go on: the run's own retries handle it.
  *
  * `checkModel` (`mnemo check-model`, the app's "Test connection") sends one tiny chat request with
- * a small image and reports the latency and whether the model accepted the image.
+ * a small image and reports the latency and whether the model accepted the image. For the families
+ * with a vendor computer tool (`anthropic`, `openai-cua`) the request carries the tool a run would
+ * send (`model.computerTool`, `auto` by the model's name), so a model that refuses it says so, and
+ * the message names the fix (the other tool, the flag that picks it).
  *
  * For the `anthropic` family both speak the Anthropic API: the model list at `<root>/v1/models`
  * (with the key as `x-api-key`), a small message through the SDK; a base URL that ends in `/v1`
@@ -21,10 +24,13 @@
  */
 import type { GenerateContentParameters } from '@google/genai';
 import sharp from 'sharp';
+import { computerToolOf } from '../../shared/computer-tool';
+import type { AnthropicComputerTool, ComputerTool, OpenAiComputerTool } from '../../shared/model-families';
 import type { ModelFamilyName, ModelSettings } from '../../shared/settings';
 import { AnthropicClient, anthropicRootOf, type AnthropicRequest } from './anthropic-client';
 import { type CallResult, ModelClient, normalizeBaseUrl, outputLimit, suggestV1 } from './client';
-import { geminiThoughtOf, geminiTools } from './families';
+import { ANTHROPIC_BETA, ANTHROPIC_TOOLSET_TYPE, computerToolEntry, cuaToolEntry, geminiThoughtOf, geminiTools } from './families';
+import { withToolFix } from './tool-rejection';
 import { GeminiClient } from './gemini-client';
 import { looksLikeHtml, summarizeHtml } from './html-page';
 import { type ModelError } from './types';
@@ -160,9 +166,10 @@ function errorDetail(body: string): string | undefined {
   }
 }
 
+/** `tool`: the vendor computer tool the check sent (the one a run would send), for the families that have one. */
 export type ModelCheck =
-  | { ok: true; latencyMs: number; imageAccepted: boolean; reply: string; note?: string }
-  | { ok: false; message: string; status?: number };
+  | { ok: true; latencyMs: number; imageAccepted: boolean; reply: string; note?: string; tool?: ComputerTool }
+  | { ok: false; message: string; status?: number; tool?: ComputerTool };
 
 /** A 32×32 grey PNG: enough to see whether the endpoint takes images at all. */
 async function tinyImage(): Promise<string> {
@@ -181,23 +188,28 @@ type Ask = (withImage: boolean) => Promise<CallResult<string>>;
  */
 export async function checkModel(settings: ModelSettings, deps: { client?: ModelClient; now?: () => number } = {}, signal?: AbortSignal): Promise<ModelCheck> {
   const image = await tinyImage();
+  const tool = computerToolOf(settings);
+  const chat = () => deps.client ?? new ModelClient({ ...settings, maxRetries: 0 });
   const ask =
     settings.family === 'anthropic'
-      ? askAnthropic(settings, image, signal)
+      ? askAnthropic(settings, tool as AnthropicComputerTool, image, signal)
       : settings.family === 'gemini'
         ? askGemini(settings, image, signal)
-        : askChat(settings, deps.client ?? new ModelClient({ ...settings, maxRetries: 0 }), image, signal);
+        : settings.family === 'openai-cua'
+          ? askResponses(settings, tool as OpenAiComputerTool, chat(), image, signal)
+          : askChat(settings, chat(), image, signal);
+  const said = tool !== null ? { tool } : {};
   const now = deps.now ?? Date.now;
   const started = now();
   const first = await ask(true);
   const latencyMs = now() - started;
-  if (first.ok) return { ok: true, latencyMs, imageAccepted: true, reply: first.value.trim() };
-  const { error } = first;
+  if (first.ok) return { ok: true, latencyMs, imageAccepted: true, reply: first.value.trim(), ...said };
+  const error = tool !== null ? withToolFix(settings.family, tool, first.error) : first.error;
   if (refusedImage(error)) {
     const second = await ask(false);
-    if (second.ok) return { ok: true, latencyMs: now() - started, imageAccepted: false, reply: second.value.trim(), note: `the model refused the image: ${error.message}` };
+    if (second.ok) return { ok: true, latencyMs: now() - started, imageAccepted: false, reply: second.value.trim(), note: `the model refused the image: ${error.message}`, ...said };
   }
-  return { ok: false, message: error.message, ...(error.status !== undefined ? { status: error.status } : {}) };
+  return { ok: false, message: error.message, ...(error.status !== undefined ? { status: error.status } : {}), ...said };
 }
 
 function refusedImage(error: ModelError): boolean {
@@ -240,19 +252,40 @@ function askThrough<T>(image: string, send: (png: string | null) => Promise<Call
   };
 }
 
-/** The same question as one Messages call through the Anthropic SDK. */
-function askAnthropic(settings: ModelSettings, image: string, signal: AbortSignal | undefined): Ask {
+/** The same question as one Messages call through the Anthropic SDK, with the computer tool a run sends (the answer may be a call). */
+function askAnthropic(settings: ModelSettings, tool: AnthropicComputerTool, image: string, signal: AbortSignal | undefined): Ask {
   const client = new AnthropicClient({ ...settings, maxRetries: 0 });
   const request = (png: string | null): AnthropicRequest => ({
     model: settings.model,
-    max_tokens: 16,
+    max_tokens: 64,
+    tools: [computerToolEntry(tool, { width: 32, height: 32 }, settings.anthropic?.zoom ?? true)],
+    ...(tool === ANTHROPIC_TOOLSET_TYPE ? {} : { betas: [ANTHROPIC_BETA[tool]] }),
     messages: [{ role: 'user', content: [{ type: 'text', text: CHECK_PROMPT }, ...(png !== null ? [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: png } }] : [])] }],
   });
   return askThrough(
     image,
     (png) => client.message(request(png), { stream: false, signal }),
-    (message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(''),
+    (message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : block.type === 'tool_use' ? [`(a call of ${block.name})`] : [])).join(''),
   );
+}
+
+/** The same question as one Responses call, with the computer tool a run sends (the answer may be a computer call). */
+function askResponses(settings: ModelSettings, tool: OpenAiComputerTool, client: ModelClient, image: string, signal: AbortSignal | undefined): Ask {
+  return async (withImage) => {
+    const result = await client.respond(
+      {
+        model: settings.model,
+        tools: [cuaToolEntry(tool, { width: 32, height: 32 }, 'linux')],
+        truncation: 'auto',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: CHECK_PROMPT }, ...(withImage ? [{ type: 'input_image' as const, image_url: image, detail: 'auto' as const }] : [])] }],
+        max_output_tokens: 64,
+      },
+      signal,
+    );
+    if (!result.ok) return result;
+    const words = result.value.output.flatMap((item) => (item.type === 'message' ? item.content.flatMap((part) => (part.type === 'output_text' ? [part.text] : [])) : item.type === 'computer_call' ? ['(a computer call)'] : []));
+    return { ...result, value: words.join('') };
+  };
 }
 
 /** The same question through the Gemini SDK, with the computer-use tool a run declares (the answer may be a call). */

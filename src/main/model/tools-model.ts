@@ -11,10 +11,10 @@
 import { type Action } from '../../shared/actions';
 import { type ModelSettings } from '../../shared/settings';
 import { outputLimit, type ChatRequest } from './client';
-import { actionToModel, computerToolDefinition, describeCoordinates, frameFor, imageToModel, parseToolsMessage, type CoordinateFrame, type ImageSize, type ModelCoordinates, type ToolsExtras } from './families';
+import { actionToModel, computerToolDefinition, describeCoordinates, frameFor, imageToModel, parseToolsMessage, zoomToolDefinition, type CoordinateFrame, type ImageSize, type ModelCoordinates, type ToolsExtras } from './families';
 import { ChatFamilyModel, familyCoordinates, type ChatFamilyDeps, type ChatStep } from './chat-family-model';
 import { ChatTurns, sizeOf, ThoughtStream, visibleProse } from './messages';
-import { type PredictInput, type ThoughtListener } from './types';
+import { type PredictInput, type ThoughtListener, type ZoomedRegion } from './types';
 
 export type ToolsModelSettings = Pick<
   ModelSettings,
@@ -30,7 +30,7 @@ const ACTION_LIST = `Actions (each a JSON object with "type"):
 - drag {x, y, toX, toY} (or {path: [{x, y}, ...]})
 - scroll {x?, y?, direction: "up"|"down"|"left"|"right", amount?: wheel notches, default 3}
 - type {text} ("\\n" presses Enter); hotkey {keys: ["ctrl", "c"]}; key_down {keys}; key_up {keys}
-- wait {ms}; screenshot {} (look again without acting)
+- wait {ms}; screenshot {} (look again without acting); zoom {x, y, toX, toY}: look closer at the region between those corners; the next screenshot shows it at the screen's own resolution, and points you give then are in that image
 - finished {summary}: the task is done; ask_user {question}: you need something only the user knows; fail {reason}: the task cannot be done
 - query_long_term_memory {hint}: recall what earlier tasks and conversations taught (preferences, names, places); the answer comes with the next screenshot
 - save_fact {subject?: "user"|"machine", keyword, description, value} (or values: [...] for several): remember a lasting fact for later tasks, e.g. {"type": "save_fact", "keyword": "preferred-editor", "description": "The user's preferred text editor", "value": "Vim"}
@@ -82,7 +82,7 @@ export function buildToolsMessages(input: PredictInput, toolCalling: boolean, co
   const turns = new ChatTurns(toolsSystemPrompt(observation, toolCalling, input.system, frame));
   turns.text(`Task: ${input.task}`);
   for (const step of input.history) {
-    turns.screenshot(step, `Screenshot at step ${step.step}:`);
+    turns.screenshot(step, `Screenshot at step ${step.step}${step.zoom ? ` (${zoomedWords(step.zoom)})` : ''}:`);
     const thought = step.thought ?? '';
     const stepFrame = frameFor(coordinates, step.screenshot ? sizeOf(step.screenshot) : observation);
     const actions = coordinates.space === 'image' ? step.actions : step.actions.map((action) => actionToModel(action, stepFrame));
@@ -101,9 +101,21 @@ export function buildToolsMessages(input: PredictInput, toolCalling: boolean, co
     }
   }
   if (input.feedback !== undefined && input.feedback.trim() !== '') turns.text(input.feedback);
-  turns.text(`Current screenshot (${observation.width}x${observation.height}):`);
+  const zoomed = input.zoom ? `: ${zoomedWords(input.zoom)}; points you give now are in this image` : '';
+  turns.text(`Current screenshot (${observation.width}x${observation.height})${zoomed}:`);
   turns.image(input.observation);
   return turns.build();
+}
+
+/** Whether a closer look shows more than the screenshot: the screen is larger than the image (or the image is already a zoomed region). */
+export function zoomShowsMore(input: Pick<PredictInput, 'observation' | 'screen' | 'zoom'>): boolean {
+  if (input.zoom) return true;
+  return input.screen !== undefined && (input.screen.width > input.observation.width || input.screen.height > input.observation.height);
+}
+
+/** A zoomed screenshot, told as such. */
+function zoomedWords(zoom: ZoomedRegion): string {
+  return `the region from (${zoom.x}, ${zoom.y}) to (${zoom.toX}, ${zoom.toY}) of the screenshot before, zoomed in to the screen's own resolution`;
 }
 
 
@@ -115,7 +127,7 @@ export function buildToolsRequest(input: PredictInput, settings: ToolsModelSetti
   return {
     model: settings.model,
     messages: buildToolsMessages(input, settings.toolCalling, coordinates),
-    ...(settings.toolCalling ? { tools: [computerToolDefinition(image, frame)] } : {}),
+    ...(settings.toolCalling ? { tools: [computerToolDefinition(image, frame), ...(zoomShowsMore(input) ? [zoomToolDefinition(image, frame)] : [])] } : {}),
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...outputLimit(settings.baseUrl, settings.maxOutputTokens),
   };

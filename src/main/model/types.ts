@@ -41,6 +41,29 @@ export interface StepRecord {
   reports?: readonly ActionReport[] | undefined;
   /** What the loop captured after actions, as the prediction asked (`PredictionSuccess.captures`). */
   captures?: readonly CapturedAfter[] | undefined;
+  /** The step's actions from `from` on were not run, and why (a batch stopped: the screen changed; an action failed). */
+  notRun?: ActionsNotRun | undefined;
+  /** The step's screenshot was a region the model zoomed into. */
+  zoom?: ZoomedRegion | undefined;
+}
+
+/**
+ * A screenshot that shows a region the model asked to zoom into: its corners as the model gave
+ * them, in its own coordinates for the screenshot before. Points given while looking at it are
+ * pixels (or the model's space) of the zoomed image, mapped back through the region.
+ */
+export interface ZoomedRegion {
+  x: number;
+  y: number;
+  toX: number;
+  toY: number;
+}
+
+/** Where a step's actions stopped being run, and why, in words for the model. */
+export interface ActionsNotRun {
+  /** The index of the first action not run. */
+  from: number;
+  reason: string;
 }
 
 /** How one action went, in words for the model: no screen coordinates in it. */
@@ -76,6 +99,13 @@ export interface PredictInput {
   acknowledgedSafetyChecks?: readonly SafetyCheck[] | undefined;
   /** Saved workflows are offered in `system`: the families that declare tools declare run_workflow too. */
   workflows?: boolean | undefined;
+  /** The observation is the region the model zoomed into at its last step: told as such. */
+  zoom?: ZoomedRegion | undefined;
+  /**
+   * The size of the screen the observation was taken from (logical px): larger than the image, a
+   * closer look shows more, so the families that can declare a zoom do.
+   */
+  screen?: { width: number; height: number } | undefined;
 }
 
 export interface Usage {
@@ -104,6 +134,8 @@ export interface ModelError {
   status?: number | undefined;
   /** The reply as received, for `parse`. */
   raw?: string | undefined;
+  /** Asking again cannot help (the provider refused the computer tool itself): the run ends at once, with the fix in the message. */
+  fatal?: boolean | undefined;
 }
 
 export type PredictionExtras =

@@ -189,11 +189,11 @@ export class DesktopOperator implements Operator {
         return undefined;
       case 'drag':
         // The mapped path: a drag's points are always there (the schema asks for a start and an end).
-        await this.input.drag(points, action.button, signal);
+        await this.input.drag(points, action.button, signal, keys);
         return undefined;
       case 'scroll':
-        await this.input.scroll(point, action.direction, action.amount);
-        return `scrolled ${action.direction} ${action.amount}`;
+        await this.input.scroll(point, action.direction, action.amount, keys);
+        return `scrolled ${action.direction} ${action.amount}${action.modifiers?.length ? ` with ${action.modifiers.join('+')} held` : ''}`;
       case 'type': {
         const typed = await this.input.type(action.text, signal);
         if (!typed.ok) return { failed: typed.message };
@@ -211,6 +211,9 @@ export class DesktopOperator implements Operator {
         return `released ${action.keys.join('+')}`;
       case 'wait':
         return (await abortableSleep(action.ms, signal)) ? `waited ${action.ms} ms` : false;
+      case 'zoom':
+        // Nothing on the desktop: the loop's next look is the region.
+        return 'the next screenshot is this region';
       case 'screenshot':
       case 'query_long_term_memory':
       case 'save_fact':

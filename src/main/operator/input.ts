@@ -147,10 +147,14 @@ export class NutInput {
     this.pressed();
   }
 
-  async drag(path: readonly ScreenPoint[], button: MouseButton, signal?: AbortSignal): Promise<void> {
+  async drag(path: readonly ScreenPoint[], button: MouseButton, signal?: AbortSignal, modifiers: Key[][] = []): Promise<void> {
     const [start, ...rest] = path;
     if (!start) return;
     await this.moveTo(start);
+    await this.withKeysHeld(modifiers, () => this.dragFrom(start, rest, button, signal));
+  }
+
+  private async dragFrom(start: ScreenPoint, rest: readonly ScreenPoint[], button: MouseButton, signal?: AbortSignal): Promise<void> {
     const nutButton = this.nutButton(button);
     await this.nut.mouse.pressButton(nutButton);
     try {
@@ -173,8 +177,12 @@ export class NutInput {
     }
   }
 
-  async scroll(point: ScreenPoint | undefined, direction: ScrollDirection, amount: number): Promise<void> {
+  async scroll(point: ScreenPoint | undefined, direction: ScrollDirection, amount: number, modifiers: Key[][] = []): Promise<void> {
     if (point) await this.moveTo(point);
+    await this.withKeysHeld(modifiers, () => this.wheel(direction, amount));
+  }
+
+  private async wheel(direction: ScrollDirection, amount: number): Promise<void> {
     const { mouse } = this.nut;
     // libnut's X11 backend sends the horizontal wheel buttons the wrong way round (scrollRight
     // arrives as deltaX < 0 in Chromium); measured on Xvfb, corrected here.

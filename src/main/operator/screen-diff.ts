@@ -23,3 +23,23 @@ export const UNCHANGED_THRESHOLD = 0.003;
 export function sameScreen(a: ScreenFingerprint | undefined, b: ScreenFingerprint | undefined, threshold = UNCHANGED_THRESHOLD): boolean {
   return a !== undefined && b !== undefined && screenDifference(a, b) < threshold;
 }
+
+/**
+ * Mean absolute difference of two fingerprints within `radius` cells of a point given as fractions
+ * of the display (0-1 on each axis), 0 to 1: did the screen change where an action is about to aim?
+ */
+export function differenceNear(a: ScreenFingerprint, b: ScreenFingerprint, at: { x: number; y: number }, radius: number): number {
+  if (a.width !== b.width || a.height !== b.height) return 1;
+  const cx = Math.min(a.width - 1, Math.max(0, Math.floor(at.x * a.width)));
+  const cy = Math.min(a.height - 1, Math.max(0, Math.floor(at.y * a.height)));
+  let total = 0;
+  let cells = 0;
+  for (let y = Math.max(0, cy - radius); y <= Math.min(a.height - 1, cy + radius); y++) {
+    for (let x = Math.max(0, cx - radius); x <= Math.min(a.width - 1, cx + radius); x++) {
+      const i = y * a.width + x;
+      total += Math.abs((a.pixels[i] as number) - (b.pixels[i] as number));
+      cells++;
+    }
+  }
+  return total / (cells * 255);
+}

@@ -13,7 +13,7 @@ import { describeConfigIssues, type StoreSettings } from '../../shared/config';
 import type { DesktopSettings } from '../../shared/desktop';
 import type { Redactor, SecretMask } from '../../shared/secret-mask';
 import { apiKeyFromEnv, endpointOf, ImageSettingsSchema, ModelSettingsSchema, type ImageSettings, type ModelSettings, type ModelSettingsInput } from '../../shared/settings';
-import { coordinatesProblem } from '../../shared/model-families';
+import { modelSettingsProblem } from '../../shared/model-families';
 import { keepDataDirPrivate } from '../disk/private-dir';
 import { StoreWriter } from '../disk/store-writer';
 import { LiveRedaction, redactionOf } from '../settings/redaction';
@@ -105,8 +105,8 @@ export class ServiceConfig {
     // The family's own key variables and default root (ANTHROPIC_API_KEY, https://api.anthropic.com; GOOGLE_API_KEY or GEMINI_API_KEY, ...).
     const endpoint = endpointOf(candidate.family);
     const settings = ModelSettingsSchema.safeParse({ apiKey: apiKeyFromEnv(endpoint, this.env), baseUrl: endpoint.defaultBaseUrl, ...candidate });
-    const coordinates = settings.success ? coordinatesProblem(settings.data) : null;
-    if (coordinates !== null) return { ok: false, error: { kind: 'settings', message: `model settings: ${coordinates}` } };
+    const problem = settings.success ? modelSettingsProblem(settings.data) : null;
+    if (problem !== null) return { ok: false, error: { kind: 'settings', message: `model settings: ${problem}` } };
     return settings.success ? { ok: true, value: settings.data } : { ok: false, error: { kind: 'settings', message: `model settings: ${describeConfigIssues(settings.error.issues)}` } };
   }
 

@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
 import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, apiKeyFromEnv, endpointOf, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
 import { knownModel, settingsOfKnownModel } from '../../shared/known-models';
-import { coordinatesProblem, MODEL_FAMILIES, type CoordinateSpaceName } from '../../shared/model-families';
+import { MODEL_FAMILIES, modelSettingsProblem, type ComputerToolChoice, type CoordinateSpaceName } from '../../shared/model-families';
 import { makePrivateDir, writeJsonAtomically } from '../disk/files';
 import { DEFAULT_STORE_SETTINGS } from '../store/store-settings';
 
@@ -28,6 +28,8 @@ export interface RunFlags {
   modelVersion?: string;
   /** The space the model writes points in (`tools`, `ui-tars`, `pyautogui`). */
   coordinates?: string;
+  /** The vendor's computer tool (`anthropic`, `openai-cua`), or `auto`. */
+  computerTool?: string;
   apiKeyEnv?: string;
   maxSteps?: number;
   maxCost?: number;
@@ -217,6 +219,7 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
     family,
     ...(flags.modelVersion !== undefined ? { modelVersion: flags.modelVersion } : {}),
     ...(flags.coordinates !== undefined ? { coordinates: flags.coordinates as CoordinateSpaceName } : {}),
+    ...(flags.computerTool !== undefined ? { computerTool: flags.computerTool as ComputerToolChoice } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
   };
   if (candidate.family === undefined && modelName !== undefined && candidate.baseUrl !== undefined) {
@@ -231,8 +234,8 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
     candidate.family === undefined ? (modelName !== undefined ? `--family (Mnemo does not know the model "${modelName}")` : '--family') : null,
   ].filter((name): name is string => name !== null);
   if (missing.length > 0) return { ok: false, message: `missing ${missing.join(', ')}; set them as flags, environment variables or in ${config.path}` };
-  const coordinates = coordinatesProblem({ family: candidate.family as string, coordinates: candidate.coordinates });
-  if (coordinates !== null) return { ok: false, message: `model settings: ${coordinates}` };
+  const problem = modelSettingsProblem({ family: candidate.family as string, coordinates: candidate.coordinates, computerTool: candidate.computerTool });
+  if (problem !== null) return { ok: false, message: `model settings: ${problem}` };
   const model = ModelSettingsSchema.safeParse(candidate);
   if (!model.success) return { ok: false, message: `model settings: ${describeConfigIssues(model.error.issues)}` };
 

@@ -72,6 +72,7 @@ describe('the action wire format', () => {
       { type: 'key_up', keys: ['shift'] },
       { type: 'wait', ms: 10 },
       { type: 'screenshot' },
+      { type: 'zoom', x: 1, y: 2, toX: 30, toY: 40 },
       { type: 'finished', summary: 'done' },
       { type: 'ask_user', question: 'which file?' },
       { type: 'fail', reason: 'no such app' },

@@ -1,6 +1,7 @@
 /**
  * `mnemo check-model`: the provider check alone, with the model flags of `mnemo run`: one small
- * chat request with an image, reporting the latency and whether the model accepted the image.
+ * chat request with an image (and, for anthropic and openai-cua, the computer tool a run would
+ * send), reporting the latency, the tool and whether the model accepted the image.
  * Exit codes: 0 the model answered, 3 it could not be used (the reason on stderr, for a base URL
  * without /v1 with the fix), 2 bad arguments.
  *
@@ -41,6 +42,7 @@ export async function checkModelCommand(options: CheckOptions): Promise<void> {
   else if (result.ok) {
     const image = result.imageAccepted ? 'accepted the image' : 'did NOT accept the image (Mnemo needs a vision model)';
     process.stdout.write(`✓ ${model} at ${baseUrl} answered in ${result.latencyMs} ms and ${image}${result.reply ? `; it said: ${JSON.stringify(result.reply.slice(0, 80))}` : ''}\n`);
+    if (result.tool) process.stdout.write(`  computer tool: ${result.tool}\n`);
     if (result.note) process.stdout.write(`  ${result.note}\n`);
   } else process.stderr.write(`mnemo: ✗ ${model} at ${baseUrl} cannot be used: ${result.message}\n`);
   process.exitCode = result.ok ? ExitCode.ok : ExitCode.runFailed;

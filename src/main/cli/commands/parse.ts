@@ -4,13 +4,14 @@
  */
 import { ExitCode } from '../exit-codes';
 import { type CoordinateSpace, type ImageSize, type ModelFamily, parseReply, type UiTarsVersion } from '../../model/families';
-import { coordinatesProblem } from '../../../shared/model-families';
+import { computerToolProblem, coordinatesProblem, type ComputerToolChoice } from '../../../shared/model-families';
 
 export interface ParseCommandOptions {
   family: ModelFamily;
   modelVersion?: UiTarsVersion;
   image?: ImageSize;
   coordinates?: CoordinateSpace;
+  computerTool?: ComputerToolChoice;
 }
 
 async function readStdin(): Promise<string> {
@@ -34,6 +35,11 @@ export async function parseCommand(options: ParseCommandOptions): Promise<void> 
     complain(`--coordinates: ${coordinates}`);
     return;
   }
+  const tool = computerToolProblem(options);
+  if (tool !== null) {
+    complain(`--computer-tool: ${tool}`);
+    return;
+  }
   if (process.stdin.isTTY) {
     complain('no reply on stdin: pipe the raw model reply into mnemo parse');
     return;
@@ -43,6 +49,7 @@ export async function parseCommand(options: ParseCommandOptions): Promise<void> 
     image: options.image,
     uiTarsVersion: options.modelVersion, // default: defaultUiTarsVersion (1.5 with --image, else 1.0)
     ...(options.coordinates !== undefined ? { coordinates: { space: options.coordinates } } : {}),
+    computerTool: options.computerTool,
   });
   if (!result.ok) {
     complain(result.reason);

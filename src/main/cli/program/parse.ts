@@ -1,15 +1,19 @@
 import { type Command, Option } from 'commander';
 import { COORDINATE_FAMILIES, MODEL_FAMILIES, UI_TARS_VERSIONS } from '../../../shared/model-families';
 import type { ParseCommandOptions } from '../commands/parse';
-import { coordinatesOption, parseImageSize } from '../options';
+import { computerToolOption, coordinatesOption, parseImageSize } from '../options';
 
 const HELP_AFTER = `
 Input on stdin:
   tools       the assistant's text (a JSON action in prose, fenced or not), or the assistant
               message as JSON: {"role":"assistant","content":...,"tool_calls":[...]}
   ui-tars     the UI-TARS text: Thought: ... / Action: click(start_box='(x,y)') ...
-  openai-cua  one Responses API output item, or a whole response {"output":[...]}
-  anthropic   a Messages API response {"content":[...]} (Claude's computer tool calls), or its content
+  openai-cua  one Responses API output item, or a whole response {"output":[...]}: a computer_call
+              with one action (computer_use_preview) or a batch of actions (the GA computer tool)
+  anthropic   a Messages API response {"content":[...]}, or its content array: Claude's turn with
+              its tool_use blocks, several per turn, of the computer toolset (named by the member:
+              left_click, type, zoom, ..., with "toolset_name": "computer") or of the older
+              computer tool ({"name": "computer", "input": {"action": ...}})
   gemini      a generateContent response {"candidates":[...]}, the candidate's content
               {"role":"model","parts":[...]} (as Mnemo records it: {"content":...,"finishReason":...}),
               or its parts
@@ -24,8 +28,8 @@ Input on stdin:
 
 Coordinates in the output are pixels of the WxH image:
   tools       --image is the image sent; coordinates are checked to lie within it.
-  openai-cua  --image is the display size given to the computer_use_preview tool; checked.
-  anthropic   --image is the display size given to the computer tool (the image sent); checked.
+  openai-cua  --image is the screenshot sent (the display size of computer_use_preview); checked.
+  anthropic   --image is the screenshot sent (the display size of the older tool); checked.
   ui-tars 1.0 (and Doubao) coordinates are 0-1000 relative, mapped onto --image and rounded
               to whole pixels; without --image they stay in the 0-1000 space.
   ui-tars 1.5 coordinates are pixels of the image the model saw (after its smart resize):
@@ -40,6 +44,8 @@ smart-resize (pixels of the model's Qwen-VL resize of --image), relative-1000 or
 are checked on that grid and mapped onto --image (without --image a relative space is checked and
 printed as written).
 --model-version defaults to 1.5 when --image is given and to 1.0 without it.
+--computer-tool (anthropic, openai-cua) names the tool the reply was written for; a call of the
+other tool's shape is then an error. Without it (or with auto) both shapes are read.
 
 Output: {"thought": string|null, "actions": [...]} on one line, exit 0.
 A reply that cannot be parsed, or a bad flag: "mnemo parse: <reason>" on stderr, exit 2.`;
@@ -52,6 +58,7 @@ export function registerParseCommand(program: Command): void {
     .addOption(new Option('--model-version <version>', 'UI-TARS version (ui-tars only; default: 1.5 with --image, else 1.0)').choices(UI_TARS_VERSIONS))
     .addOption(new Option('--image <WxH>', 'size of the image the coordinates refer to').argParser(parseImageSize))
     .addOption(coordinatesOption(`the space the points are written in (${COORDINATE_FAMILIES.join(', ')}; default: the family's own)`))
+    .addOption(computerToolOption('the vendor tool the reply was written for (anthropic, openai-cua; default auto: either shape)'))
     .addHelpText('after', HELP_AFTER)
     // Commander's own complaints (bad choice, missing --family) in this command's voice; exit 2.
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'mnemo parse: ')) })

@@ -2,12 +2,18 @@
  * The `anthropic` family's request: the conversation Claude's computer-use tool is trained on,
  * rebuilt from the history at every step (pure; the parser is in ./anthropic.ts).
  *
+ * - The tool is `model.computerTool`'s (`auto`: the toolset for Claude 5 and later on the Claude
+ *   API and Google Cloud, else the older tool the model takes; src/shared/computer-tool.ts): the
+ *   toolset entry with no beta header, or the older tool with its display and beta header.
  * - The first user turn holds the task and the first screenshot; each step is then the model's
  *   reply, replayed unchanged (thinking blocks and their signatures included, as the API requires),
- *   and a user turn answering each of its `tool_use` blocks with a `tool_result`: the screenshot
- *   taken after the call (the loop's capture, or the next step's screenshot for the reply's last
- *   call), the zoomed region, the pointer, the text of Mnemo's own tools, or `is_error: true` with
- *   the reason when the call failed or was not run.
+ *   and a user turn answering each of its `tool_use` blocks with a `tool_result`, in order: for the
+ *   older tool the screenshot taken after the call (the loop's capture, or the next step's
+ *   screenshot for the reply's last call); for a toolset member a line saying what was done (and
+ *   `toolset_name`, which the API requires on the answer to a member), the screenshot of a
+ *   `screenshot` call; the zoomed region, the pointer, the text of Mnemo's own tools, or
+ *   `is_error: true` with the reason when the call failed or was not run. The screen after the
+ *   step follows the results when no result carried it.
  * - Prompt caching: breakpoints on the system prompt and on the newest three user turns. What
  *   changes at every step (the memory notes and the loop's feedback) goes after the newest
  *   breakpoint, in the newest turn only, so the prefix of one request is the prefix of the next
@@ -22,9 +28,11 @@ import {
   type BetaToolResultBlockParam,
   type MessageCreateParamsBase,
 } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import { computerToolOf } from '../../../shared/computer-tool';
+import { type AnthropicComputerTool, type ComputerToolChoice } from '../../../shared/model-families';
 import { type AnthropicSettings } from '../../../shared/settings';
 import { type ActionReport, type CapturedAfter, type ModelImage, type PredictInput, type StepRecord } from '../types';
-import { ANTHROPIC_BETA, ANTHROPIC_COMPUTER_TOOL, computerTool, mnemoTools, parseAnthropicMessage, toolVersionFor, type AnthropicCall } from './anthropic';
+import { ANTHROPIC_BETA, ANTHROPIC_COMPUTER_TOOLSET, ANTHROPIC_TOOLSET_TYPE, computerToolEntry, isComputerCall, mnemoTools, parseAnthropicMessage, type AnthropicCall } from './anthropic';
 import { isRecord } from './common';
 
 /** The output token limit when the settings give none (with thinking, the budget comes on top). */
@@ -32,9 +40,17 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 export interface AnthropicRequestSettings {
   model: string;
+  /** Where the model is served: Bedrock and Foundry take the older tool under `auto`. */
+  baseUrl?: string | undefined;
+  computerTool?: ComputerToolChoice | undefined;
   maxOutputTokens?: number | undefined;
   temperature?: number | undefined;
   anthropic?: AnthropicSettings | undefined;
+}
+
+/** The computer tool a request carries: the setting, the older tool pinned by `anthropic.toolVersion`, or the model's own. */
+export function anthropicToolOf(settings: AnthropicRequestSettings): AnthropicComputerTool {
+  return computerToolOf({ family: 'anthropic', ...settings }) as AnthropicComputerTool;
 }
 
 const EPHEMERAL = { type: 'ephemeral' as const };
@@ -51,7 +67,7 @@ export type AnthropicRequest = Omit<MessageCreateParamsBase, 'stream'>;
 
 /** The whole request of one step. */
 export function buildAnthropicRequest(input: PredictInput, settings: AnthropicRequestSettings): AnthropicRequest {
-  const version = settings.anthropic?.toolVersion ?? toolVersionFor(settings.model);
+  const tool = anthropicToolOf(settings);
   const thinking = settings.anthropic?.thinking;
   const display = { width: input.observation.width, height: input.observation.height };
   return {
@@ -59,9 +75,10 @@ export function buildAnthropicRequest(input: PredictInput, settings: AnthropicRe
     // With thinking the limit covers the thinking too: the budget comes on top of the answer's.
     max_tokens: (settings.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS) + (thinking?.budgetTokens ?? 0),
     system: [{ type: 'text' as const, text: ANTHROPIC_SYSTEM_PROMPT, cache_control: EPHEMERAL }],
-    tools: [computerTool(version, display, settings.anthropic?.zoom ?? true), ...mnemoTools(input.workflows === true)],
+    tools: [computerToolEntry(tool, display, settings.anthropic?.zoom ?? true), ...mnemoTools(input.workflows === true)],
     messages: buildAnthropicMessages(input),
-    betas: [ANTHROPIC_BETA[version]],
+    // The toolset is generally available: no beta header (an empty list would still send one).
+    ...(tool === ANTHROPIC_TOOLSET_TYPE ? {} : { betas: [ANTHROPIC_BETA[tool]] }),
     // Thinking takes no temperature of ours (the API refuses one).
     ...(thinking ? { thinking: { type: 'enabled' as const, budget_tokens: thinking.budgetTokens } } : settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
   };
@@ -115,40 +132,96 @@ function answerStep(turns: Turns, step: StepRecord, after: BetaContentBlockParam
   }
   const results: BetaContentBlockParam[] = [];
   let screenShown = false;
+  const inputs = toolInputsOf(content);
   parsed.calls.forEach((call, index) => {
     const last = index === parsed.calls.length - 1;
-    const outcome = callResult(call, step, last ? after : null);
+    const outcome = callResult(call, step, last ? after : null, inputs.get(call.id));
     results.push(outcome.block);
     screenShown ||= outcome.usedAfter;
   });
   turns.user([...results, ...(screenShown ? [] : [text('The screen now:'), ...after])]);
 }
 
+/** Why a call of the step was not run: the batch stopped before it, an earlier action failed, or the step ended. */
+function notRunReason(call: AnthropicCall, step: StepRecord): string {
+  const reports = step.reports ?? [];
+  if (step.notRun !== undefined && call.firstAction + call.actionCount > step.notRun.from) return step.notRun.reason;
+  return reports.some((report) => !report.ok) ? 'an earlier action of this reply failed' : step.results.trim() || 'the step ended before it';
+}
+
 /** One call's tool_result, and whether it carries the screen after the step. */
-function callResult(call: AnthropicCall, step: StepRecord, after: BetaContentBlockParam[] | null): { block: BetaToolResultBlockParam; usedAfter: boolean } {
+function callResult(call: AnthropicCall, step: StepRecord, after: BetaContentBlockParam[] | null, input: unknown): { block: BetaToolResultBlockParam; usedAfter: boolean } {
+  const answer = answerTo(call);
   const reports = step.reports ?? [];
   const own = reports.slice(call.firstAction, call.firstAction + call.actionCount);
   const failed = own.find((report): report is Extract<ActionReport, { ok: false }> => !report.ok);
-  if (failed) return { block: errorResult(call.id, failed.error), usedAfter: false };
+  if (failed) return { block: answer.error(failed.error), usedAfter: false };
   if (own.length < call.actionCount) {
-    const why = reports.some((report) => !report.ok) ? 'an earlier action of this reply failed' : step.results.trim() || 'the step ended before it';
-    return { block: errorResult(call.id, `not run: ${why}`), usedAfter: false };
+    const why = notRunReason(call, step);
+    return { block: answer.error(call.toolset !== undefined ? `Not executed: ${why}` : `not run: ${why}`), usedAfter: false };
   }
   const details = own.flatMap((report) => (report.ok && report.detail ? [report.detail] : []));
   const words = details.length > 0 ? details.join('; ') : 'done';
-  if (call.name !== ANTHROPIC_COMPUTER_TOOL) return { block: result(call.id, [text(words)]), usedAfter: false };
+  if (!isComputerCall(call)) return { block: answer.ok([text(words)]), usedAfter: false };
+  // The toolset answers its pure actions in words, as its SDK does; the older tool with "done" and a screenshot.
+  const said = call.toolset !== undefined ? acknowledgement(call.action ?? '', input, details) : words;
   const capture = step.captures?.find((candidate) => candidate.afterAction === call.firstAction + call.actionCount - 1);
   if (capture?.kind === 'pointer') {
-    if (!capture.pointer) return { block: errorResult(call.id, `the pointer position could not be read${capture.error ? `: ${capture.error}` : ''}`), usedAfter: false };
-    return { block: result(call.id, [text(`X=${capture.pointer.x},Y=${capture.pointer.y}`)]), usedAfter: false };
+    if (!capture.pointer) return { block: answer.error(`the pointer position could not be read${capture.error ? `: ${capture.error}` : ''}`), usedAfter: false };
+    return { block: answer.ok([text(`X=${capture.pointer.x},Y=${capture.pointer.y}`)]), usedAfter: false };
   }
   if (capture) {
-    if (capture.error !== undefined && !capture.image) return { block: errorResult(call.id, `${words}, but the screenshot failed: ${capture.error}`), usedAfter: false };
-    return { block: result(call.id, [text(words), ...capturedImage(capture)]), usedAfter: false };
+    if (capture.error !== undefined && !capture.image) return { block: answer.error(`${said}, but the screenshot failed: ${capture.error}`), usedAfter: false };
+    return { block: answer.ok(call.toolset !== undefined ? capturedImage(capture) : [text(said), ...capturedImage(capture)]), usedAfter: false };
   }
-  if (after !== null) return { block: result(call.id, [text(words), ...after]), usedAfter: true };
-  return { block: result(call.id, [text(words)]), usedAfter: false };
+  // The screen after the step: in the last older-tool call's result, and a toolset screenshot's.
+  const showsScreen = call.toolset === undefined || call.action === 'screenshot';
+  if (after !== null && showsScreen) return { block: answer.ok(call.toolset !== undefined ? after : [text(said), ...after]), usedAfter: true };
+  return { block: answer.ok([text(said)]), usedAfter: false };
 }
+
+/** The answers to one call: a result, or an error, carrying `toolset_name` when the call was a toolset member's. */
+function answerTo(call: AnthropicCall) {
+  const toolset = call.toolset !== undefined ? { toolset_name: ANTHROPIC_COMPUTER_TOOLSET } : {};
+  return {
+    ok: (content: BetaContentBlockParam[]): BetaToolResultBlockParam => ({ ...result(call.id, content), ...toolset }),
+    error: (reason: string): BetaToolResultBlockParam => ({ ...errorResult(call.id, reason), ...toolset }),
+  };
+}
+
+/** The inputs of a reply's tool calls, by id. */
+function toolInputsOf(content: readonly BetaContentBlockParam[]): Map<string, unknown> {
+  const inputs = new Map<string, unknown>();
+  for (const block of content) if (block.type === 'tool_use') inputs.set(block.id, block.input);
+  return inputs;
+}
+
+/**
+ * What a toolset member did, in a line: the kind of acknowledgement its SDK gives ("Clicked.",
+ * "Typed.", "Pressed ctrl+s."), then what the operator said of it, when it said something.
+ */
+function acknowledgement(member: string, input: unknown, details: readonly string[]): string {
+  const field = (name: string) => (isRecord(input) && (typeof input[name] === 'string' || typeof input[name] === 'number') ? String(input[name]) : '');
+  const line = MEMBER_ACKNOWLEDGEMENTS[member]?.(field) ?? 'Done.';
+  return details.length > 0 ? `${line} ${details.join('; ')}` : line;
+}
+
+const MEMBER_ACKNOWLEDGEMENTS: Record<string, (field: (name: string) => string) => string> = {
+  key: (field) => `Pressed ${field('text')}.`,
+  hold_key: (field) => `Held ${field('text')} for ${field('duration')}s.`,
+  type: () => 'Typed.',
+  mouse_move: () => 'Moved the mouse.',
+  left_mouse_down: () => 'Left mouse button pressed.',
+  left_mouse_up: () => 'Left mouse button released.',
+  left_click: () => 'Clicked.',
+  left_click_drag: () => 'Dragged.',
+  right_click: () => 'Right-clicked.',
+  middle_click: () => 'Middle-clicked.',
+  double_click: () => 'Double-clicked.',
+  triple_click: () => 'Triple-clicked.',
+  scroll: (field) => `Scrolled ${field('scroll_direction')}.`,
+  wait: (field) => `Waited ${field('duration') || '1'}s.`,
+};
 
 function capturedImage(capture: CapturedAfter): BetaContentBlockParam[] {
   if (capture.image) return [image(capture.image)];

@@ -4,7 +4,14 @@
  * (content blocks → wire-format actions) and the mapping of each computer action. The request
  * builder and the client are in ../anthropic-request.ts and ../anthropic-model.ts.
  *
- * Facts from Anthropic's documentation (platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool):
+ * Facts from Anthropic's documentation (platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool)
+ * and the SDK's types (`BetaComputerToolset20260801`, one input type per member):
+ * - `computer_toolset_20260801` (GA, no beta header): one `{"type": "computer_toolset_20260801"}`
+ *   entry in `tools` (no name, no display size; `configs` turns members off) gives the model 17
+ *   member tools. Its calls are `tool_use` blocks named by the member (`left_click`, `zoom`, ...)
+ *   carrying `"toolset_name": "computer"`, often several in one turn; each member's input is the
+ *   older tool's input without `action`. Coordinates are pixels of the screenshots sent. Every
+ *   answer to a member call carries `toolset_name` too (the API refuses a mismatch).
  * - `computer_20251124` (beta header `computer-use-2025-11-24`) for Claude Opus 4.5 and later Opus,
  *   Sonnet 4.6 and later; it adds `zoom` (`enable_zoom: true`, `region: [x1, y1, x2, y2]`).
  *   `computer_20250124` (`computer-use-2025-01-24`) for Sonnet 4.5, Haiku 4.5, Opus 4.1, Sonnet 4,
@@ -18,11 +25,15 @@
  *
  * Each `tool_use` maps to one or more actions (a call). The protocol answers every call with its
  * `tool_result`, so the parser asks the loop for what the result needs (`CaptureRequest`): the
- * screen after a call that is not the reply's last (the last one's screen is the next step's
- * screenshot), the region of a zoom, the pointer for cursor_position.
+ * region of a zoom, the pointer for cursor_position, and the screen after a call that is not the
+ * reply's last (the last one's screen is the next step's screenshot): after every older-tool call
+ * (its results are screenshots by convention), after a toolset `screenshot` only (the toolset's
+ * other members answer in words).
  */
 import { type BetaTool, type BetaToolComputerUse20250124, type BetaToolComputerUse20251124 } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { type Action, type ActionInput, type MouseButton, type Point, type ScrollDirection } from '../../../shared/actions';
+import { claudeAtLeast, claudeNameOf, legacyClaudeToolFor } from '../../../shared/computer-tool';
+import { type AnthropicComputerTool } from '../../../shared/model-families';
 import { type ANTHROPIC_TOOL_VERSIONS } from '../../../shared/settings';
 import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty, parseJsonReply } from './common';
 import { mnemoFunctionTools } from './openai-cua';
@@ -37,14 +48,44 @@ export const ANTHROPIC_BETA: Readonly<Record<AnthropicToolVersion, string>> = {
 };
 
 export const ANTHROPIC_COMPUTER_TOOL = 'computer' as const;
+/** The `toolset_name` of every call to the computer toolset, and of every answer to one. */
+export const ANTHROPIC_COMPUTER_TOOLSET = 'computer' as const;
+export const ANTHROPIC_TOOLSET_TYPE = 'computer_toolset_20260801' as const;
+
+/** The toolset's members, as the SDK lists them (`BetaComputerMemberName`). */
+export const ANTHROPIC_TOOLSET_MEMBERS = [
+  'key',
+  'hold_key',
+  'type',
+  'cursor_position',
+  'mouse_move',
+  'left_mouse_down',
+  'left_mouse_up',
+  'left_click',
+  'left_click_drag',
+  'right_click',
+  'middle_click',
+  'double_click',
+  'triple_click',
+  'scroll',
+  'wait',
+  'screenshot',
+  'zoom',
+] as const;
+export type AnthropicToolsetMember = (typeof ANTHROPIC_TOOLSET_MEMBERS)[number];
 
 /** One `tool_use` of a reply and the actions it became. */
 export interface AnthropicCall {
   id: string;
-  /** The tool: `computer`, or one of Mnemo's (`ask_user`, `save_fact`, `query_long_term_memory`, `run_workflow`). */
+  /**
+   * The tool: `computer` (the older tool), a toolset member (`left_click`, `zoom`, ...), or one of
+   * Mnemo's (`ask_user`, `save_fact`, `query_long_term_memory`, `run_workflow`).
+   */
   name: string;
-  /** The computer action (`left_click`, `zoom`, ...), for the computer tool. */
+  /** The computer action (`left_click`, `zoom`, ...): the older tool's `action`, or the toolset member. */
   action: string | null;
+  /** `computer` for a call to the computer toolset: its answer must say so too. */
+  toolset?: typeof ANTHROPIC_COMPUTER_TOOLSET;
   firstAction: number;
   actionCount: number;
 }
@@ -63,45 +104,25 @@ export type AnthropicParse = ReplyParse<AnthropicExtras>;
 export interface AnthropicOptions {
   /** The display declared in the computer tool (the image sent): coordinates are checked to lie within it. */
   readonly image?: ImageSize;
+  /**
+   * The tool the reply must have been written for (`mnemo parse --computer-tool`): a call of the
+   * other shape is refused. Absent: both shapes are read, as a run reads them.
+   */
+  readonly tool?: AnthropicComputerTool | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Model names: tool version and image limits
 
-interface ClaudeName {
-  tier: 'opus' | 'sonnet' | 'haiku';
-  major: number;
-  minor: number;
-}
+export { claudeNameOf };
 
 /**
- * The generation of a Claude model from its name, with any provider prefix or date suffix:
- * `claude-opus-4-5-20251101`, `anthropic/claude-sonnet-4.6`, `anthropic.claude-haiku-4-5-…-v1:0`,
- * `claude-3-7-sonnet-latest`. Null for a name that is not Claude's.
- */
-export function claudeNameOf(model: string): ClaudeName | null {
-  const name = model.toLowerCase();
-  // A minor version is one or two digits, never the date that may follow.
-  const modern = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?/.exec(name);
-  if (modern) return { tier: modern[1] as ClaudeName['tier'], major: Number(modern[2]), minor: Number(modern[3] ?? 0) };
-  const legacy = /claude-(\d+)(?:[-.](\d{1,2})(?!\d))?-(opus|sonnet|haiku)/.exec(name);
-  if (legacy) return { tier: legacy[3] as ClaudeName['tier'], major: Number(legacy[1]), minor: Number(legacy[2] ?? 0) };
-  return null;
-}
-
-const atLeast = (name: ClaudeName, major: number, minor: number) => name.major > major || (name.major === major && name.minor >= minor);
-
-/**
- * The computer tool version for a model (the documentation's model lists): computer_20251124 for
- * Opus 4.5 and later, Sonnet 4.6 and later and any later generation; computer_20250124 for the
- * Claude models before; the newest for a name that is not Claude's (a proxy's alias), which
- * `model.anthropic.toolVersion` can override.
+ * The older single tool for a model (computer_20251124 for Opus 4.5 and later, Sonnet 4.6 and
+ * later and any later generation, computer_20250124 before; the newer for a name that is not
+ * Claude's): what is sent where the toolset is not (`computerTool`, Bedrock and Foundry).
  */
 export function toolVersionFor(model: string): AnthropicToolVersion {
-  const name = claudeNameOf(model);
-  if (name === null) return 'computer_20251124';
-  const newest = name.major >= 5 || (name.tier === 'opus' && atLeast(name, 4, 5)) || (name.tier === 'sonnet' && atLeast(name, 4, 6));
-  return newest ? 'computer_20251124' : 'computer_20250124';
+  return legacyClaudeToolFor(model);
 }
 
 /** The largest image a model is sent, as the capture's limits (a long edge ≤ L is both sides ≤ L). */
@@ -123,7 +144,7 @@ export interface AnthropicImageLimits {
  */
 export function imageLimitsFor(model: string): AnthropicImageLimits {
   const name = claudeNameOf(model);
-  const large = name !== null && (name.major >= 5 || (name.tier === 'opus' && atLeast(name, 4, 7)));
+  const large = name !== null && (name.major >= 5 || (name.tier === 'opus' && claudeAtLeast(name, 4, 7)));
   return large ? { maxWidth: 2576, maxHeight: 2576, maxPixels: 3_750_000 } : { maxWidth: 1568, maxHeight: 1568, maxPixels: 1_150_000 };
 }
 
@@ -134,6 +155,19 @@ export function imageLimitsFor(model: string): AnthropicImageLimits {
 export function computerTool(version: AnthropicToolVersion, display: ImageSize, zoom: boolean): BetaToolComputerUse20250124 | BetaToolComputerUse20251124 {
   const size = { name: ANTHROPIC_COMPUTER_TOOL, display_width_px: display.width, display_height_px: display.height };
   return version === 'computer_20251124' ? { type: version, ...size, ...(zoom ? { enable_zoom: true } : {}) } : { type: version, ...size };
+}
+
+/**
+ * The computer toolset's `tools` entry: every member on (Mnemo serves all 17), zoom off when the
+ * settings say so. No name, no display: coordinates are pixels of the screenshots sent.
+ */
+export function computerToolset(zoom: boolean): { type: typeof ANTHROPIC_TOOLSET_TYPE; configs?: { zoom: { enabled: false } } } {
+  return zoom ? { type: ANTHROPIC_TOOLSET_TYPE } : { type: ANTHROPIC_TOOLSET_TYPE, configs: { zoom: { enabled: false } } };
+}
+
+/** The tool entry of a computer tool choice: the toolset, or the older tool with its display. */
+export function computerToolEntry(tool: AnthropicComputerTool, display: ImageSize, zoom: boolean) {
+  return tool === ANTHROPIC_TOOLSET_TYPE ? computerToolset(zoom) : computerTool(tool, display, zoom);
 }
 
 /** Mnemo's own tools beside the computer: ask the user, save a fact, query the long-term memory; run a saved workflow where workflows are offered. */
@@ -183,9 +217,11 @@ export function parseAnthropicMessage(value: unknown, options: AnthropicOptions 
     } else if (block.type === 'tool_use') {
       const name = typeof block.name === 'string' ? block.name : '';
       const id = typeof block.id === 'string' ? block.id : '';
-      const mapped = mapToolUse(name, block.input);
+      const mapped = mapToolUse(name, block.input, block.toolset_name);
       if (!mapped.ok) return mapped;
-      calls.push({ id, name, action: mapped.action, firstAction: actions.length, actionCount: mapped.actions.length });
+      const misfit = toolMisfit(name, mapped.toolset !== undefined, options.tool);
+      if (misfit !== null) return failure(misfit);
+      calls.push({ id, name, action: mapped.action, ...(mapped.toolset ? { toolset: mapped.toolset } : {}), firstAction: actions.length, actionCount: mapped.actions.length });
       actions.push(...mapped.actions);
     }
     // redacted_thinking and other blocks carry no action; they go back to the API as they came.
@@ -207,20 +243,26 @@ export function parseAnthropicMessage(value: unknown, options: AnthropicOptions 
   return { ok: true, thought, actions, messageId, stopReason, calls, captures: capturesFor(calls, blocks), refusal: null };
 }
 
+/** Whether a call is to the computer (the older tool, or a member of the toolset). */
+export function isComputerCall(call: AnthropicCall): boolean {
+  return call.name === ANTHROPIC_COMPUTER_TOOL || call.toolset === ANTHROPIC_COMPUTER_TOOLSET;
+}
+
 /**
  * What the loop must capture for the calls' results: the region of a zoom and the pointer of a
- * cursor_position wherever they are, and the screen after every other computer call but the last
- * (whose screen is the next step's screenshot).
+ * cursor_position wherever they are, and the screen after the other computer calls but the last
+ * (whose screen is the next step's screenshot): every older-tool call (its results are
+ * screenshots), a toolset `screenshot` only (the toolset's other members answer in words).
  */
 function capturesFor(calls: readonly AnthropicCall[], blocks: readonly unknown[]): CaptureRequest[] {
   const captures: CaptureRequest[] = [];
   const inputs = toolInputs(blocks);
   calls.forEach((call, index) => {
     const afterAction = call.firstAction + call.actionCount - 1;
-    if (call.name !== ANTHROPIC_COMPUTER_TOOL) return;
+    if (!isComputerCall(call)) return;
     if (call.action === 'zoom') captures.push({ afterAction, kind: 'region', region: zoomRegion(inputs.get(call.id)) as ImageRect });
     else if (call.action === 'cursor_position') captures.push({ afterAction, kind: 'pointer' });
-    else if (index < calls.length - 1) captures.push({ afterAction, kind: 'screen' });
+    else if (index < calls.length - 1 && (call.toolset === undefined || call.action === 'screenshot')) captures.push({ afterAction, kind: 'screen' });
   });
   return captures;
 }
@@ -256,13 +298,40 @@ function zoomRegion(input: unknown): ImageRect | string {
   return { x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
 }
 
-type Mapped = { ok: true; action: string | null; actions: Action[] } | ParseFailure;
+type Mapped = { ok: true; action: string | null; actions: Action[]; toolset?: typeof ANTHROPIC_COMPUTER_TOOLSET } | ParseFailure;
 
-function mapToolUse(name: string, input: unknown): Mapped {
+const TOOLSET_MEMBERS = new Set<string>(ANTHROPIC_TOOLSET_MEMBERS);
+
+/** Why a computer call does not fit the tool the reply must have been written for, or null. */
+function toolMisfit(name: string, toolsetCall: boolean, tool: AnthropicComputerTool | undefined): string | null {
+  if (tool === undefined || MNEMO_TOOLS.has(name)) return null;
+  if (tool === ANTHROPIC_TOOLSET_TYPE && !toolsetCall) return `"${name}" is a call of the older computer tool; ${tool} calls are its members (left_click, type, ...) with toolset_name "computer"`;
+  if (tool !== ANTHROPIC_TOOLSET_TYPE && toolsetCall) return `"${name}" is a computer toolset member call; ${tool} calls are "computer" with an action`;
+  return null;
+}
+
+/**
+ * One `tool_use` as actions: a toolset member (named by `toolset_name: "computer"`, or by a member
+ * name alone, as transcripts that dropped the field write it), the older tool's `action`, or one
+ * of Mnemo's own tools.
+ */
+function mapToolUse(name: string, input: unknown, toolsetName: unknown): Mapped {
+  if (toolsetName !== undefined && toolsetName !== null) {
+    if (toolsetName !== ANTHROPIC_COMPUTER_TOOLSET) return failure(`unknown toolset "${String(toolsetName)}" (Mnemo offers the computer toolset)`);
+    return mapToolsetMember(name, input);
+  }
   if (name === ANTHROPIC_COMPUTER_TOOL) return mapComputerAction(input);
+  if (TOOLSET_MEMBERS.has(name)) return mapToolsetMember(name, input);
   if (!MNEMO_TOOLS.has(name)) return failure(`unknown tool "${name}"`);
   const built = buildAction({ ...(isRecord(input) ? input : {}), type: name });
   return built.ok ? { ok: true, action: null, actions: [built.action] } : built;
+}
+
+/** A toolset member's input is the older tool's input without `action`: the member names it. */
+function mapToolsetMember(name: string, input: unknown): Mapped {
+  if (!TOOLSET_MEMBERS.has(name)) return failure(`unknown computer toolset member "${name}"`);
+  const mapped = mapComputerAction({ ...(isRecord(input) ? input : {}), action: name });
+  return mapped.ok ? { ...mapped, toolset: ANTHROPIC_COMPUTER_TOOLSET } : mapped;
 }
 
 const CLICKS: Record<string, { type: 'click' | 'double_click' | 'triple_click'; button: MouseButton; count: number }> = {
@@ -277,6 +346,8 @@ const SCROLL_DIRECTIONS = new Set<ScrollDirection>(['up', 'down', 'left', 'right
 
 /** Longest hold_key or wait accepted, in seconds (the reference implementation's bound). */
 export const ANTHROPIC_MAX_DURATION_S = 100;
+/** Most presses one `key` call may repeat (the toolset's `repeat`): enough to walk a list, not to hang a run. */
+export const ANTHROPIC_MAX_KEY_REPEAT = 100;
 
 /** The computer tool's input as wire-format actions. */
 export function mapComputerAction(input: unknown): Mapped {
@@ -344,8 +415,12 @@ export function mapComputerAction(input: unknown): Mapped {
     }
     case 'key': {
       if (typeof input.text !== 'string' || input.text.trim() === '') return failure('key without text (the key or combination, e.g. "ctrl+s")');
+      const repeat = input.repeat ?? 1;
+      if (typeof repeat !== 'number' || !Number.isInteger(repeat) || repeat < 1 || repeat > ANTHROPIC_MAX_KEY_REPEAT) {
+        return failure(`key: repeat must be a whole number from 1 to ${ANTHROPIC_MAX_KEY_REPEAT} (got ${JSON.stringify(repeat)})`);
+      }
       const chords = input.text.trim().split(/\s+/).map(keysOf);
-      return built(chords.map((keys) => ({ type: 'hotkey', keys })));
+      return built(Array.from({ length: repeat }, () => chords.map((keys): ActionInput => ({ type: 'hotkey', keys }))).flat());
     }
     case 'hold_key': {
       if (typeof input.text !== 'string' || input.text.trim() === '') return failure('hold_key without text (the key to hold)');

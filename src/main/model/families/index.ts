@@ -2,6 +2,7 @@
  * The model families: one module each, whose parser is a pure function of the reply text.
  */
 import { parseAnthropicReply } from './anthropic';
+import { type AnthropicComputerTool, type ComputerToolChoice, type OpenAiComputerTool } from '../../../shared/model-families';
 import { type ModelCoordinates } from './coordinates';
 import { parseGeminiReply } from './gemini';
 import { parseOpenAiCuaReply } from './openai-cua';
@@ -20,7 +21,9 @@ export {
 } from './common';
 export {
   COMPUTER_TOOL_NAME,
+  ZOOM_TOOL_NAME,
   computerToolDefinition,
+  zoomToolDefinition,
   parseToolsMessage,
   parseToolsReply,
   parseToolsText,
@@ -53,6 +56,8 @@ export {
   CUA_WAIT_MS,
   computerCallOutput,
   computerUsePreviewTool,
+  cuaToolEntry,
+  COMPUTER_TOOL,
   memoryFunctionTools,
   mnemoFunctionTools,
   workflowFunctionTool,
@@ -97,9 +102,16 @@ export {
 export {
   ANTHROPIC_BETA,
   ANTHROPIC_COMPUTER_TOOL,
+  ANTHROPIC_COMPUTER_TOOLSET,
   ANTHROPIC_MAX_DURATION_S,
+  ANTHROPIC_MAX_KEY_REPEAT,
+  ANTHROPIC_TOOLSET_MEMBERS,
+  ANTHROPIC_TOOLSET_TYPE,
   claudeNameOf,
   computerTool,
+  computerToolEntry,
+  computerToolset,
+  isComputerCall,
   imageLimitsFor,
   mapComputerAction,
   mnemoTools,
@@ -112,6 +124,7 @@ export {
   type AnthropicOptions,
   type AnthropicParse,
   type AnthropicToolVersion,
+  type AnthropicToolsetMember,
 } from './anthropic';
 
 export {
@@ -156,6 +169,8 @@ export interface ParseReplyOptions {
    * values refused (the grounding check reads answers this way to find their space).
    */
   readonly raw?: boolean;
+  /** `anthropic`, `openai-cua`: the vendor tool the reply must have been written for (absent or auto: either). */
+  readonly computerTool?: ComputerToolChoice | undefined;
 }
 
 /**
@@ -166,6 +181,8 @@ export interface ParseReplyOptions {
 export function defaultUiTarsVersion(image: ImageSize | undefined): UiTarsVersion {
   return image ? '1.5' : '1.0';
 }
+
+const chosenTool = (choice: ComputerToolChoice | undefined) => (choice === undefined || choice === 'auto' ? undefined : choice);
 
 /** Parse one raw reply of the given family. Never throws for a bad reply. */
 export function parseReply(family: ModelFamily, text: string, options: ParseReplyOptions = {}): ReplyParse {
@@ -182,9 +199,9 @@ export function parseReply(family: ModelFamily, text: string, options: ParseRepl
         coordinates,
       });
     case 'openai-cua':
-      return parseOpenAiCuaReply(text, { image });
+      return parseOpenAiCuaReply(text, { image, tool: chosenTool(options.computerTool) as OpenAiComputerTool | undefined });
     case 'anthropic':
-      return parseAnthropicReply(text, { image });
+      return parseAnthropicReply(text, { image, tool: chosenTool(options.computerTool) as AnthropicComputerTool | undefined });
     case 'gemini':
       return parseGeminiReply(text, { image });
     case 'pyautogui':

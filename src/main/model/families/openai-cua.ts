@@ -1,8 +1,11 @@
 /**
  * OpenAI computer use over the Responses API.
  *
- * The request carries the `computer_use_preview` tool with the display size; the response's
- * `output` holds `reasoning`, `message` and `computer_call` items. Each computer call is answered
+ * Two tools (`model.computerTool`): the GA `{"type": "computer"}` (GPT-5.4 and later; no display
+ * size: coordinates are pixels of the screenshots sent) and the older `computer_use_preview` with
+ * the display size. The response's `output` holds `reasoning`, `message` and `computer_call`
+ * items; a GA call carries `actions`, a batch run in order, where a preview call carries one
+ * `action` (both are read, whichever tool was sent). Each computer call is answered
  * in the next request (with `previous_response_id`) by a `computer_call_output` carrying the new
  * screenshot, and by acknowledging its `pending_safety_checks`, which the user must accept first:
  * the parsed action then has `confirm: true`, so the loop asks through the ask-user path before it
@@ -10,10 +13,13 @@
  *
  * Mapping into the wire format: click (button wheel → middle; back/forward are refused), double
  * click, drag along its path, keypress → hotkey, move → mouse_move, scroll (the axis of the larger
- * movement; pixels → notches, see `CUA_SCROLL_PIXELS_PER_NOTCH`), type, wait, screenshot. A response
- * with a message and no computer call ends the turn: it becomes `finished` with the message as summary.
+ * movement; pixels → notches, see `CUA_SCROLL_PIXELS_PER_NOTCH`), type, wait, screenshot. `keys`
+ * on a click, double click, scroll or drag are held while it happens (`modifiers`); on a move,
+ * pressed around it. A response with a message and no computer call ends the turn: it becomes
+ * `finished` with the message as summary.
  */
 import { type Action, type ActionInput, type MouseButton, type ScrollDirection } from '../../../shared/actions';
+import { type OpenAiComputerTool } from '../../../shared/model-families';
 import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty, parseJsonReply } from './common';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
@@ -36,8 +42,10 @@ export interface CuaCall {
   kind?: 'computer' | 'function';
   /** To answer with a `computer_call_output` (or `function_call_output`). */
   callId: string;
-  /** Index of the call's action in `actions`. */
+  /** Index of the call's (first) action in `actions`. */
   actionIndex: number;
+  /** How many actions the call became, when not one: a GA call's batch of `actions`, keys pressed around a move. */
+  actionCount?: number;
   /** To acknowledge (after the user accepts) in the `computer_call_output`. */
   pendingSafetyChecks: SafetyCheck[];
 }
@@ -55,9 +63,22 @@ export type CuaParse = ReplyParse<CuaExtras>;
 export interface CuaOptions {
   /** The display size declared in the tool: coordinates are checked to lie within it. */
   readonly image?: ImageSize;
+  /**
+   * The tool the reply must have been written for (`mnemo parse --computer-tool`): a call of the
+   * other shape (`actions` for the GA tool, `action` for the preview) is refused. Absent: both are read.
+   */
+  readonly tool?: OpenAiComputerTool | undefined;
 }
 
-/** The tool to send in every request. */
+/** The GA computer tool: no display size, no environment; coordinates are pixels of the screenshots sent. */
+export const COMPUTER_TOOL = { type: 'computer' as const };
+
+/** The tool a request carries for a computer tool choice. */
+export function cuaToolEntry(tool: OpenAiComputerTool, display: ImageSize, environment: CuaEnvironment) {
+  return tool === 'computer' ? COMPUTER_TOOL : computerUsePreviewTool(display, environment);
+}
+
+/** The preview tool, with the display the model's coordinates are pixels of. */
 export function computerUsePreviewTool(display: ImageSize, environment: CuaEnvironment = 'linux') {
   return {
     type: 'computer_use_preview' as const,
@@ -176,15 +197,21 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
         }
         break;
       case 'computer_call': {
+        if (options.tool === 'computer_use_preview' && Array.isArray(item.actions)) return failure('a computer_call with actions is the GA computer tool\'s; computer_use_preview calls carry one action');
+        if (options.tool === 'computer' && !Array.isArray(item.actions)) return failure('a computer_call with one action is the computer_use_preview tool\'s; computer calls carry actions');
         const checks = safetyChecksOf(item.pending_safety_checks);
-        const mapped = mapComputerAction(item.action);
+        const mapped = mapComputerCall(item);
         if (!mapped.ok) return mapped;
-        const withConfirm = checks.length > 0 ? { ...mapped.action, confirm: true } : mapped.action;
-        const built = buildAction(withConfirm);
-        if (!built.ok) return built;
+        const built: Action[] = [];
+        for (const [index, raw] of mapped.actions.entries()) {
+          // The user's yes, asked once before the call's first action, covers the call.
+          const one = buildAction(checks.length > 0 && index === 0 ? { ...raw, confirm: true } : raw);
+          if (!one.ok) return mapped.batch ? failure(`action ${index + 1} of the batch: ${one.reason}`) : one;
+          built.push(one.action);
+        }
         const callId = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
-        calls.push({ callId, actionIndex: actions.length, pendingSafetyChecks: checks });
-        actions.push(built.action);
+        calls.push({ callId, actionIndex: actions.length, ...(built.length !== 1 ? { actionCount: built.length } : {}), pendingSafetyChecks: checks });
+        actions.push(...built);
         break;
       }
       case 'function_call': {
@@ -239,9 +266,39 @@ function safetyChecksOf(value: unknown): SafetyCheck[] {
   }));
 }
 
-type Mapped = { ok: true; action: ActionInput } | ParseFailure;
+type Mapped = { ok: true; actions: ActionInput[] } | ParseFailure;
+type MappedCall = { ok: true; actions: ActionInput[]; batch: boolean } | ParseFailure;
 
 const BUTTONS: Record<string, MouseButton> = { left: 'left', right: 'right', wheel: 'middle', middle: 'middle' };
+
+/**
+ * A computer call's actions: the GA tool's `actions` batch in order (an empty batch is a look at
+ * the screen: the call is answered with a screenshot all the same), or the preview tool's `action`.
+ */
+function mapComputerCall(item: Record<string, unknown>): MappedCall {
+  if (Array.isArray(item.actions)) {
+    if (item.actions.length === 0) return { ok: true, actions: [{ type: 'screenshot' }], batch: true };
+    const actions: ActionInput[] = [];
+    for (const [index, raw] of (item.actions as unknown[]).entries()) {
+      const mapped = mapComputerAction(raw);
+      if (!mapped.ok) return failure(`action ${index + 1} of the batch: ${mapped.reason}`);
+      actions.push(...mapped.actions);
+    }
+    return { ok: true, actions, batch: true };
+  }
+  if (item.action === undefined || item.action === null) return failure('computer_call without an action');
+  const mapped = mapComputerAction(item.action);
+  return mapped.ok ? { ...mapped, batch: false } : mapped;
+}
+
+const one = (action: ActionInput): Mapped => ({ ok: true, actions: [action] });
+
+/** The keys a call holds while it happens (`keys`), as the wire format's `modifiers`. */
+function keysHeld(raw: Record<string, unknown>): { modifiers?: string[] } | ParseFailure {
+  if (raw.keys === undefined || raw.keys === null) return {};
+  if (!Array.isArray(raw.keys) || !raw.keys.every((key) => typeof key === 'string')) return failure(`keys must be a list of key names, got ${JSON.stringify(raw.keys)}`);
+  return raw.keys.length > 0 ? { modifiers: raw.keys as string[] } : {};
+}
 
 function mapComputerAction(raw: unknown): Mapped {
   if (!isRecord(raw)) return failure('computer_call without an action');
@@ -249,6 +306,8 @@ function mapComputerAction(raw: unknown): Mapped {
   if (typeof type !== 'string') return failure('computer_call action has no "type"');
   const hasPoint = raw.x !== undefined && raw.x !== null && raw.y !== undefined && raw.y !== null;
   const point = { x: raw.x, y: raw.y } as { x: number; y: number };
+  const held = keysHeld(raw);
+  if ('ok' in held) return held;
   switch (type) {
     case 'click': {
       if (!hasPoint) return failure('click without a point');
@@ -258,22 +317,24 @@ function mapComputerAction(raw: unknown): Mapped {
         if (name === 'back' || name === 'forward') return failure(`click with button "${name}" is not supported`);
         return failure(`click with unknown button "${name}"`);
       }
-      return { ok: true, action: { type: 'click', ...point, button } };
+      return one({ type: 'click', ...point, button, ...held });
     }
     case 'double_click':
       if (!hasPoint) return failure('double_click without a point');
-      return { ok: true, action: { type: 'double_click', ...point } };
+      return one({ type: 'double_click', ...point, ...held });
     case 'move':
       if (!hasPoint) return failure('move without a point');
-      return { ok: true, action: { type: 'mouse_move', ...point } };
+      // A move takes no modifiers of its own: the keys are pressed around it.
+      if (!held.modifiers) return one({ type: 'mouse_move', ...point });
+      return { ok: true, actions: [{ type: 'key_down', keys: held.modifiers }, { type: 'mouse_move', ...point }, { type: 'key_up', keys: held.modifiers }] };
     case 'drag': {
       if (!Array.isArray(raw.path) || raw.path.length < 2) return failure('drag without a path of at least two points');
       const path = (raw.path as unknown[]).map((p) => (isRecord(p) ? { x: p.x, y: p.y } : p));
-      return { ok: true, action: { type: 'drag', path } as ActionInput };
+      return one({ type: 'drag', path, ...held } as ActionInput);
     }
     case 'keypress': {
       if (!Array.isArray(raw.keys) || raw.keys.length === 0) return failure('keypress without keys');
-      return { ok: true, action: { type: 'hotkey', keys: raw.keys as string[] } };
+      return one({ type: 'hotkey', keys: raw.keys as string[] });
     }
     case 'scroll': {
       const dx = typeof raw.scroll_x === 'number' ? raw.scroll_x : 0;
@@ -284,15 +345,15 @@ function mapComputerAction(raw: unknown): Mapped {
       const distance = vertical ? dy : dx;
       const direction: ScrollDirection = vertical ? (dy > 0 ? 'down' : 'up') : dx > 0 ? 'right' : 'left';
       const amount = Math.min(100, Math.max(1, Math.round(Math.abs(distance) / CUA_SCROLL_PIXELS_PER_NOTCH)));
-      return { ok: true, action: { type: 'scroll', ...(hasPoint ? point : {}), direction, amount } };
+      return one({ type: 'scroll', ...(hasPoint ? point : {}), direction, amount, ...held });
     }
     case 'type':
       if (typeof raw.text !== 'string') return failure('type without text');
-      return { ok: true, action: { type: 'type', text: raw.text } };
+      return one({ type: 'type', text: raw.text });
     case 'wait':
-      return { ok: true, action: { type: 'wait', ms: typeof raw.ms === 'number' ? raw.ms : CUA_WAIT_MS } };
+      return one({ type: 'wait', ms: typeof raw.ms === 'number' ? raw.ms : CUA_WAIT_MS });
     case 'screenshot':
-      return { ok: true, action: { type: 'screenshot' } };
+      return one({ type: 'screenshot' });
     default:
       return failure(`unknown action "${type}"`);
   }

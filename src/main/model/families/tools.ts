@@ -18,6 +18,8 @@ import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 import { findJsonInText, type JsonInText } from '../../../shared/json';
 
 export const COMPUTER_TOOL_NAME = 'computer';
+/** The function that looks closer: the next screenshot is the region asked for. */
+export const ZOOM_TOOL_NAME = 'zoom';
 
 export interface ToolsOptions {
   /** The image sent to the model: coordinates are checked to lie within it. */
@@ -71,14 +73,13 @@ const FIELD_DESCRIPTIONS = (image: ImageSize, frame?: CoordinateFrame): Record<s
   return {
     ...pointDescriptions(image, frame),
     keys: 'Key names pressed together, e.g. ["ctrl", "c"] or ["enter"].',
-    modifiers: 'Keys held during the click, e.g. ["shift"].',
+    modifiers: 'Keys held meanwhile, e.g. ["shift"].',
     text: 'Text to type; "\\n" presses Enter.',
     amount: 'Wheel notches to scroll.',
     ms: 'Milliseconds to wait.',
     summary: 'What was done, for the user.',
     question: 'The question for the user.',
     reason: 'Why the task cannot be done.',
-    confirm: 'Ask the user to confirm before this action runs (for risky or irreversible actions).',
     hint: 'What you are trying to remember.',
     subject: 'Who or what the fact is about: "user" (default) or "machine".',
     keyword: 'A short identifier of the fact, e.g. "preferred-editor".',
@@ -118,7 +119,8 @@ export function computerToolDefinition(image: ImageSize, frame?: CoordinateFrame
       name: COMPUTER_TOOL_NAME,
       description:
         `Operate the computer shown in the ${describeSize(image)} screenshot: click, type, press keys, ` +
-        `scroll, drag, wait, ask the user, recall or save a fact, or finish. ${coordinates} Give one or more actions, run in order.`,
+        `scroll, drag, wait, ask the user, recall or save a fact, or finish. ${coordinates} Give one or more actions, run in order. ` +
+        'Any action may carry "confirm": true to ask the user first (for a risky or irreversible one).',
       parameters: {
         type: 'object',
         properties: {
@@ -131,6 +133,27 @@ export function computerToolDefinition(image: ImageSize, frame?: CoordinateFrame
           },
         },
         required: ['actions'],
+      },
+    },
+  };
+}
+
+/**
+ * The `zoom` function beside the computer tool (declared where the screen is larger than the
+ * screenshot, so a closer look shows more): the next screenshot is the region between two corners,
+ * at the screen's own resolution; points given while looking at it are pixels of that image.
+ */
+export function zoomToolDefinition(image: ImageSize, frame?: CoordinateFrame): FunctionToolDefinition {
+  const where = frame === undefined || frame.space === 'image' ? `pixels of the ${describeSize(image)} screenshot` : describeCoordinates(frame);
+  return {
+    type: 'function',
+    function: {
+      name: ZOOM_TOOL_NAME,
+      description: `Look closer at a region, corners (x, y) and (toX, toY) in ${where}: the next screenshot shows it at the screen's own resolution. Points you give then are pixels of that image.`,
+      parameters: {
+        type: 'object',
+        properties: { x: { type: 'number' }, y: { type: 'number' }, toX: { type: 'number' }, toY: { type: 'number' } },
+        required: ['x', 'y', 'toX', 'toY'],
       },
     },
   };
@@ -181,7 +204,7 @@ export function parseToolsMessage(message: unknown, options: ToolsOptions = {}):
   const toolCallIds: string[] = [];
   let argumentThought: string | null = null;
   for (const call of calls) {
-    if (call.name !== COMPUTER_TOOL_NAME) return failure(`unknown tool "${call.name}" (expected "${COMPUTER_TOOL_NAME}")`);
+    if (call.name !== COMPUTER_TOOL_NAME && call.name !== ZOOM_TOOL_NAME) return failure(`unknown tool "${call.name}" (expected "${COMPUTER_TOOL_NAME}")`);
     let args: unknown = call.arguments;
     if (typeof args === 'string') {
       try {
@@ -190,7 +213,8 @@ export function parseToolsMessage(message: unknown, options: ToolsOptions = {}):
         return failure(`the ${COMPUTER_TOOL_NAME} tool's arguments are not JSON: ${(error as Error).message}`);
       }
     }
-    const container = readContainer(args);
+    // A zoom call's arguments are the region: one zoom action.
+    const container = call.name === ZOOM_TOOL_NAME ? ({ ok: true, thought: null, actions: [{ ...(isRecord(args) ? args : {}), type: 'zoom' }] } as const) : readContainer(args);
     if (!container.ok) return container;
     argumentThought ??= container.thought;
     const built = buildActions(container.actions);
