@@ -16,11 +16,12 @@ Input on stdin:
   pyautogui   a thought and Python pyautogui calls, in a \`\`\`python block or as bare lines:
                 pyautogui.click(x, y, clicks=1, button='left'), doubleClick, tripleClick, rightClick,
                 middleClick, moveTo(x, y), dragTo(x, y), mouseDown, mouseUp, scroll(clicks, x, y),
-                hscroll, write('text') / typewrite, press('enter'), hotkey('ctrl', 'c'), keyDown,
-                keyUp, time.sleep(s), and the markers WAIT, DONE, FAIL (also OpenCUA's
-                computer.wait() and computer.terminate(status=...), and mnemo.ask_user(question),
-                mnemo.save_fact(...), mnemo.query_long_term_memory(hint)). Never run: anything else
-                is an error naming its line of the reply.
+                hscroll, write('text') / typewrite, press('enter'), hotkey('ctrl', 'c') (or
+                keys=[...]), keyDown, keyUp, time.sleep(s), and the markers WAIT, DONE, FAIL (also
+                OpenCUA's computer.wait() and computer.terminate(status=...), and mnemo.ask_user(question),
+                mnemo.save_fact(...), mnemo.query_long_term_memory(hint)); pyperclip.copy('text')
+                then a paste (hotkey('ctrl', 'v'), ...) is typing the text. Never run: any other
+                code, wherever it stands, is an error naming its line of the reply.
 
 Coordinates in the output are pixels of the WxH image:
   tools       --image is the image sent; coordinates are checked to lie within it.
