@@ -12,7 +12,8 @@ Input on stdin:
   anthropic   a Messages API response {"content":[...]} (Claude's computer tool calls), or its content
   gemini      a generateContent response {"candidates":[...]}, the candidate's content
               {"role":"model","parts":[...]} (as Mnemo records it: {"content":...,"finishReason":...}),
-              or its parts
+              or its parts; in the REST API's camelCase or the Python SDK's snake_case
+              (function_call, inline_data, finish_reason)
   pyautogui   a thought and Python pyautogui calls, in a \`\`\`python block or as bare lines:
                 pyautogui.click(x, y, clicks=1, button='left'), doubleClick, tripleClick, rightClick,
                 middleClick, moveTo(x, y), dragTo(x, y), mouseDown, mouseUp, scroll(clicks, x, y),
@@ -34,7 +35,8 @@ Coordinates in the output are pixels of the WxH image:
               (without --image, printed as written and unchecked).
   gemini      coordinates are on the 0-999 grid of the computer-use tool, mapped onto --image
               (not rounded); without --image they stay on the grid. A reply without a function
-              call is "finished" with its text as the summary.
+              call is "finished" with its text as the summary; a part that cannot be read is an
+              error.
   pyautogui   --image is the image sent; coordinates are checked to lie within it.
 --coordinates (tools, ui-tars, pyautogui) says the space the points are written in: image,
 smart-resize (pixels of the model's Qwen-VL resize of --image), relative-1000 or relative-1; they
