@@ -80,11 +80,11 @@ export function buildPyautoguiRequest(input: PredictInput, settings: PyautoguiMo
   };
 }
 
-const CODE_MARKERS = ['```', 'pyautogui.', 'import '];
+const CODE_MARKERS = ['```', 'pyautogui.', 'pyperclip.', 'import '];
 
 /** The thought of the reply so far: the prose before the code, without a `Thought:` label. */
 export function visiblePyautoguiThought(text: string): string {
-  return visibleProse(text, /```|^[ \t]*(?:pyautogui\.|import |time\.|(?:#+[ \t]*)?\**(?:Action|Code)\**[ \t]*[:：])/m, CODE_MARKERS);
+  return visibleProse(text, /```|^[ \t]*(?:pyautogui\.|pyperclip\.|import |time\.|(?:#+[ \t]*)?\**(?:Action|Code)\**[ \t]*[:：])/m, CODE_MARKERS);
 }
 
 export class PyautoguiModel extends ChatFamilyModel<PyautoguiModelSettings, PyautoguiExtras> {

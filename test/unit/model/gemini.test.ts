@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import {
   buildGeminiRequest,
   fromGeminiGrid,
+  parseGeminiContent,
+  readGeminiReply,
   GEMINI_DESKTOP_URL,
   GEMINI_EXCLUDED_FUNCTIONS,
   geminiTools,
@@ -17,6 +19,7 @@ import {
   toGeminiGrid,
   type GeminiParse,
   type GeminiParseOptions,
+  type GeminiReply,
 } from '../../../src/main/model/families/gemini';
 import { parseReply } from '../../../src/main/model/families';
 import type { ModelImage, PredictInput, StepRecord } from '../../../src/main/model/types';
@@ -185,6 +188,102 @@ describe('gemini: replies', () => {
     for (const text of [reply(part), JSON.stringify({ content: { role: 'model', parts: [part] }, finishReason: 'STOP' }), JSON.stringify({ role: 'model', parts: [part] }), JSON.stringify([part]), JSON.stringify(part)]) {
       expect(ok(parseGeminiReply(text, { image: IMAGE })).actions).toEqual([{ type: 'click', x: 640, y: 400, button: 'left' }]);
     }
+  });
+});
+
+/**
+ * A part as the Python SDK prints it (`part.model_dump(mode='json')`): snake_case, every field it
+ * does not use present and null.
+ */
+function pythonPart(fields: Record<string, unknown>): Record<string, unknown> {
+  const unused = ['video_metadata', 'thought', 'inline_data', 'file_data', 'thought_signature', 'code_execution_result', 'executable_code', 'function_call', 'function_response', 'text'];
+  return { ...Object.fromEntries(unused.map((key) => [key, null])), ...fields };
+}
+/** A whole response as the Python SDK prints it. */
+function pythonResponse(parts: unknown[], finishReason = 'STOP'): string {
+  return JSON.stringify({
+    candidates: [{ content: { parts, role: 'model' }, finish_reason: finishReason, finish_message: null, index: 0, safety_ratings: null, citation_metadata: null }],
+    prompt_feedback: null,
+    usage_metadata: { prompt_token_count: 1834, candidates_token_count: 41, total_token_count: 1875 },
+    model_version: 'gemini-2.5-computer-use-preview-10-2025',
+  });
+}
+
+describe('gemini: replies in the Python SDK\'s snake_case', () => {
+  it('a function_call part is the call, not a final answer', () => {
+    const text = pythonResponse([
+      pythonPart({ text: 'I will click the search box at the top of the page.' }),
+      pythonPart({ function_call: { id: null, name: 'click_at', args: { x: 500, y: 250 } }, thought_signature: 'c2lnbmF0dXJl' }),
+    ]);
+    const parsed = ok(parseGeminiReply(text, { image: IMAGE }));
+    expect(parsed.actions).toEqual([{ type: 'click', x: 640, y: 200, button: 'left' }]);
+    expect(parsed.thought).toBe('I will click the search box at the top of the page.');
+    expect(parsed.calls).toEqual([{ name: 'click_at', id: null, kind: 'computer', actionIndex: 0, actionCount: 1, safety: null }]);
+    expect(parsed.finishReason).toBe('STOP');
+  });
+
+  it('in every shape a reply is taken in', () => {
+    const part = { function_call: { name: 'click_at', args: { x: 500, y: 500 } } };
+    const shapes = [
+      pythonResponse([pythonPart(part)]),
+      JSON.stringify({ content: { role: 'model', parts: [part] }, finish_reason: 'STOP' }),
+      JSON.stringify({ role: 'model', parts: [part] }),
+      JSON.stringify([part]),
+      JSON.stringify(part),
+    ];
+    for (const text of shapes) expect(ok(parseGeminiReply(text, { image: IMAGE })).actions).toEqual([{ type: 'click', x: 640, y: 400, button: 'left' }]);
+    expect(parseReply('gemini', shapes[0] as string, { image: IMAGE })).toMatchObject({ ok: true, actions: [{ type: 'click', x: 640, y: 400 }] });
+  });
+
+  it('parseGeminiContent and readGeminiReply read snake_case too, inner fields included', () => {
+    const content = { role: 'model', parts: [{ function_call: { name: 'drag_and_drop', args: { x: 100, y: 500, destination_x: 900, destination_y: 500 } } }] };
+    expect(ok(parseGeminiContent({ content, finish_reason: 'STOP' } as unknown as GeminiReply, { image: IMAGE })).actions).toEqual([
+      { type: 'drag', x: 128, y: 400, toX: 1152, toY: 400, button: 'left' },
+    ]);
+    const read = readGeminiReply({
+      candidates: [{ content: { role: 'model', parts: [{ inline_data: { mime_type: 'image/png', data: 'iVBORw0K' } }, { text: 'Done.', thought_signature: 'c2ln' }] }, finish_reason: 'STOP', finish_message: 'ok' }],
+      usage_metadata: { prompt_token_count: 10 },
+    });
+    expect(read).toMatchObject({
+      content: { parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0K' } }, { text: 'Done.', thoughtSignature: 'c2ln' }] },
+      finishReason: 'STOP',
+      finishMessage: 'ok',
+      usageMetadata: { promptTokenCount: 10 },
+    });
+  });
+
+  it("keeps the call's arguments as written: a safety_decision asks the user first", () => {
+    const decision = { decision: 'require_confirmation', explanation: 'This buys the ticket.' };
+    const parsed = ok(parseGeminiReply(pythonResponse([pythonPart({ function_call: { id: 'fc_1', name: 'click_at', args: { x: 10, y: 10, safety_decision: decision } } })]), { image: IMAGE }));
+    expect(parsed.actions[0]?.confirm).toBe(true);
+    expect(parsed.calls[0]?.safety).toEqual({ id: 'fc_1', code: 'require_confirmation', message: 'This buys the ticket.' });
+  });
+
+  it('a text-only reply still finishes, and a prompt_feedback block_reason is a refusal', () => {
+    expect(ok(parseGeminiReply(pythonResponse([pythonPart({ text: 'The flight is booked.' })]))).actions).toEqual([{ type: 'finished', summary: 'The flight is booked.' }]);
+    expect(ok(parseGeminiReply(JSON.stringify({ candidates: null, prompt_feedback: { block_reason: 'SAFETY' } }))).refusal).toBe('the request was blocked (SAFETY)');
+    expect(ok(parseGeminiReply(pythonResponse([], 'SAFETY'))).refusal).toMatch(/safety filters \(SAFETY\)/);
+  });
+});
+
+describe('gemini: a reply whose parts cannot be read is a parse failure, never finished', () => {
+  it.each<[string, unknown, string]>([
+    ['a misspelled function call beside text', [{ text: 'Clicking the button.' }, { functionCal: { name: 'click_at', args: { x: 1, y: 2 } } }], 'part 2 of the reply cannot be read: it has "functionCal", none of text, functionCall (function_call), inlineData (inline_data) or the other fields of a part'],
+    ['a part that is a string', ['click_at(500, 500)'], 'part 1 of the reply is not an object'],
+    ['a function call that is not an object', [{ text: 'Clicking.', functionCall: 'click_at' }], 'part 1 of the reply has a function call without a name'],
+    ['a function call without a name', [{ function_call: { args: { x: 1, y: 2 } } }], 'part 1 of the reply has a function call without a name'],
+    ['arguments that are not an object', [{ function_call: { name: 'click_at', args: '500, 500' } }], 'part 1 of the reply: the arguments of click_at are not an object'],
+    ['a text that is not a string', [{ text: ['Done.'] }], 'part 1 of the reply has a text that is not a string'],
+  ])('%s', (_case, parts, reason) => {
+    expect(reasonOf(JSON.stringify({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }] }))).toBe(reason);
+  });
+
+  it('parts that are not a list', () => {
+    expect(reasonOf(JSON.stringify({ candidates: [{ content: { role: 'model', parts: { text: 'Done.' } }, finish_reason: 'STOP' }] }))).toBe('the reply\'s "parts" is not a list of parts');
+  });
+
+  it('a part with nothing set carries nothing and is no problem', () => {
+    expect(ok(parseGeminiReply(pythonResponse([pythonPart({}), pythonPart({ function_call: { name: 'wait_5_seconds', args: {} } })]))).actions).toEqual([{ type: 'wait', ms: 5000 }]);
   });
 });
 

@@ -106,6 +106,26 @@ describe('mnemo parse', { timeout: 30_000, concurrent: true }, () => {
     expect(json(run)).toEqual({ thought: null, actions: [{ type: 'hotkey', keys: ['ctrl', 'c'] }] });
   });
 
+  it("gemini: a function_call part in the Python SDK's snake_case is the click", async () => {
+    const response = {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [
+              { text: 'I open the File menu.', function_call: null, inline_data: null, thought: null },
+              { text: null, function_call: { id: null, name: 'click_at', args: { x: 25, y: 40 } }, inline_data: null, thought_signature: 'c2ln' },
+            ],
+          },
+          finish_reason: 'STOP',
+        },
+      ],
+      usage_metadata: { prompt_token_count: 1200, candidates_token_count: 30 },
+    };
+    const run = await mnemoParse(['--family', 'gemini', '--image', '1920x1080'], JSON.stringify(response));
+    expect(json(run)).toEqual({ thought: 'I open the File menu.', actions: [{ type: 'click', x: 48, y: 43.2, button: 'left' }] });
+  });
+
   it.each([
     [['--family', 'ui-tars'], 'Thought: nothing to do', 'mnemo parse: no action in the reply\n'],
     [['--family', 'ui-tars'], 'Action: foo()', 'mnemo parse: unknown action "foo"\n'],
@@ -120,6 +140,11 @@ describe('mnemo parse', { timeout: 30_000, concurrent: true }, () => {
       'mnemo parse: click with button "back" is not supported\n',
     ],
     [['--family', 'openai-cua'], '', /^mnemo parse: the reply is not JSON: /],
+    [
+      ['--family', 'gemini'],
+      '{"candidates":[{"content":{"role":"model","parts":[{"text":"Clicking."},{"functionCal":{"name":"click_at","args":{"x":1,"y":2}}}]},"finish_reason":"STOP"}]}',
+      /^mnemo parse: part 2 of the reply cannot be read: it has "functionCal"/,
+    ],
     [['--family', 'tools', '--model-version', '1.5'], '{"type":"wait"}', 'mnemo parse: --model-version applies to --family ui-tars only\n'],
     [['--family', 'pyautogui'], "Clicking.\n```python\npyautogui.click(1, 2)\nos.system('rm -rf /')\n```", /^mnemo parse: line 4: os\.system\(\) is not a call Mnemo reads/],
     [['--family', 'pyautogui', '--image', '100x100'], 'pyautogui.click(150, 1)', 'mnemo parse: line 1: coordinates (150, 1) outside the 100x100 image\n'],
@@ -152,5 +177,6 @@ describe('mnemo parse', { timeout: 30_000, concurrent: true }, () => {
     const run = await mnemoParse(['--help'], '');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('--model-version defaults to 1.5 when --image is given and to 1.0 without it');
+    expect(run.stdout).toContain("the Python SDK's snake_case");
   });
 });

@@ -201,7 +201,7 @@ describe('pyautogui: Python strings and values', () => {
 describe('pyautogui: errors name the line of the reply', () => {
   it.each<[string, RegExp]>([
     ["I look for it.\n```python\npyautogui.click(1, 2)\npyautogui.locateOnScreen('ok.png')\n```", /^line 4: pyautogui\.locateOnScreen\(\) is not a call Mnemo reads/],
-    ['```python\nimport os\n```', /^line 2: only pyautogui and time are read, not "os"/],
+    ['```python\nimport os\n```', /^line 2: only pyautogui, time and pyperclip are read, not "os"/],
     ['```python\nx = 5\n```', /^line 2: not a call Mnemo can read: x = 5/],
     ['```python\npyautogui.click(x)\n```', /^line 2: pyautogui\.click\(\) takes literal values; "x" is a name/],
     ['```python\nfor i in range(3): pyautogui.click(1, 2)\n```', /^line 2: /],

@@ -8,6 +8,7 @@ import {
   type UiTarsOptions,
   type UiTarsParse,
 } from '../../../src/main/model/families/ui-tars';
+import { knownModel } from '../../../src/shared/known-models';
 
 const relative: UiTarsOptions = { version: '1.0' };
 const v15 = (width: number, height: number): UiTarsOptions => ({ version: '1.5', image: { width, height } });
@@ -197,6 +198,50 @@ describe('ui-tars coordinates', () => {
       { type: 'click', x: 5000, y: 5000, button: 'left' },
     ]);
     expect(reasonOf("Action: click(start_box='(-1,5)')", { version: '1.5' })).toBe('coordinates (-1, 5) are negative');
+  });
+});
+
+describe('UI-TARS-2 (and Doubao) replies: <point>x y</point> on the 0–1000 grid', () => {
+  // As the table sets a UI-TARS-2 model up: version 1.0, the 0–1000 grid mapped onto the image.
+  const row = knownModel('ByteDance-Seed/UI-TARS-2');
+  const options: UiTarsOptions = { version: row?.modelVersion ?? '1.5', image: { width: 1920, height: 1080 } };
+
+  it('the table reads UI-TARS-2 on the 0–1000 grid', () => {
+    expect(row).toMatchObject({ family: 'ui-tars', coordinates: 'relative-1000', modelVersion: '1.0' });
+  });
+
+  it('reads a reply in the Doubao computer-use format, its <think> block and its thought', () => {
+    const reply = "<think>用户想保存文件。“文件”菜单在左上角。</think>\nThought: 我点击左上角的“文件”菜单。\nAction: click(point='<point>21 15</point>')";
+    const result = ok(parseUiTarsReply(reply, options));
+    expect(result.thought).toBe('我点击左上角的“文件”菜单。');
+    expect(result.actions).toEqual([{ type: 'click', x: 40, y: 16, button: 'left' }]);
+  });
+
+  it.each<[string, unknown[]]>([
+    ["click(point='<point>500 500</point>')", [{ type: 'click', x: 960, y: 540, button: 'left' }]],
+    ["left_double(point='<point>500 500</point>')", [{ type: 'double_click', x: 960, y: 540, button: 'left' }]],
+    ["right_single(point='<point>250 750</point>')", [{ type: 'click', x: 480, y: 810, button: 'right' }]],
+    ["hover(point='<point>0 0</point>')", [{ type: 'mouse_move', x: 0, y: 0 }]],
+    ["drag(start_point='<point>100 200</point>', end_point='<point>900 200</point>')", [{ type: 'drag', x: 192, y: 216, toX: 1728, toY: 216, button: 'left' }]],
+    ["drag(start_box='<point>100 200</point>', end_box='<point>1000 1000</point>')", [{ type: 'drag', x: 192, y: 216, toX: 1920, toY: 1080, button: 'left' }]],
+    ["click(start_box='<point>500 500</point>')", [{ type: 'click', x: 960, y: 540, button: 'left' }]],
+    ["scroll(point='<point>500 500</point>', direction='down')", [{ type: 'scroll', x: 960, y: 540, direction: 'down', amount: 5 }]],
+    ["hotkey(key='ctrl c')", [{ type: 'hotkey', keys: ['ctrl', 'c'] }]],
+    [
+      "click(point='<point>500 100</point>')\n\ntype(content='北京天气\\n')",
+      [
+        { type: 'click', x: 960, y: 108, button: 'left' },
+        { type: 'type', text: '北京天气\n' },
+      ],
+    ],
+    ["finished(content='已保存。')", [{ type: 'finished', summary: '已保存。' }]],
+  ])('%s', (action, expected) => {
+    expect(actionsOf(`Thought: 下一步。\nAction: ${action}`, options)).toEqual(expected);
+  });
+
+  it('refuses a point off the grid, in any argument', () => {
+    expect(reasonOf("Action: click(point='<point>1000 1001</point>')", options)).toBe('coordinates (1000, 1001) outside the 1000x1000 relative range');
+    expect(reasonOf("Action: drag(start_point='<point>10 10</point>', end_point='<point>1200 10</point>')", options)).toBe('coordinates (1200, 10) outside the 1000x1000 relative range');
   });
 });
 

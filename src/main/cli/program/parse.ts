@@ -16,15 +16,17 @@ Input on stdin:
               computer tool ({"name": "computer", "input": {"action": ...}})
   gemini      a generateContent response {"candidates":[...]}, the candidate's content
               {"role":"model","parts":[...]} (as Mnemo records it: {"content":...,"finishReason":...}),
-              or its parts
+              or its parts; in the REST API's camelCase or the Python SDK's snake_case
+              (function_call, inline_data, finish_reason)
   pyautogui   a thought and Python pyautogui calls, in a \`\`\`python block or as bare lines:
                 pyautogui.click(x, y, clicks=1, button='left'), doubleClick, tripleClick, rightClick,
                 middleClick, moveTo(x, y), dragTo(x, y), mouseDown, mouseUp, scroll(clicks, x, y),
-                hscroll, write('text') / typewrite, press('enter'), hotkey('ctrl', 'c'), keyDown,
-                keyUp, time.sleep(s), and the markers WAIT, DONE, FAIL (also OpenCUA's
-                computer.wait() and computer.terminate(status=...), and mnemo.ask_user(question),
-                mnemo.save_fact(...), mnemo.query_long_term_memory(hint)). Never run: anything else
-                is an error naming its line of the reply.
+                hscroll, write('text') / typewrite, press('enter'), hotkey('ctrl', 'c') (or
+                keys=[...]), keyDown, keyUp, time.sleep(s), and the markers WAIT, DONE, FAIL (also
+                OpenCUA's computer.wait() and computer.terminate(status=...), and mnemo.ask_user(question),
+                mnemo.save_fact(...), mnemo.query_long_term_memory(hint)); pyperclip.copy('text')
+                then a paste (hotkey('ctrl', 'v'), ...) is typing the text. Never run: any other
+                code, wherever it stands, is an error naming its line of the reply.
 
 Coordinates in the output are pixels of the WxH image:
   tools       --image is the image sent; coordinates are checked to lie within it.
@@ -37,7 +39,8 @@ Coordinates in the output are pixels of the WxH image:
               (without --image, printed as written and unchecked).
   gemini      coordinates are on the 0-999 grid of the computer-use tool, mapped onto --image
               (not rounded); without --image they stay on the grid. A reply without a function
-              call is "finished" with its text as the summary.
+              call is "finished" with its text as the summary; a part that cannot be read is an
+              error.
   pyautogui   --image is the image sent; coordinates are checked to lie within it.
 --coordinates (tools, ui-tars, pyautogui) says the space the points are written in: image,
 smart-resize (pixels of the model's Qwen-VL resize of --image), relative-1000 or relative-1; they

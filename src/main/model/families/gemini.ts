@@ -34,7 +34,9 @@
  * before it runs; the call's response then carries `safety_acknowledgement: "true"`.
  *
  * A reply without a function call ends the run as finished, its text the summary; a reply the
- * safety filters stopped ends it as a refusal.
+ * safety filters stopped ends it as a refusal. Replies are read in camelCase or in the Python SDK's
+ * snake_case (gemini-parts.ts); a reply with a part that cannot be read is a parse failure, never
+ * finished.
  */
 import type { Content, Environment, FunctionDeclaration, FunctionResponse, GenerateContentParameters, Part, Tool } from '@google/genai';
 import { type Action, type ActionInput, type MouseButton, type ScrollDirection } from '../../../shared/actions';
@@ -42,6 +44,7 @@ import { type GeminiOptions } from '../../../shared/settings';
 import type { ModelImage, PredictInput, StepRecord } from '../types';
 import { buildAction, describeSize, failure, isRecord, nonEmpty } from './common';
 import { imageToModel, modelToImage, type CoordinateFrame } from './coordinates';
+import { camelCaseGemini, partsProblem } from './gemini-parts';
 import { CUA_SCROLL_PIXELS_PER_NOTCH, mnemoFunctionTools, type SafetyCheck } from './openai-cua';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
@@ -170,8 +173,9 @@ export function parseGeminiReply(text: string, options: GeminiParseOptions = {})
   return reply === null ? failure('expected a response ({"candidates": [...]}), a content ({"parts": [...]}) or its parts') : parseGeminiContent(reply, options);
 }
 
-/** The reply in any of the shapes `parseGeminiReply` takes, or null. */
-export function readGeminiReply(value: unknown): GeminiReply | null {
+/** The reply in any of the shapes `parseGeminiReply` takes, in camelCase or snake_case, or null. */
+export function readGeminiReply(raw: unknown): GeminiReply | null {
+  const value = camelCaseGemini(raw);
   if (Array.isArray(value)) return { content: { role: 'model', parts: value as Part[] }, finishReason: null };
   if (!isRecord(value)) return null;
   if (Array.isArray(value.candidates) || isRecord(value.promptFeedback)) {
@@ -202,11 +206,16 @@ function partTexts(parts: readonly Part[], thought: boolean): string[] {
   return parts.filter((part) => typeof part.text === 'string' && part.text !== '' && (part.thought === true) === thought).map((part) => part.text as string);
 }
 
-/** Parse one reply's content into actions in pixels of the image (see the module comment). */
-export function parseGeminiContent(reply: GeminiReply, options: GeminiParseOptions = {}): GeminiParse {
+/** Parse one reply's content (camelCase or snake_case) into actions in pixels of the image (see the module comment). */
+export function parseGeminiContent(given: GeminiReply, options: GeminiParseOptions = {}): GeminiParse {
+  const reply = camelCaseGemini(given) as GeminiReply;
+  if (!isRecord(reply.content)) return failure('the reply has no content');
+  const unreadable = partsProblem(reply.content.parts);
+  if (unreadable !== null) return failure(unreadable);
+  const finishReason = reply.finishReason ?? null;
   const parts = Array.isArray(reply.content.parts) ? reply.content.parts : [];
   const thought = geminiThoughtOf(parts);
-  const refuse = (why: string): GeminiParse => ({ ok: true, thought: thought ?? why, actions: [{ type: 'fail', reason: why }], calls: [], finishReason: reply.finishReason, refusal: why });
+  const refuse = (why: string): GeminiParse => ({ ok: true, thought: thought ?? why, actions: [{ type: 'fail', reason: why }], calls: [], finishReason, refusal: why });
   if (reply.blockReason !== undefined) return refuse(`the request was blocked (${reply.blockReason})`);
 
   const actions: Action[] = [];
@@ -230,16 +239,16 @@ export function parseGeminiContent(reply: GeminiReply, options: GeminiParseOptio
   }
 
   if (calls.length === 0) {
-    if (reply.finishReason !== null && REFUSAL_REASONS.has(reply.finishReason)) return refuse(`the reply was stopped by the provider's safety filters (${reply.finishReason})`);
-    if (reply.finishReason === 'MALFORMED_FUNCTION_CALL') return failure(`the model wrote a malformed function call${reply.finishMessage ? `: ${reply.finishMessage}` : ''}`);
+    if (finishReason !== null && REFUSAL_REASONS.has(finishReason)) return refuse(`the reply was stopped by the provider's safety filters (${finishReason})`);
+    if (finishReason === 'MALFORMED_FUNCTION_CALL') return failure(`the model wrote a malformed function call${reply.finishMessage ? `: ${reply.finishMessage}` : ''}`);
     const summary = nonEmpty(partTexts(parts, false).join('\n\n'));
     if (summary === null) {
-      const cut = reply.finishReason === 'MAX_TOKENS' ? ' (the reply was cut off at the output token limit)' : '';
+      const cut = finishReason === 'MAX_TOKENS' ? ' (the reply was cut off at the output token limit)' : '';
       return failure(`no function call and no text in the reply${cut}`);
     }
-    return { ok: true, thought, actions: [{ type: 'finished', summary }], calls, finishReason: reply.finishReason, refusal: null };
+    return { ok: true, thought, actions: [{ type: 'finished', summary }], calls, finishReason, refusal: null };
   }
-  return { ok: true, thought, actions, calls, finishReason: reply.finishReason, refusal: null };
+  return { ok: true, thought, actions, calls, finishReason, refusal: null };
 }
 
 function safetyOf(decision: unknown, id: string): SafetyCheck | null {

@@ -3,28 +3,35 @@
  * that OpenCUA, Agent-S and many open agents write. The code is read (python-calls.ts), never run.
  *
  * A reply is a thought and code: the code in ```python fences (every fenced block, in order), or,
- * without fences, the lines from the first one that is code. The thought is the prose around it
- * (its `Thought:` section when it has one). Each statement is one of:
+ * without fences, the lines from the first one that is code. A line is code when it reads as a
+ * Python statement of any kind (`os.system(...)`, `x = 1`, `import os`: python-calls.ts
+ * `looksLikePythonStatement`), so code Mnemo does not read is refused naming its line, never taken
+ * for the thought; with fences, such a line outside them is refused too. The thought is the prose
+ * around the code (its `Thought:` section when it has one), else the `Thought:` of a docstring that
+ * opens the code, as OSWorld's agents record it. Each statement is one of:
  *
  *   pyautogui.click(x, y, clicks=1, button='left')   doubleClick  tripleClick  rightClick  middleClick
  *   pyautogui.moveTo(x, y)   pyautogui.dragTo(x, y, button='left')   mouseDown(x, y)   mouseUp(x, y)
  *   pyautogui.scroll(clicks, x, y)  (positive: up)   hscroll(clicks, x, y)  (positive: right)
  *   pyautogui.write('text') / typewrite('text' or a list of keys)   press('enter' or a list, presses=1)
- *   pyautogui.hotkey('ctrl', 'c')   keyDown('shift')   keyUp('shift')   time.sleep(seconds)
+ *   pyautogui.hotkey('ctrl', 'c') (or keys=[...])   keyDown('shift')   keyUp('shift')   time.sleep(seconds)
+ *   pyperclip.copy('text') then a paste (hotkey('ctrl', 'v'), ...): typing the text (pyautogui-clipboard.ts)
  *   WAIT   DONE   FAIL                    (OSWorld's markers)
  *   computer.wait()   computer.terminate(status='success'|'failure', answer=...)   (OpenCUA's)
  *   mnemo.ask_user(question)   mnemo.save_fact(keyword, description, value)   mnemo.query_long_term_memory(hint)
  *   mnemo.run_workflow(workflow, PARAM=value, …)
  *
- * and `import pyautogui` / `import time`. Anything else is a failure naming its line in the reply.
+ * a string alone (a docstring), and `import pyautogui` / `time` / `pyperclip`. Anything else is a
+ * failure naming its line in the reply.
  * Points are written in the model's coordinate space (pixels of the image by default) and come
  * back in pixels of the image sent.
  */
 import { actionPoints, type Action, type ActionInput, type MouseButton, type Point } from '../../../shared/actions';
-import { type CanonicalKey, normalizeKey } from '../../../shared/keys';
 import { buildAction, describePoint, failure, nonEmpty } from './common';
 import { actionToImage, checkActionOnGrid, frameFor, type CoordinateFrame, type ModelCoordinates } from './coordinates';
-import { pythonRepr, pythonString, readStatements, sequenceOf, type PythonStatement, type PythonValue } from './python-calls';
+import { clipboardEffectAt } from './pyautogui-clipboard';
+import { hotkeyKeys, keyOf, keysOf } from './pyautogui-keys';
+import { looksLikePythonStatement, pythonRepr, pythonString, readStatements, sequenceOf, type PythonStatement, type PythonValue } from './python-calls';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
 /** How long `WAIT` and `computer.wait()` wait: OSWorld pauses 2 s after each step. */
@@ -44,6 +51,11 @@ export interface PyautoguiOptions {
 export interface PyautoguiExtras {
   /** The code read, as the model wrote it. */
   readonly code: string;
+  /**
+   * The text of the reply's last `pyperclip.copy()` when no paste after it typed it: it does
+   * nothing (Mnemo keeps no clipboard of its own between replies), and says so.
+   */
+  readonly unpastedCopy: string | null;
 }
 
 export type PyautoguiParse = ReplyParse<PyautoguiExtras>;
@@ -68,6 +80,8 @@ const SIGNATURES: Record<string, readonly string[]> = {
   'pyautogui.keyDown': ['key', 'logScreenshot', '_pause'],
   'pyautogui.keyUp': ['key', 'logScreenshot', '_pause'],
   'time.sleep': ['secs'],
+  // Reads the clipboard and drops what it read: nothing to do. `pyperclip.copy` is read with the pastes.
+  'pyperclip.paste': [],
   'computer.wait': ['seconds'],
   'computer.terminate': ['status', 'answer'],
   'computer.triple_click': ['x', 'y'],
@@ -78,13 +92,11 @@ const SIGNATURES: Record<string, readonly string[]> = {
   'mnemo.run_workflow': ['workflow'],
 };
 
-/** `hotkey` takes its keys as `*args`; only these keywords besides. */
-const HOTKEY_KEYWORDS = new Set(['interval', 'logScreenshot', '_pause']);
 const MARKERS = new Set(['WAIT', 'DONE', 'FAIL']);
-const IMPORTABLE = new Set(['pyautogui', 'time']);
+const IMPORTABLE = new Set(['pyautogui', 'time', 'pyperclip']);
 
 /** The calls a reply may make, for messages and the prompt. */
-export const PYAUTOGUI_CALLS = [...Object.keys(SIGNATURES).filter((name) => name.startsWith('pyautogui.')), 'pyautogui.hotkey', 'time.sleep'];
+export const PYAUTOGUI_CALLS = [...Object.keys(SIGNATURES).filter((name) => name.startsWith('pyautogui.')), 'pyautogui.hotkey', 'time.sleep', 'pyperclip.copy'];
 
 // ---------------------------------------------------------------------------------------------
 // The reply: thought and code
@@ -98,17 +110,26 @@ interface CodeBlock {
 interface SplitReply {
   thought: string | null;
   blocks: CodeBlock[];
+  /** A line of code outside the fences, which is read neither as code nor as the thought. */
+  stray: { line: number; source: string } | null;
 }
 
 const FENCE = /^[ \t]*```[ \t]*([\w+-]*)[ \t]*$/;
-const CODE_LINE = /^[ \t]*(?:pyautogui\.|time\.|computer\.|mnemo\.|import[ \t]|from[ \t]|(?:WAIT|DONE|FAIL)[ \t]*(?:#.*)?$)/;
+/** The modules Mnemo reads calls of: a line starting with one is code, whatever follows. */
+const READ_MODULE = /^[ \t]*(?:pyautogui|time|computer|mnemo|pyperclip)\./;
+const MARKER_LINE = /^[ \t]*(?:WAIT|DONE|FAIL)[ \t]*(?:#.*)?$/;
 const THOUGHT_HEADER = /^[ \t]*(?:#+[ \t]*)?\**(?:Thought|Thinking)\**[ \t]*[:：]\**/im;
 const OTHER_HEADER = /^[ \t]*(?:#+[ \t]*)?\**(?:Action|Code|Grounded Action)\**[ \t]*[:：]?\**[ \t]*$/im;
+
+/** A line of a reply that is code: a call of a module Mnemo reads, a marker, or any Python statement. */
+function isCodeLine(line: string): boolean {
+  return READ_MODULE.test(line) || MARKER_LINE.test(line) || looksLikePythonStatement(line);
+}
 
 /** The reply taken apart into its prose and its code, each line keeping its number in the reply. */
 function splitReply(text: string): SplitReply {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  const prose: string[] = [];
+  const prose: { line: number; text: string }[] = [];
   const blocks: CodeBlock[] = [];
   let open: CodeBlock | null = null;
   lines.forEach((line, index) => {
@@ -120,16 +141,20 @@ function splitReply(text: string): SplitReply {
       return;
     }
     if (open) open.code += `${open.code === '' && open.firstLine === index + 1 ? '' : '\n'}${line}`;
-    else prose.push(line);
+    else prose.push({ line: index + 1, text: line });
   });
   // A block left open runs to the end of the reply (a reply cut off, or a model that never closes it).
   if (open) blocks.push(open);
-  if (blocks.length > 0) return { thought: thoughtOf(prose.join('\n')), blocks };
+  if (blocks.length > 0) {
+    // The markers stay prose here: a fenced reply says WAIT, DONE or FAIL inside its block.
+    const stray = prose.find(({ text }) => READ_MODULE.test(text) || looksLikePythonStatement(text));
+    return { thought: thoughtOf(prose.map(({ text }) => text).join('\n')), blocks, stray: stray ? { line: stray.line, source: stray.text.trim() } : null };
+  }
 
   // No fences: the code starts at the first line that is code.
-  const start = lines.findIndex((line) => CODE_LINE.test(line));
-  if (start < 0) return { thought: thoughtOf(lines.join('\n')), blocks: [] };
-  return { thought: thoughtOf(lines.slice(0, start).join('\n')), blocks: [{ code: lines.slice(start).join('\n'), firstLine: start + 1 }] };
+  const start = lines.findIndex(isCodeLine);
+  if (start < 0) return { thought: thoughtOf(lines.join('\n')), blocks: [], stray: null };
+  return { thought: thoughtOf(lines.slice(0, start).join('\n')), blocks: [{ code: lines.slice(start).join('\n'), firstLine: start + 1 }], stray: null };
 }
 
 /** The prose's `Thought:` section when it has one, else the prose without its headers. */
@@ -150,21 +175,64 @@ function thoughtOf(prose: string): string | null {
 export function parsePyautoguiReply(text: string, options: PyautoguiOptions = {}): PyautoguiParse {
   const split = splitReply(text);
   if (split.blocks.length === 0) return failure('no code in the reply: write the actions as pyautogui calls in a ```python block (or WAIT, DONE or FAIL)');
+  if (split.stray !== null) return failure(`line ${split.stray.line}: code outside the \`\`\`python block is not read: ${clip(split.stray.source)}`);
   const statements: PythonStatement[] = [];
   for (const block of split.blocks) {
     const read = readStatements(block.code, block.firstLine);
     if (!read.ok) return read;
     statements.push(...read.statements);
   }
-  const context: CallContext = { thought: split.thought, frame: frameOf(options) };
+  const docstrings = statements.flatMap((statement) => (statement.kind === 'string' ? [statement.value] : []));
+  const thought = split.thought ?? (docstrings.length > 0 ? thoughtOf(docstrings.join('\n')) : null);
+  const context: CallContext = { thought, frame: frameOf(options) };
+  const read = actionsOfStatements(statements, context);
+  if (!read.ok) return read;
+  if (read.actions.length === 0) {
+    if (read.unpastedCopy !== null) return failure("no action in the code: pyperclip.copy() only fills the clipboard, and no paste in the same reply types it (pyautogui.hotkey('ctrl', 'v'))");
+    return failure('no action in the code: only imports and comments');
+  }
+  return { ok: true, thought, actions: read.actions, code: split.blocks.map((block) => block.code.trim()).join('\n'), unpastedCopy: read.unpastedCopy };
+}
+
+function clip(source: string): string {
+  return source.length > 80 ? `${source.slice(0, 77)}...` : source;
+}
+
+/**
+ * The actions of the statements in order, pastes of a `pyperclip.copy` text read as typing it
+ * (pyautogui-clipboard.ts). The clipboard is known from a copy until a copy or cut chord replaces
+ * it with the screen's selection; a paste of an unknown clipboard stays the keys pressed.
+ */
+function actionsOfStatements(statements: readonly PythonStatement[], context: CallContext): { ok: true; actions: Action[]; unpastedCopy: string | null } | ParseFailure {
   const actions: Action[] = [];
-  for (const statement of statements) {
+  let clipboard: string | null = null;
+  let unpastedCopy: string | null = null;
+  for (let index = 0; index < statements.length; ) {
+    const statement = statements[index] as PythonStatement;
+    const effect = clipboardEffectAt(statements, index);
+    if (!effect.ok) return failure(`line ${statement.line}: ${effect.reason}`);
+    if (effect.kind === 'set') {
+      clipboard = effect.text;
+      unpastedCopy = effect.text;
+      index += 1;
+      continue;
+    }
+    if (effect.kind === 'paste' && clipboard !== null) {
+      // Pasting an empty clipboard types nothing.
+      const typed = clipboard === '' ? { ok: true as const, actions: [] } : placedActions([{ type: 'type', text: clipboard }], context.frame);
+      if (!typed.ok) return failure(`line ${statement.line}: ${typed.reason}`);
+      actions.push(...typed.actions);
+      unpastedCopy = null;
+      index += effect.statements;
+      continue;
+    }
+    if (effect.kind === 'replace') clipboard = null;
     const read = actionsOfStatement(statement, context);
     if (!read.ok) return failure(`line ${statement.line}: ${read.reason}`);
     actions.push(...read.actions);
+    index += 1;
   }
-  if (actions.length === 0) return failure('no action in the code: only imports');
-  return { ok: true, thought: split.thought, actions, code: split.blocks.map((block) => block.code.trim()).join('\n') };
+  return { ok: true, actions, unpastedCopy };
 }
 
 /** Where points are read: on the model's grid for the image, or, without an image, a relative grid as written. */
@@ -184,17 +252,22 @@ interface CallContext {
 type Actions = { ok: true; actions: Action[] } | ParseFailure;
 
 function actionsOfStatement(statement: PythonStatement, context: CallContext): Actions {
+  if (statement.kind === 'string') return { ok: true, actions: [] };
   if (statement.kind === 'import') {
     const other = statement.modules.find((module) => !IMPORTABLE.has(module));
-    return other === undefined ? { ok: true, actions: [] } : failure(`only pyautogui and time are read, not "${other}"`);
+    return other === undefined ? { ok: true, actions: [] } : failure(`only pyautogui, time and pyperclip are read, not "${other}"`);
   }
   const inputs = statement.kind === 'name' ? markerActions(statement.name, context) : callActions(statement.callee, statement.args, context);
-  if (!inputs.ok) return inputs;
+  return inputs.ok ? placedActions(inputs.actions, context.frame) : inputs;
+}
+
+/** Wire-format actions built from their inputs, their points brought onto the image. */
+function placedActions(inputs: readonly ActionInput[], frame: CoordinateFrame | null): Actions {
   const actions: Action[] = [];
-  for (const input of inputs.actions) {
+  for (const input of inputs) {
     const built = buildAction(input);
     if (!built.ok) return built;
-    const placed = place(built.action, context.frame);
+    const placed = place(built.action, frame);
     if (!placed.ok) return placed;
     actions.push(placed.action);
   }
@@ -282,7 +355,10 @@ function bind(callee: string, args: readonly { name: string | null; value: Pytho
 }
 
 function callActions(callee: string, args: readonly { name: string | null; value: PythonValue }[], context: CallContext): Inputs {
-  if (callee === 'pyautogui.hotkey') return hotkeyActions(args);
+  if (callee === 'pyautogui.hotkey') {
+    const keys = hotkeyKeys(args);
+    return keys.ok ? { ok: true, actions: [{ type: 'hotkey', keys: keys.keys }] } : keys;
+  }
   if (callee === 'mnemo.run_workflow') return runWorkflowActions(args);
   if (SIGNATURES[callee] === undefined) {
     return failure(`${callee}() is not a call Mnemo reads (it reads ${PYAUTOGUI_CALLS.map((name) => name.replace('pyautogui.', '')).join(', ')}, and WAIT, DONE, FAIL)`);
@@ -374,6 +450,8 @@ function callActions(callee: string, args: readonly { name: string | null; value
     }
     case 'mnemo.save_fact':
       return saveFactActions(a);
+    case 'pyperclip.paste':
+      return { ok: true, actions: [] };
     default:
       return failure(`${callee}() is not a call Mnemo reads`);
   }
@@ -443,35 +521,6 @@ function waitActions(seconds: number): Inputs {
   return { ok: true, actions: [{ type: 'wait', ms }] };
 }
 
-/** pyautogui's spellings of keys that the shared key names do not know. */
-const PYAUTOGUI_KEYS: Record<string, string> = {
-  prntscrn: 'printscreen',
-  prtscr: 'printscreen',
-  printscreen: 'printscreen',
-  accept: 'enter',
-};
-
-function keyOf(name: string): { ok: true; key: CanonicalKey } | ParseFailure {
-  // pyautogui writes the side after the modifier: ctrlleft, shiftright, winleft, optionleft.
-  const side = /^(ctrl|shift|alt|win|option|command)(left|right)$/i.exec(name);
-  const spelled = side ? (side[1] as string) : (PYAUTOGUI_KEYS[name.toLowerCase()] ?? name);
-  const key = normalizeKey(spelled);
-  return key.ok ? key : failure(key.message);
-}
-
-function keysOf(callee: string, value: PythonValue | undefined): { ok: true; keys: CanonicalKey[] } | ParseFailure {
-  const names = typeof value === 'string' ? [value] : value === undefined ? null : sequenceOf(value);
-  if (names === null || names.length === 0) return failure(`${callee}() needs a key name or a list of them`);
-  const keys: CanonicalKey[] = [];
-  for (const name of names) {
-    if (typeof name !== 'string') return failure(`${callee}() needs key names as strings, not ${pythonRepr(name)}`);
-    const key = keyOf(name);
-    if (!key.ok) return key;
-    keys.push(key.key);
-  }
-  return { ok: true, keys };
-}
-
 function pressActions(a: Bound): Inputs {
   const keys = keysOf(a.callee, a.value('keys'));
   if (!keys.ok) return keys;
@@ -480,17 +529,6 @@ function pressActions(a: Bound): Inputs {
   if (!Number.isInteger(presses.value) || presses.value < 1) return failure(`pyautogui.press() presses must be a whole number of at least 1, not ${presses.value}`);
   const once = keys.keys.map((key): ActionInput => ({ type: 'hotkey', keys: [key] }));
   return { ok: true, actions: Array.from({ length: presses.value }, () => once).flat() };
-}
-
-function hotkeyActions(args: readonly { name: string | null; value: PythonValue }[]): Inputs {
-  const unknown = args.find((arg) => arg.name !== null && !HOTKEY_KEYWORDS.has(arg.name));
-  if (unknown) return failure(`pyautogui.hotkey() has no argument ${unknown.name}`);
-  const positional = args.filter((arg) => arg.name === null).map((arg) => arg.value);
-  // hotkey('ctrl', 'c'), and hotkey(['ctrl', 'c']) as some models write it.
-  const only = positional.length === 1 ? sequenceOf(positional[0] as PythonValue) : null;
-  const keys = keysOf('pyautogui.hotkey', only ?? positional);
-  if (!keys.ok) return keys;
-  return { ok: true, actions: [{ type: 'hotkey', keys: keys.keys }] };
 }
 
 /** `write('text')`, or `typewrite([...])` with key names among single characters. */

@@ -5,8 +5,12 @@
  * A tokenizer (names, numbers, strings with every escape Python has, brackets, comments, line
  * continuations, triple-quoted strings over several lines) and a parser of statements that are
  * each one call with positional and keyword arguments whose values are literals (numbers, strings,
- * lists, tuples, True, False, None), a bare name (a marker such as `DONE`), or an import.
- * Anything else is a failure naming its line: no expression is ever evaluated.
+ * lists, tuples, True, False, None), a bare name (a marker such as `DONE`), an import, or a string
+ * alone (a docstring, which Python evaluates and drops). Anything else is a failure naming its
+ * line: no expression is ever evaluated.
+ *
+ * `looksLikePythonStatement` tells a line of Python from a line of prose, for replies that mix
+ * the two without fences.
  */
 import { failure } from './common';
 import type { ParseFailure } from './types';
@@ -22,7 +26,9 @@ export interface PythonArgument {
 export type PythonStatement =
   | { readonly kind: 'call'; readonly callee: string; readonly args: PythonArgument[]; readonly line: number; readonly source: string }
   | { readonly kind: 'name'; readonly name: string; readonly line: number; readonly source: string }
-  | { readonly kind: 'import'; readonly modules: string[]; readonly line: number; readonly source: string };
+  | { readonly kind: 'import'; readonly modules: string[]; readonly line: number; readonly source: string }
+  /** A string on its own: OSWorld's agents open their code with one holding the observation and the thought. */
+  | { readonly kind: 'string'; readonly value: string; readonly line: number; readonly source: string };
 
 export type StatementsRead = { ok: true; statements: PythonStatement[] } | ParseFailure;
 
@@ -265,6 +271,7 @@ function readStatement(reader: TokenReader, source: string): StatementRead {
   const line = first.line;
   const clipped = source.length > 80 ? `${source.slice(0, 77)}...` : source;
   const notACall = () => at(line, `not a call Mnemo can read: ${clipped}`);
+  if (first.kind === 'string') return readStringStatement(reader, line, source, notACall);
   if (first.kind !== 'name') return notACall();
 
   if (first.text === 'import' || first.text === 'from') return readImport(reader, line, source);
@@ -311,6 +318,18 @@ function readStatement(reader: TokenReader, source: string): StatementRead {
   const rest = reader.next();
   if (rest !== undefined && rest.kind !== 'end') return at(line, `more than one call in a statement: ${clipped}`);
   return { ok: true, statement: { kind: 'call', callee, args, line, source } };
+}
+
+/** Adjacent strings alone on their statement, joined as Python joins them; anything after them is not read. */
+function readStringStatement(reader: TokenReader, line: number, source: string, notACall: () => ParseFailure): StatementRead {
+  let value = '';
+  for (let token = reader.peek(); token?.kind === 'string'; token = reader.peek()) {
+    value += token.value;
+    reader.next();
+  }
+  const rest = reader.next();
+  if (rest !== undefined && rest.kind !== 'end') return notACall();
+  return { ok: true, statement: { kind: 'string', value, line, source } };
 }
 
 function readDottedName(reader: TokenReader): string | null {
@@ -437,4 +456,53 @@ export function pythonString(text: string): string {
     else out += character;
   }
   return `${out}'`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python or prose
+
+const NAME = '[A-Za-z_]\\w*';
+const DOTTED = `${NAME}(?:\\.${NAME})*`;
+/** `os.system(`, `os . system (`: a dotted name before a bracket is a call even with spaces. */
+const DOTTED_CALL = new RegExp(`^${NAME}(?:\\s*\\.\\s*${NAME})+\\s*\\(`);
+/** `exec(`: a lone name only when the bracket follows at once ("Note (see below)" is prose). */
+const BARE_CALL = new RegExp(`^${NAME}\\(`);
+const ASSIGNMENT = new RegExp(`^${NAME}(?:\\.${NAME}|\\[[^\\]]*\\])*(?:\\s*,\\s*${NAME})*\\s*(?:\\*\\*|//|>>|<<|[-+*/%@&|^])?=(?!=)`);
+const IMPORT = new RegExp(`^(?:import\\s+${DOTTED}(?:\\s+as\\s+${NAME})?\\s*(?:[,;#]|$)|from\\s+(?:\\.+|\\.*${DOTTED})\\s+import\\s)`);
+const DEFINITION = new RegExp(`^(?:async\\s+)?(?:def|class)\\s+${NAME}\\s*[(:]`);
+/** `for f in files:`; "for each row in the table:" is prose (a target is one name, then `in`). */
+const FOR_HEADER = new RegExp(`^(?:async\\s+)?for\\s+${NAME}(?:\\s*,\\s*${NAME})*\\s+in\\s+\\S.*:`);
+const BLOCK_KEYWORD = /^(?:try|else|finally)\s*:|^except\b[^:]*:/;
+const CONDITION_HEADER = /^(?:if|elif|while|with)\s+(.+?)\s*:(.*)$/;
+const LONE_KEYWORD = /^(?:pass|break|continue)\s*(?:#.*)?$/;
+const SIMPLE_KEYWORD = /^(?:return|raise|del|assert|global|nonlocal|await|yield)\s+(.+)$/;
+const TRIPLE_QUOTE = /^[rRuU]?(?:'''|""")/;
+const DECORATOR = new RegExp(`^@${DOTTED}\\s*(?:\\(|$)`);
+const LONE_NAME = new RegExp(`^(?:not\\s+)?${DOTTED}$`);
+const STATEMENT_SHAPES = [DOTTED_CALL, BARE_CALL, ASSIGNMENT, IMPORT, DEFINITION, FOR_HEADER, BLOCK_KEYWORD, LONE_KEYWORD, TRIPLE_QUOTE, DECORATOR];
+
+/** An expression written as code: brackets, comparisons, constants, or one (dotted) name. */
+function codeLike(expression: string): boolean {
+  const text = expression.replace(/#.*$/, '').trim();
+  return /[()[\]=<>!]/.test(text) || /\b(?:True|False|None)\b/.test(text) || LONE_NAME.test(text);
+}
+
+/**
+ * Whether a line reads as a Python statement rather than as prose: a call (`os.system('x')`,
+ * `exec(...)`), an assignment, an import, a block header (`for f in files:`, `if ok:`, `def f():`),
+ * `pass`, `return x`, `raise E(...)`, a decorator, or the opening of a triple-quoted string.
+ * Prose that mentions code inside a sentence stays prose ("I call os.system to clean up."), and so
+ * does a line starting with a lower-case `if`, `while` or `with` whose condition is not written as
+ * code ("if the dialog opens: press Enter").
+ */
+export function looksLikePythonStatement(line: string): boolean {
+  const text = line.trim();
+  if (STATEMENT_SHAPES.some((shape) => shape.test(text))) return true;
+  const condition = CONDITION_HEADER.exec(text);
+  if (condition) {
+    const body = (condition[2] as string).replace(/#.*$/, '').trim();
+    return codeLike(condition[1] as string) && (body === '' || looksLikePythonStatement(body));
+  }
+  const simple = SIMPLE_KEYWORD.exec(text);
+  return simple !== null && codeLike(simple[1] as string);
 }
