@@ -132,8 +132,9 @@ describe.each([
   it('saves the run with parameters: --json lists them and the steps', async () => {
     const saved = await mnemo(['workflow', 'save', recordedId, '--name', 'form', '--param', `name=${NAME}`, '--param', `notes=${NOTES}`, '--data-dir', dataDir, '--json']);
     expect(saved.code, saved.stderr).toBe(0);
-    const json = JSON.parse(saved.stdout) as { name: string; params: unknown[]; steps: Array<{ index: number; description: string; action: { type: string; text?: string } }> };
+    const json = JSON.parse(saved.stdout) as { name: string; params: unknown[]; steps: Array<{ index: number; description: string; action: { type: string; text?: string } }>; trusted: boolean };
     expect(json.name).toBe('form');
+    expect(json.trusted).toBe(true);
     expect(json.params).toEqual([
       { name: 'name', secret: false, example: NAME },
       { name: 'notes', secret: false, example: NOTES },
@@ -145,7 +146,7 @@ describe.each([
     const shown = await mnemo(['workflow', 'show', 'form', '--data-dir', dataDir, '--json']);
     expect(JSON.parse(shown.stdout)).toEqual(json);
     const listed = await mnemo(['workflow', 'list', '--data-dir', dataDir, '--json']);
-    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'form', params: ['name', 'notes'], steps: 5, source: recordedId }]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'form', params: ['name', 'notes'], steps: 5, source: recordedId, trusted: true }]);
   }, 300_000);
 
   it('on the unchanged page: the new values submitted, with no model call', async () => {
