@@ -49,7 +49,7 @@ import {
 import { AgentEventSchema, type AgentEvent } from './events';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
 import { SessionIdSchema } from './session-id';
-import { ProposedParamSchema, WorkflowExportSchema, WorkflowNameSchema, WorkflowSchema, WorkflowSummarySchema } from './workflow';
+import { ProposedParamSchema, ShownWorkflowSchema, WorkflowExportSchema, WorkflowNameSchema, WorkflowSummarySchema } from './workflow';
 
 // ── results ────────────────────────────────────────────────────────────────────────────────────
 
@@ -81,6 +81,8 @@ export const IpcErrorKindSchema = z.enum([
   'invalid',
   /** The memory's storage cannot be used: Redis unreachable, a wrong memory key. */
   'memory',
+  /** A workflow the user has not trusted (imported, or changed since) does not run; the message says how to trust it. */
+  'untrusted',
 ]);
 export type IpcErrorKind = z.infer<typeof IpcErrorKindSchema>;
 
@@ -99,6 +101,7 @@ export const HTTP_STATUS_OF: Readonly<Record<IpcErrorKind, number>> = {
   not_found: 404,
   invalid: 400,
   memory: 503,
+  untrusted: 403,
 };
 
 export const IpcErrorSchema = z.object({ kind: IpcErrorKindSchema, message: z.string(), sessionId: z.string().nullable().optional() });
@@ -225,8 +228,17 @@ export const commands = {
   'memory:working': command(z.object({ conversationId: z.string().min(1) }), WorkingMemorySchema.nullable(), GET('/memory/working', { query: { conversation: 'conversationId' } })),
   /** The saved workflows (`mnemo workflow list --json`), and the damaged ones apart with why. */
   'workflows:list': command(NoRequestSchema, WorkflowsListSchema, GET('/workflows')),
-  /** One workflow whole: its parameters (a secret's without example), its steps and their anchors (images under `otherRoutes.workflowFile`). */
-  'workflows:show': command(WorkflowRefSchema, WorkflowSchema, GET('/workflows/:name')),
+  /**
+   * One workflow whole: its parameters (a secret's without example), its steps (each description
+   * derived from its action) and their anchors (images under `otherRoutes.workflowFile`); whether
+   * it is trusted, and the digest `workflows:trust` names.
+   */
+  'workflows:show': command(WorkflowRefSchema, ShownWorkflowSchema, GET('/workflows/:name')),
+  /**
+   * The user trusts the workflow they were shown to run ("Trust this workflow"); with `digest`
+   * (from `workflows:show`) one that changed since is a `conflict` and stays untrusted.
+   */
+  'workflows:trust': command(WorkflowRefSchema.extend({ digest: z.string().min(1).optional() }), ShownWorkflowSchema, POST('/workflows/:name/trust')),
   /** The values typed in a session, proposed as parameters (secrets masked), for "Save as workflow" to confirm; nothing is saved. */
   'workflows:propose': command(SessionRefSchema, z.array(ProposedParamSchema), GET('/sessions/:id/workflow-params')),
   /** Saves a session as a workflow (`mnemo workflow save`); one of the same name is replaced. */
@@ -236,7 +248,7 @@ export const commands = {
   'workflows:export': command(WorkflowRefSchema, WorkflowExportSchema, GET('/workflows/:name/export')),
   /** A file made by export, checked whole: a bad one is refused (`invalid`) with the reason and changes nothing. */
   'workflows:import': command(ImportWorkflowSchema, z.object({ workflow: WorkflowSummarySchema, replaced: z.boolean() }), POST('/workflows/import', { maxBody: WORKFLOW_FILE_MAX })),
-  /** Runs a workflow with new values (a live run of kind `workflow`); a missing or unknown parameter is `invalid`, naming it. */
+  /** Runs a workflow with new values (a live run of kind `workflow`); a missing or unknown parameter is `invalid`, naming it; an untrusted workflow `untrusted`. */
   'workflows:run': command(StartWorkflowRunSchema, StartedSchema, POST('/workflows/:name/run')),
   /** Starts recording what the user does by hand (`mnemo teach`); `unavailable` where no recorder is plugged in. */
   'teach:start': command(StartTeachSchema, z.object({ id: z.string().min(1) }), POST('/teach')),

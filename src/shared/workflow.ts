@@ -11,12 +11,15 @@
  *   reference (`screens/…`), like the patches (`anchors/…`): files beside workflow.json, or
  *   inlined as base64 in an exported file.
  * - A parameter has a name, an example and `secret`; a secret's example is never kept.
+ * - A step's `description` is never taken from a file: every parse derives it from the step's
+ *   action and anchors (`describeWorkflowStep`), so what a person reads is what will run. Files
+ *   keep the derived text, for older versions that require the field.
  *
  * Pure TypeScript + zod: the window shows workflows with the same types.
  */
 import { z } from 'zod';
-import { ActionSchema } from './actions';
-import { MASK } from './describe-action';
+import { ActionSchema, dragPath, type Action } from './actions';
+import { describeAction, MASK } from './describe-action';
 import type { UsageSummary } from './events';
 
 export const WORKFLOW_FORMAT = 'mnemo-workflow';
@@ -80,11 +83,12 @@ export const TargetAnchorSchema = z.object({
 });
 export type TargetAnchor = z.infer<typeof TargetAnchorSchema>;
 
-export const WorkflowStepSchema = z.object({
+const StoredStepSchema = z.object({
   index: z.number().int().positive(),
   /** The recorded run's step this action came from (several actions may share one). */
   recordedStep: z.number().int().nonnegative(),
-  description: z.string(),
+  /** Ignored when read (an edited file could say anything here): derived from `action` and `anchors`. */
+  description: z.string().optional(),
   action: ActionSchema,
   thought: z.string().nullable(),
   /** The screen as recorded before the step: the recorded step's screenshot. */
@@ -94,7 +98,83 @@ export const WorkflowStepSchema = z.object({
   /** One per point the action targets (a drag: where it starts and where it ends). */
   anchors: z.array(TargetAnchorSchema),
 });
-export type WorkflowStep = z.infer<typeof WorkflowStepSchema>;
+
+/** A step as read: its description derived from what it does, whatever the file said. */
+export const WorkflowStepSchema = StoredStepSchema.transform((step) => ({ ...step, description: describeWorkflowStep(step) }));
+export type WorkflowStep = z.output<typeof WorkflowStepSchema>;
+
+/**
+ * Whether a character would not show as itself in a terminal or a page: controls (an escape
+ * sequence can rewrite the line above), lone surrogates, and the invisible and direction-changing
+ * ones (text shown backwards, or not at all).
+ */
+function unseen(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    (char.length === 1 && code >= 0xd800 && code <= 0xdfff) ||
+    [0xad, 0x61c, 0x180e, 0xfeff].includes(code) ||
+    (code >= 0x200b && code <= 0x200f) ||
+    (code >= 0x2028 && code <= 0x202e) ||
+    (code >= 0x2060 && code <= 0x206f) ||
+    (code >= 0xfff9 && code <= 0xfffb)
+  );
+}
+
+/** `text` with every character that would not show as itself written as `\uXXXX`. */
+export function visibleText(text: string): string {
+  return Array.from(text, (char) => (unseen(char) ? `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}` : char)).join('');
+}
+
+/** Typed text in full, quoted, escaped (`\n` for Enter) and with nothing hidden: never cut, never masked. */
+export function quotedTypedText(text: string): string {
+  return visibleText(JSON.stringify(text));
+}
+
+const at = (point: { x?: number | undefined; y?: number | undefined }): string => (point.x !== undefined && point.y !== undefined ? ` at (${point.x}, ${point.y})` : '');
+
+/** What a step does, in full: the text typed whole, the keys, the button and keys held, every point. */
+function describeStepAction(action: Action): string {
+  switch (action.type) {
+    case 'type':
+      // A workflow's text is a template ({{name}} where a value goes), never a secret's value: shown even when marked secret.
+      return `type ${quotedTypedText(action.text)}${action.secret === true ? ' (a secret parameter)' : ''}`;
+    case 'click':
+    case 'double_click':
+    case 'triple_click':
+      return `${action.type.replace('_', ' ')}${at(action)}${action.button !== 'left' ? ` with the ${action.button} button` : ''}${action.modifiers?.length ? ` holding ${action.modifiers.join('+')}` : ''}`;
+    case 'drag': {
+      const path = dragPath(action);
+      const [first, last] = [path[0], path.at(-1)];
+      const via = path.length > 2 ? ` through ${path.slice(1, -1).map((point) => `(${point.x}, ${point.y})`).join(', ')}` : '';
+      return `drag from (${first?.x}, ${first?.y}) to (${last?.x}, ${last?.y})${via}${action.button !== 'left' ? ` with the ${action.button} button` : ''}`;
+    }
+    case 'scroll':
+      return `scroll ${action.direction} ${action.amount}${at(action)}`;
+    case 'mouse_down':
+    case 'mouse_up':
+      return `${action.type.replace('_', ' ')} (${action.button})${at(action)}`;
+    default:
+      return describeAction(action);
+  }
+}
+
+/**
+ * A step's description, derived each time it is read: what its action does, in full, and the words
+ * read near its target. Never read from a file, so an edited file cannot show one thing and do another.
+ */
+export function describeWorkflowStep(step: { action: Action; anchors: readonly TargetAnchor[] }): string {
+  const near = step.anchors[0]?.text.slice(0, 2).map((word) => word.text) ?? [];
+  return visibleText(`${describeStepAction(step.action)}${near.length > 0 ? ` (near ${JSON.stringify(near.join(' '))})` : ''}`);
+}
+
+/** What a step sends from the keyboard, for the front ends to mark: text typed, keys pressed (or held while clicking), or nothing. */
+export function keyboardInputOf(action: Action): 'text' | 'keys' | null {
+  if (action.type === 'type') return 'text';
+  if (action.type === 'hotkey' || action.type === 'key_down' || action.type === 'key_up') return 'keys';
+  return 'modifiers' in action && (action.modifiers?.length ?? 0) > 0 ? 'keys' : null;
+}
 
 export const RecordingCostSchema = z.object({ modelCalls: z.number().int().nonnegative(), tokens: z.number().int().nonnegative(), costUsd: z.number().nonnegative() });
 export type RecordingCost = z.infer<typeof RecordingCostSchema>;
@@ -185,19 +265,48 @@ export function describeWorkflowIssues(issues: readonly z.core.$ZodIssue[]): str
   return `${path ? `${path}: ` : ''}${issue.message}${more}`;
 }
 
+/**
+ * A workflow as read, and whether the user trusts these very steps: it was saved on this machine,
+ * or confirmed once after its steps were shown, and nothing that decides what runs changed since
+ * (`digest`, src/main/workflow/trust.ts). An untrusted workflow is shown, never run.
+ */
+export interface CheckedWorkflow {
+  workflow: Workflow;
+  trusted: boolean;
+  /** What the trust is given to: `sha256:…` of the steps, parameters, anchors and files. */
+  digest: string;
+}
+
+/** Why a workflow does not run, and how to make it run: one line for every front end. */
+export function untrustedReason(name: string): string {
+  return `workflow "${name}" is not trusted (it was imported, or its file changed since it was trusted), so it does not run: check its steps with mnemo workflow show ${name}, then trust it with mnemo workflow trust ${name}`;
+}
+
+/** `workflows:show` and `workflows:trust`: the workflow whole, whether it is trusted, and the digest a trust must name. */
+export const ShownWorkflowSchema = z.intersection(WorkflowSchema, z.object({ trusted: z.boolean(), digest: z.string() }));
+export type ShownWorkflow = z.output<typeof ShownWorkflowSchema>;
+
+export function shownWorkflow(checked: CheckedWorkflow): ShownWorkflow {
+  return { ...checked.workflow, trusted: checked.trusted, digest: checked.digest };
+}
+
 /** What `mnemo workflow save|show --json` print, and the window lists: a secret's example masked. */
 export const WorkflowSummarySchema = z.object({
   name: z.string(),
   params: z.array(z.object({ name: z.string(), secret: z.boolean(), example: z.string() })),
   steps: z.array(z.object({ index: z.number().int().positive(), description: z.string(), action: ActionSchema })),
+  /** It may run: saved on this machine, or trusted by the user after its steps were shown, and unchanged since. */
+  trusted: z.boolean(),
 });
 export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;
 
-export function summarizeWorkflow(workflow: Workflow): WorkflowSummary {
+export function summarizeWorkflow(workflow: Workflow, trusted: boolean): WorkflowSummary {
   return {
     name: workflow.name,
     params: workflow.params.map((param) => ({ name: param.name, secret: param.secret, example: param.secret ? MASK : (param.example ?? '') })),
-    steps: workflow.steps.map((step) => ({ index: step.index, description: step.description, action: step.action })),
+    // Derived again here: a Workflow built in memory holds whatever its maker put in `description`.
+    steps: workflow.steps.map((step) => ({ index: step.index, description: describeWorkflowStep(step), action: step.action })),
+    trusted,
   };
 }
 
@@ -212,6 +321,8 @@ export const WorkflowListingSchema = z.object({
   createdAt: z.number(),
   /** The session it was saved from. */
   source: z.string(),
+  /** It may run (see `CheckedWorkflow`). */
+  trusted: z.boolean(),
 });
 export type WorkflowListing = z.infer<typeof WorkflowListingSchema>;
 
@@ -226,7 +337,7 @@ export const ProposedParamSchema = z.object({
 });
 export type ProposedParam = z.infer<typeof ProposedParamSchema>;
 
-export function listingOf(workflow: Workflow): WorkflowListing {
+export function listingOf({ workflow, trusted }: Pick<CheckedWorkflow, 'workflow' | 'trusted'>): WorkflowListing {
   return {
     name: workflow.name,
     description: workflow.description,
@@ -234,6 +345,7 @@ export function listingOf(workflow: Workflow): WorkflowListing {
     steps: workflow.steps.length,
     createdAt: workflow.createdAt,
     source: workflow.source.session,
+    trusted,
   };
 }
 

@@ -205,7 +205,9 @@ describe.each([
     const env = { DISPLAY: screen.display, OPENAI_API_KEY: '' };
     const saved = await runMnemoJson(['workflow', 'save', sessionId, '--name', 'taught', '--param', `name=${NAME}`, '--param', `notes=${NOTES}`, '--data-dir', dataDir, '--json'], { env });
     expect(saved.code, saved.stderr).toBe(0);
-    const json = JSON.parse(saved.stdout) as { params: unknown[]; steps: Array<{ action: { type: string; text?: string } }> };
+    const json = JSON.parse(saved.stdout) as { params: unknown[]; steps: Array<{ action: { type: string; text?: string } }>; trusted: boolean };
+    // Taught and saved on this machine: trusted, so it runs.
+    expect(json.trusted).toBe(true);
     expect(json.params).toEqual([
       { name: 'name', secret: false, example: NAME },
       { name: 'notes', secret: false, example: NOTES },

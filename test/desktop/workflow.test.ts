@@ -10,6 +10,8 @@
  * - the form moved and restyled: with --policy reground, at most one model call per diverged step;
  * - the submit button removed: stopped before acting (exit 3), nothing clicked there;
  * - a secret typed, and absent from every file of the data directory and from the export;
+ * - an export whose typing was changed: imported untrusted, refused with nothing reaching the page,
+ *   then trusted and run, the page receiving what the step really types;
  * - a damaged workflow refused with the reason.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +34,8 @@ const NAME = 'Ada Lovelace';
 const NOTES = 'Analytical Engine, Note G';
 const NEW_NAME = 'Grace Hopper';
 const NEW_NOTES = 'COBOL, FLOW-MATIC & the first compiler';
+/** What a changed export types in the name field instead of the name (harmless here, but not what its description said). */
+const TAMPERED = 'typed by an edited export';
 /** The form moved left: clear of where it was, still on the screen and off the other elements. */
 const MOVE = { dx: -150, dy: 0 };
 
@@ -132,8 +136,9 @@ describe.each([
   it('saves the run with parameters: --json lists them and the steps', async () => {
     const saved = await mnemo(['workflow', 'save', recordedId, '--name', 'form', '--param', `name=${NAME}`, '--param', `notes=${NOTES}`, '--data-dir', dataDir, '--json']);
     expect(saved.code, saved.stderr).toBe(0);
-    const json = JSON.parse(saved.stdout) as { name: string; params: unknown[]; steps: Array<{ index: number; description: string; action: { type: string; text?: string } }> };
+    const json = JSON.parse(saved.stdout) as { name: string; params: unknown[]; steps: Array<{ index: number; description: string; action: { type: string; text?: string } }>; trusted: boolean };
     expect(json.name).toBe('form');
+    expect(json.trusted).toBe(true);
     expect(json.params).toEqual([
       { name: 'name', secret: false, example: NAME },
       { name: 'notes', secret: false, example: NOTES },
@@ -145,7 +150,7 @@ describe.each([
     const shown = await mnemo(['workflow', 'show', 'form', '--data-dir', dataDir, '--json']);
     expect(JSON.parse(shown.stdout)).toEqual(json);
     const listed = await mnemo(['workflow', 'list', '--data-dir', dataDir, '--json']);
-    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'form', params: ['name', 'notes'], steps: 5, source: recordedId }]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'form', params: ['name', 'notes'], steps: 5, source: recordedId, trusted: true }]);
   }, 300_000);
 
   it('on the unchanged page: the new values submitted, with no model call', async () => {
@@ -220,6 +225,31 @@ describe.each([
     const state = await screen.server.state();
     expect([state.field.value, state.area.value]).toEqual([NEW_NAME, NEW_NOTES]);
   }, 120_000);
+
+  it.runIf(size === null)('an export whose typing was changed: imported untrusted and refused (nothing reaches the page), then trusted and run as it really is', async () => {
+    const exportFile = join(scratch, `form-${label}.json`);
+    expect((await mnemo(['workflow', 'export', 'form', '-o', exportFile, '--data-dir', dataDir])).code).toBe(0);
+    const file = JSON.parse(readFileSync(exportFile, 'utf8')) as { workflow: { steps: Array<{ description: string; action: unknown }> } };
+    expect(file.workflow.steps[1]!.description).toBe('type "{{name}}"');
+    file.workflow.steps[1]!.action = { type: 'type', text: TAMPERED };
+    writeFileSync(exportFile, JSON.stringify(file));
+    const imported = await mnemo(['workflow', 'import', exportFile, '--name', 'form-shared', '--data-dir', dataDir]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`TYPES   2. type "${TAMPERED}"`);
+
+    await preparePage();
+    const refused = await mnemo(['workflow', 'run', 'form-shared', '--set', `name=${NEW_NAME}`, '--set', `notes=${NEW_NOTES}`, '--data-dir', dataDir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('mnemo workflow trust form-shared');
+    await screen.server.settle(300);
+    expect(screen.server.events().filter((e) => e.type === 'click' || e.type === 'keydown')).toEqual([]);
+
+    expect((await mnemo(['workflow', 'trust', 'form-shared', '--data-dir', dataDir])).code).toBe(0);
+    const run = await mnemo(['workflow', 'run', 'form-shared', '--set', `name=${NEW_NAME}`, '--set', `notes=${NEW_NOTES}`, '--data-dir', dataDir, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    // What the page received: the text the step really types, not the parameter its old description named.
+    expect(submitted().map((e) => [e.field, e.area])).toEqual([[TAMPERED, NEW_NOTES]]);
+  }, 180_000);
 
   it('refuses a missing or an unknown parameter (exit 2, naming it)', async () => {
     const missing = await mnemo(['workflow', 'run', 'form', '--set', `name=${NEW_NAME}`, '--data-dir', dataDir]);

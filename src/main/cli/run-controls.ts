@@ -91,6 +91,7 @@ export function startFailure(error: ServiceError): { code: number; message: stri
     case 'not_found':
     case 'conflict':
     case 'record':
+    case 'untrusted':
       return { code: ExitCode.errorResult, message: error.message };
     case 'busy':
     case 'no_display':

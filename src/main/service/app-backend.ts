@@ -184,13 +184,14 @@ export class AppBackend {
     const params = request.params.map(({ name, value, secret }) => ({ name, secret, ...(value !== undefined ? { value } : {}) }));
     const saved = await this.service.workflows.save({ session: request.session, name: request.name, params, ...(request.autoParams ? { autoParams: true } : {}) });
     if (!saved.ok) return { ok: false, error: saved.error };
-    return { ok: true, value: { workflow: summarizeWorkflow(saved.value.workflow), replaced: saved.value.replaced, proposed: saved.value.proposed } };
+    // Saved from a session on this machine: trusted.
+    return { ok: true, value: { workflow: summarizeWorkflow(saved.value.workflow, true), replaced: saved.value.replaced, proposed: saved.value.proposed } };
   }
 
-  /** A file made by export (as JSON), checked whole before anything is written. */
+  /** A file made by export (as JSON), checked whole before anything is written; untrusted until the user trusts it. */
   async importWorkflow(request: { file: Record<string, unknown>; name?: string | undefined; replace: boolean }): Promise<ServiceResult<{ workflow: WorkflowSummary; replaced: boolean }>> {
     const imported = await this.service.workflows.import(JSON.stringify(request.file), { replace: request.replace, ...(request.name !== undefined ? { rename: request.name } : {}) });
-    return imported.ok ? { ok: true, value: { workflow: summarizeWorkflow(imported.value.workflow), replaced: imported.value.replaced } } : imported;
+    return imported.ok ? { ok: true, value: { workflow: summarizeWorkflow(imported.value.workflow, false), replaced: imported.value.replaced } } : imported;
   }
 
   /** Starts a demonstration (`Teach` in the window); `unavailable` while no recorder is plugged in. */

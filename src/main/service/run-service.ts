@@ -23,6 +23,7 @@ import type { DesktopRequest } from '../../shared/desktop';
 import type { MemorySnapshot } from '../../shared/memory';
 import type { AgentEvent } from '../../shared/events';
 import { MASK } from '../../shared/describe-action';
+import { untrustedReason } from '../../shared/workflow';
 import { DEFAULT_PRICES, ImageSettingsSchema, type ModelSettings, type ModelSettingsInput, type PriceTable } from '../../shared/settings';
 import { DeviceAgent } from '../agent/device-agent';
 import type { AgentOptions } from '../agent/settings';
@@ -344,12 +345,15 @@ export class RunService {
 
   /**
    * Runs a saved workflow with new values on the desktop, recorded as a new session; the model is
-   * asked only for the steps that differ, under the reground policy (src/main/workflow/).
+   * asked only for the steps that differ, under the reground policy (src/main/workflow/). A
+   * workflow the user has not trusted (imported, or changed since) is `untrusted`, saying how to trust it.
    */
   async runWorkflow(request: WorkflowRunRequest): Promise<ServiceResult<RunHandle>> {
     const read = await this.workflows.show(request.name);
     if (!read.ok) return this.redacted(read);
-    const workflow = read.value;
+    // A workflow is code that drives the desktop: only what the user trusts, as it is now, runs.
+    if (!read.value.trusted) return { ok: false, error: { kind: 'untrusted', message: untrustedReason(request.name) } };
+    const workflow = read.value.workflow;
     const complete = completeParamValues(workflow.params, request.values, (name) => `a value for "${name}"`);
     if (!complete.ok) return { ok: false, error: { kind: 'invalid', message: complete.message } };
     const chosen = this.modelFor(request.model, request.policy);

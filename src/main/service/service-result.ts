@@ -21,7 +21,9 @@ export type ServiceErrorKind =
   /** The memory's storage cannot be used: Redis unreachable, a wrong memory key, a damaged store. */
   | 'memory'
   /** The part that would serve it is not there (no demonstration recorder plugged in). */
-  | 'unavailable';
+  | 'unavailable'
+  /** A workflow the user has not trusted (imported, or changed since it was trusted) does not run. */
+  | 'untrusted';
 
 export interface ServiceError {
   kind: ServiceErrorKind;

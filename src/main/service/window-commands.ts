@@ -4,6 +4,7 @@
  * differs between them: the version, the display list, and how a report is saved.
  */
 import { err, ok, type Handlers, type Result } from '../../shared/contract';
+import { shownWorkflow, type CheckedWorkflow, type ShownWorkflow } from '../../shared/workflow';
 import type { AppBackend } from './app-backend';
 import type { ServiceResult } from './service-result';
 
@@ -16,6 +17,11 @@ export function fromService<T>(result: ServiceResult<T>): Result<T> {
   const failed = err<T>(result.error.kind, result.error.message);
   if (!failed.ok && result.error.sessionId) failed.error.sessionId = result.error.sessionId;
   return failed;
+}
+
+/** A workflow as the window shows it: whole, with whether it is trusted and the digest a trust names. */
+function shown(result: ServiceResult<CheckedWorkflow>): ServiceResult<ShownWorkflow> {
+  return result.ok ? { ok: true, value: shownWorkflow(result.value) } : result;
 }
 
 export function backendHandlers(backend: AppBackend): Omit<Handlers, ShellCommand> {
@@ -46,7 +52,8 @@ export function backendHandlers(backend: AppBackend): Omit<Handlers, ShellComman
     'memory:conversations': async () => fromService(await backend.conversations()),
     'memory:working': async ({ conversationId }) => fromService(await backend.workingMemory(conversationId)),
     'workflows:list': async () => ok(await backend.service.workflows.listings()),
-    'workflows:show': async ({ name }) => fromService(await backend.service.workflows.show(name)),
+    'workflows:show': async ({ name }) => fromService(shown(await backend.service.workflows.show(name))),
+    'workflows:trust': async ({ name, digest }) => fromService(shown(await backend.service.workflows.trust(name, digest))),
     'workflows:propose': async ({ id }) => fromService(await backend.service.workflows.propose(id)),
     'workflows:save': async (request) => fromService(await backend.saveWorkflow(request)),
     'workflows:delete': async ({ name }) => fromService(await backend.service.workflows.delete(name)),

@@ -1,6 +1,6 @@
 /**
  * Which saved workflows a task is offered: a ranked search (BM25, the facts' search index) over
- * the workflows' names and descriptions; the matches become the offer's lines (workflow/in-run.ts).
+ * the trusted workflows' names and descriptions; the matches become the offer's lines (workflow/in-run.ts).
  */
 import type { Workflow } from '../../shared/workflow';
 import { FactSearchIndex } from '../memory/facts/search-index';
@@ -17,8 +17,9 @@ export function matchingWorkflows(task: string, workflows: readonly Workflow[], 
   return index.search(task, { limit }).flatMap((hit) => (hit.score > 0 && byName.has(hit.id) ? [byName.get(hit.id) as Workflow] : []));
 }
 
-/** The offer for `task` among the catalog's workflows (null: none matches, or none is saved or readable). */
+/** The offer for `task` among the catalog's trusted workflows (null: none matches, or none is saved, readable and trusted). */
 export async function offerFor(catalog: WorkflowCatalog, task: string): Promise<string | null> {
-  const { workflows } = await catalog.list().catch(() => ({ workflows: [] as Workflow[] }));
-  return workflowOffer(matchingWorkflows(task, workflows));
+  const { workflows } = await catalog.list().catch(() => ({ workflows: [] }));
+  // A workflow the user has not trusted would be refused if run: it is not offered either.
+  return workflowOffer(matchingWorkflows(task, workflows.flatMap((entry) => (entry.trusted ? [entry.workflow] : []))));
 }

@@ -8,11 +8,16 @@
  * Like every store of the data directory, it waits until the directory was made private and
  * writes its text through the redaction policy's writer (service-config.ts).
  *
+ * Trust (workflow/trust.ts): what is saved here is trusted; what is imported is not, until the
+ * user trusts it (`trust`, after its steps were shown); `list` and `show` say whether each
+ * workflow is trusted as it is on disk now, and `RunService.runWorkflow` runs only those.
+ *
  * Failures are `ServiceResult` values: `not_found`; `invalid` (a damaged workflow, a bad file to
  * import, a session that makes no workflow, with the reason); `conflict` (the name is taken, on an
- * import that does not replace); `record` (it cannot be written).
+ * import that does not replace; a workflow that changed after its steps were shown, on a trust);
+ * `record` (it cannot be written).
  */
-import { listingOf, workflowImages, type ProposedParam, type Workflow, type WorkflowExport, type WorkflowImage, type WorkflowListing } from '../../shared/workflow';
+import { listingOf, workflowImages, type CheckedWorkflow, type ProposedParam, type Workflow, type WorkflowExport, type WorkflowImage, type WorkflowListing } from '../../shared/workflow';
 import type { SessionRecord } from '../store/session-reader';
 import { buildWorkflow, type BuildRequest, type BuildResult } from '../workflow/build';
 import { TesseractReader, type TextReader } from '../workflow/ocr';
@@ -37,7 +42,7 @@ export interface SaveRequest extends Omit<BuildRequest, 'now'> {
 /** A failure carries the proposals when it came after them (a masked text left unnamed). */
 export type SaveResult = ServiceResult<{ workflow: Workflow; proposed: ProposedParam[]; replaced: boolean }> & { proposed?: ProposedParam[] };
 
-const KIND_OF: Readonly<Record<StoreError['kind'], ServiceErrorKind>> = { not_found: 'not_found', invalid: 'invalid', exists: 'conflict', io: 'record' };
+const KIND_OF: Readonly<Record<StoreError['kind'], ServiceErrorKind>> = { not_found: 'not_found', invalid: 'invalid', exists: 'conflict', changed: 'conflict', io: 'record' };
 
 /** The store's answer in the services' terms. */
 function served<T>(result: StoreResult<T>): ServiceResult<T> {
@@ -50,7 +55,7 @@ export class WorkflowService {
   readonly store: WorkflowStore;
 
   constructor(private readonly deps: WorkflowServiceDeps) {
-    this.store = new WorkflowStore(deps.config.dataDir, deps.config.storeWriter);
+    this.store = new WorkflowStore(deps.config.dataDir, deps.config.storeWriter, deps.now);
   }
 
   /** The store, once the data directory is private. */
@@ -71,13 +76,13 @@ export class WorkflowService {
     }
   }
 
-  /** Saves a session as a workflow (an existing one of the same name is replaced). */
+  /** Saves a session as a workflow (an existing one of the same name is replaced), trusted: it was made here. */
   async save(request: SaveRequest): Promise<SaveResult> {
     const built = await this.build(request);
     if (!built.ok) return built;
     const result = built.value;
     if (!result.ok) return { ok: false, error: { kind: 'invalid', message: result.message }, ...(result.proposed ? { proposed: result.proposed } : {}) };
-    const saved = await (await this.ready()).save(result.built.workflow, result.built.files, { replace: true });
+    const saved = await (await this.ready()).save(result.built.workflow, result.built.files, { replace: true, trusted: true });
     if (!saved.ok) return served(saved);
     return { ok: true, value: { workflow: result.built.workflow, proposed: result.built.proposed, replaced: saved.value.replaced } };
   }
@@ -91,8 +96,8 @@ export class WorkflowService {
     return result.proposed ? { ok: true, value: result.proposed } : { ok: false, error: { kind: 'invalid', message: result.message } };
   }
 
-  /** Every workflow, and the damaged ones apart with why. */
-  async list(): Promise<{ workflows: Workflow[]; damaged: Array<{ name: string; message: string }> }> {
+  /** Every workflow with whether it is trusted, and the damaged ones apart with why. */
+  async list(): Promise<{ workflows: CheckedWorkflow[]; damaged: Array<{ name: string; message: string }> }> {
     return (await this.ready()).list();
   }
 
@@ -102,8 +107,17 @@ export class WorkflowService {
     return { workflows: workflows.map(listingOf), damaged };
   }
 
-  async show(name: string): Promise<ServiceResult<Workflow>> {
-    return served(await (await this.ready()).read(name));
+  /** One workflow, with whether it is trusted as it is on disk now. */
+  async show(name: string): Promise<ServiceResult<CheckedWorkflow>> {
+    return served(await (await this.ready()).readChecked(name));
+  }
+
+  /**
+   * The user trusts the workflow, as it is now, to run: `digest` (from `show`) names what they were
+   * shown, and a workflow changed since is a `conflict`, left untrusted.
+   */
+  async trust(name: string, digest?: string): Promise<ServiceResult<CheckedWorkflow>> {
+    return served(await (await this.ready()).trustWorkflow(name, digest));
   }
 
   async delete(name: string): Promise<ServiceResult<{ name: string }>> {
@@ -114,14 +128,14 @@ export class WorkflowService {
     return served(await (await this.ready()).export(name));
   }
 
-  /** A file made by `export` (its text), checked whole; a bad one is refused with the reason and changes nothing. */
+  /** A file made by `export` (its text), checked whole, saved untrusted; a bad one is refused with the reason and changes nothing. */
   async import(text: string, options: { replace: boolean; rename?: string }): Promise<ServiceResult<{ workflow: Workflow; replaced: boolean }>> {
     return served(await (await this.ready()).import(text, options));
   }
 
   /** One of the images a workflow refers to (`anchors/…`, `screens/…`); any other path is not found. */
   async image(name: string, file: string): Promise<ServiceResult<{ data: Buffer; contentType: string }>> {
-    const workflow = await this.show(name);
+    const workflow = served(await (await this.ready()).read(name));
     if (!workflow.ok) return workflow;
     const image = workflowImages(workflow.value).find((candidate) => candidate.file === file);
     if (!image) return { ok: false, error: { kind: 'not_found', message: `workflow "${name}" has no file ${file}` } };

@@ -11,13 +11,14 @@ import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import sharp from 'sharp';
 import { actionPoints, type Action } from '../../shared/actions';
-import { describeAction, MASK } from '../../shared/describe-action';
+import { MASK } from '../../shared/describe-action';
 import type { ScreenshotRef } from '../../shared/events';
 import {
   WORKFLOW_FORMAT,
   WORKFLOW_VERSION,
   WorkflowSchema,
   describeWorkflowIssues,
+  describeWorkflowStep,
   type ProposedParam,
   type TargetAnchor,
   type Workflow,
@@ -63,12 +64,6 @@ export function targetPoints(action: Action): Array<{ point: { x: number; y: num
     { point: points[0] as { x: number; y: number }, role: `${kind} start` },
     { point: points.at(-1) as { x: number; y: number }, role: `${kind} end` },
   ];
-}
-
-/** A step's description: the action in words, and the words near its target. */
-function describeStep(action: Action, anchors: readonly TargetAnchor[]): string {
-  const near = anchors[0]?.text.slice(0, 2).map((word) => word.text) ?? [];
-  return `${describeAction(action)}${near.length > 0 ? ` (near "${near.join(' ')}")` : ''}`;
 }
 
 /** The recorded usage: model calls (replies), tokens and dollars. */
@@ -180,7 +175,7 @@ export async function buildWorkflow(session: SessionRecord, request: BuildReques
     if (text !== undefined && step.action.type === 'type') step.action = { ...step.action, text, secret: requests.some((r) => r.secret && text.includes(`{{${r.name}}}`)) || undefined };
     if (step.action.type === 'type' && step.action.secret === undefined) delete (step.action as { secret?: boolean }).secret;
     step.thought = step.thought === null ? null : placeholders(step.thought);
-    step.description = describeStep(step.action, step.anchors);
+    step.description = describeWorkflowStep(step);
   }
 
   const ending = session.events.findLast((event) => event.type === 'run-finished');

@@ -8,10 +8,13 @@
  *   its record with their decisions (runner.ts), the run's model grounding a step that differs
  *   (the reground policy); what came of it, in words, goes back to the model. An unknown workflow
  *   or missing or unknown parameters are said to the model without a step being done.
+ *
+ * Only workflows the user trusts (trust.ts) are offered or run: an untrusted one asked for by name
+ * is refused, the model told that only the user can trust it.
  */
 import type { ActionOf } from '../../shared/actions';
 import { MASK } from '../../shared/describe-action';
-import type { Workflow, WorkflowImage } from '../../shared/workflow';
+import type { CheckedWorkflow, Workflow, WorkflowImage } from '../../shared/workflow';
 import type { VisionModel } from '../model/types';
 import type { CaptureOptions } from '../operator/capture';
 import type { RunLifecycle } from '../run/lifecycle';
@@ -20,9 +23,9 @@ import type { TextReader } from './ocr';
 import { completeParamValues } from './params';
 import { runWorkflowWithin } from './runner';
 
-/** Where the saved workflows are read (the workflow service). */
+/** Where the saved workflows are read (the workflow service), each with whether the user trusts it. */
 export interface WorkflowCatalog {
-  list(): Promise<{ workflows: Workflow[] }>;
+  list(): Promise<{ workflows: Array<Pick<CheckedWorkflow, 'workflow' | 'trusted'>> }>;
   files(name: string): (image: WorkflowImage) => Promise<Buffer | null>;
 }
 
@@ -58,12 +61,16 @@ export class InRunWorkflows implements RunWorkflows {
 
   /** Runs the action's workflow as steps `firstStep`, … of the run. */
   async run(action: ActionOf<'run_workflow'>, life: RunLifecycle, firstStep: number, capture: CaptureOptions): Promise<InRunResult> {
-    const { workflows } = await this.deps.catalog.list().catch(() => ({ workflows: [] as Workflow[] }));
-    const workflow = workflows.find((candidate) => candidate.name === action.name);
-    if (!workflow) {
-      const known = workflows.map((candidate) => `"${candidate.name}"`).join(', ');
+    const { workflows } = await this.deps.catalog.list().catch(() => ({ workflows: [] as Array<Pick<CheckedWorkflow, 'workflow' | 'trusted'>> }));
+    const found = workflows.find((candidate) => candidate.workflow.name === action.name);
+    if (!found) {
+      const known = workflows.filter((candidate) => candidate.trusted).map((candidate) => `"${candidate.workflow.name}"`).join(', ');
       return { steps: 0, report: `run_workflow failed: there is no workflow named "${action.name}" (${known === '' ? 'none is saved' : `saved: ${known}`}); nothing was done` };
     }
+    if (!found.trusted) {
+      return { steps: 0, report: `run_workflow "${action.name}" refused: the user has not trusted this workflow (it was imported, or its file changed); only the user can, with mnemo workflow trust ${action.name}; nothing was done` };
+    }
+    const workflow = found.workflow;
     const values = new Map(Object.entries(action.params));
     const complete = completeParamValues(workflow.params, values, (name) => `a value for "${name}" in params`);
     if (!complete.ok) return { steps: 0, report: `run_workflow "${workflow.name}" failed: ${complete.message}; nothing was done` };

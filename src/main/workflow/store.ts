@@ -13,6 +13,11 @@
  * Export: one self-contained JSON file, the workflow with its files inlined (base64). Import:
  * the same file validated whole (the schema, every file referred to present and an image of the
  * size it says) before anything is written; a bad file changes nothing.
+ *
+ * Trust (trust.ts): a workflow saved here is trusted, an imported one is not until `trust` (after
+ * its steps were shown), and every read that matters (`list`, `readChecked`) compares the digest
+ * of what is on disk with the one trusted. Step descriptions are derived at every read (the
+ * schema), never taken from the file.
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
@@ -27,17 +32,20 @@ import {
   describeWorkflowIssues,
   workflowFiles,
   workflowImages,
+  type CheckedWorkflow,
   type Workflow,
   type WorkflowExport,
   type WorkflowImage,
 } from '../../shared/workflow';
 import { errorMessage, makePrivateDir, writeFileAtomically } from '../disk/files';
 import { StoreWriter } from '../disk/store-writer';
+import { WorkflowTrust, workflowDigest } from './trust';
 
 export const WORKFLOWS_DIR = 'workflows';
 export const WORKFLOW_FILE = 'workflow.json';
 
-export type StoreError = { kind: 'not_found' | 'invalid' | 'exists' | 'io'; message: string };
+/** `changed`: the workflow is not the one its trust was asked for (it changed after its steps were shown). */
+export type StoreError = { kind: 'not_found' | 'invalid' | 'exists' | 'io' | 'changed'; message: string };
 export type StoreResult<T> = { ok: true; value: T } | { ok: false; error: StoreError };
 
 const TEMPORARY = /^\./;
@@ -48,12 +56,15 @@ export function workflowsRoot(dataDir: string): string {
 
 export class WorkflowStore {
   readonly root: string;
+  readonly trust: WorkflowTrust;
 
   constructor(
     dataDir: string,
     private readonly writer: StoreWriter = StoreWriter.asIs,
+    private readonly now: () => number = Date.now,
   ) {
     this.root = workflowsRoot(dataDir);
+    this.trust = new WorkflowTrust(dataDir);
   }
 
   private folder(name: string): string {
@@ -65,18 +76,49 @@ export class WorkflowStore {
     return parsed.success ? null : { kind: 'invalid', message: `"${name}" is not a workflow name: ${parsed.error.issues[0]?.message ?? 'bad name'}` };
   }
 
-  /** Every workflow, by name; damaged ones are listed apart with why. */
-  async list(): Promise<{ workflows: Workflow[]; damaged: Array<{ name: string; message: string }> }> {
+  /** Every workflow, by name, each with whether it is trusted as it is now; damaged ones are listed apart with why. */
+  async list(): Promise<{ workflows: CheckedWorkflow[]; damaged: Array<{ name: string; message: string }> }> {
     const names = await readdir(this.root).catch(() => [] as string[]);
-    const workflows: Workflow[] = [];
+    const workflows: CheckedWorkflow[] = [];
     const damaged: Array<{ name: string; message: string }> = [];
     for (const name of names.sort()) {
       if (TEMPORARY.test(name)) continue;
-      const read = await this.read(name);
+      const read = await this.readChecked(name);
       if (read.ok) workflows.push(read.value);
       else if (read.error.kind !== 'not_found') damaged.push({ name, message: read.error.message });
     }
     return { workflows, damaged };
+  }
+
+  /** A workflow, its digest as it is on disk now, and whether that is the digest the user trusted. */
+  async readChecked(name: string): Promise<StoreResult<CheckedWorkflow>> {
+    const read = await this.read(name);
+    if (!read.ok) return read;
+    const digest = await this.digestOf(read.value);
+    return { ok: true, value: { workflow: read.value, digest, trusted: (await this.trust.trusted(name)) === digest } };
+  }
+
+  private digestOf(workflow: Workflow): Promise<string> {
+    return workflowDigest(workflow, async (image) => {
+      const bytes = await this.file(workflow.name, image);
+      return bytes.ok ? bytes.value : null;
+    });
+  }
+
+  /**
+   * The user trusts the workflow as it is now (they were shown its steps). With `expected` (the
+   * digest of what they were shown), a workflow that changed since is a `changed` error and stays
+   * untrusted.
+   */
+  async trustWorkflow(name: string, expected?: string): Promise<StoreResult<CheckedWorkflow>> {
+    const read = await this.readChecked(name);
+    if (!read.ok) return read;
+    if (expected !== undefined && expected !== read.value.digest) {
+      return { ok: false, error: { kind: 'changed', message: `workflow "${name}" changed after its steps were shown: look at them again before trusting it` } };
+    }
+    const failed = await this.trust.record(name, read.value.digest, this.now());
+    if (failed) return { ok: false, error: { kind: 'io', message: failed } };
+    return { ok: true, value: { ...read.value, trusted: true } };
   }
 
   async read(name: string): Promise<StoreResult<Workflow>> {
@@ -112,9 +154,11 @@ export class WorkflowStore {
 
   /**
    * Writes a workflow and its files as one. An existing workflow of the same name is replaced
-   * when `replace`, else it is an `exists` error and nothing changes.
+   * when `replace`, else it is an `exists` error and nothing changes. `trusted`: made on this
+   * machine (saved from a session), so trusted as written; else (imported) untrusted, its name's
+   * old trust removed before anything is written.
    */
-  async save(workflow: Workflow, files: ReadonlyMap<string, Buffer>, options: { replace: boolean }): Promise<StoreResult<{ replaced: boolean }>> {
+  async save(workflow: Workflow, files: ReadonlyMap<string, Buffer>, options: { replace: boolean; trusted: boolean }): Promise<StoreResult<{ replaced: boolean }>> {
     const parsed = WorkflowSchema.safeParse(workflow);
     if (!parsed.success) return { ok: false, error: { kind: 'invalid', message: `not a valid workflow: ${describeWorkflowIssues(parsed.error.issues)}` } };
     const missing = workflowFiles(workflow).find((file) => !files.has(file));
@@ -125,6 +169,10 @@ export class WorkflowStore {
       () => false,
     );
     if (exists && !options.replace) return { ok: false, error: { kind: 'exists', message: `a workflow named "${workflow.name}" exists already` } };
+    if (!options.trusted) {
+      const failed = await this.trust.forget(workflow.name);
+      if (failed) return { ok: false, error: { kind: 'io', message: failed } };
+    }
     const partial = join(this.root, `.saving-${randomBytes(4).toString('hex')}`);
     try {
       await makePrivateDir(partial);
@@ -132,7 +180,8 @@ export class WorkflowStore {
         await makePrivateDir(dirname(join(partial, file)));
         await writeFileAtomically(join(partial, file), files.get(file) as Buffer);
       }
-      await this.writer.writeJson(join(partial, WORKFLOW_FILE), workflow, { sync: true });
+      // As parsed: each step's description derived from its action, whatever the value held.
+      await this.writer.writeJson(join(partial, WORKFLOW_FILE), parsed.data, { sync: true });
       if (exists) {
         const old = join(this.root, `.deleting-${randomBytes(4).toString('hex')}`);
         await rename(target, old);
@@ -146,6 +195,11 @@ export class WorkflowStore {
       return { ok: false, error: { kind: 'io', message: `cannot save workflow "${workflow.name}" in ${this.root}: ${errorMessage(error)}` } };
     }
     await this.sweep();
+    if (options.trusted) {
+      // The digest of what was written (the store writer may have redacted some of it), read back.
+      const trusted = await this.trustWorkflow(workflow.name);
+      if (!trusted.ok) return { ok: false, error: { kind: 'io', message: `saved workflow "${workflow.name}", but it is not trusted: ${trusted.error.message}` } };
+    }
     return { ok: true, value: { replaced: exists } };
   }
 
@@ -161,6 +215,8 @@ export class WorkflowStore {
       return { ok: false, error: missing ? { kind: 'not_found', message: `no workflow "${name}"` } : { kind: 'io', message: `cannot delete workflow "${name}": ${errorMessage(error)}` } };
     }
     await rm(trash, { recursive: true, force: true }).catch(() => undefined);
+    // A workflow imported later under this name must not find this one's trust (its digest would differ anyway).
+    await this.trust.forget(name);
     return { ok: true, value: { name } };
   }
 
@@ -178,9 +234,10 @@ export class WorkflowStore {
   }
 
   /**
-   * A file made by `export`, checked whole, then saved (under `rename` when given). Refused, with
-   * the reason, when it is not JSON, not a workflow, refers to a file it lacks or holds a file
-   * that is not the image it says; an existing name is refused unless `replace`.
+   * A file made by `export`, checked whole, then saved (under `rename` when given), untrusted until
+   * the user trusts it. Refused, with the reason, when it is not JSON, not a workflow, refers to a
+   * file it lacks or holds a file that is not the image it says; an existing name is refused unless
+   * `replace`.
    */
   async import(text: string, options: { replace: boolean; rename?: string }): Promise<StoreResult<{ workflow: Workflow; replaced: boolean }>> {
     const checked = await checkExport(text);
@@ -189,7 +246,7 @@ export class WorkflowStore {
     const workflow = options.rename !== undefined ? { ...exported.workflow, name: options.rename } : exported.workflow;
     const bad = this.checkName(workflow.name);
     if (bad) return { ok: false, error: bad };
-    const saved = await this.save(workflow, files, { replace: options.replace });
+    const saved = await this.save(workflow, files, { replace: options.replace, trusted: false });
     if (!saved.ok) return saved;
     return { ok: true, value: { workflow, replaced: saved.value.replaced } };
   }

@@ -110,7 +110,9 @@ describe('every command through mnemo serve', () => {
     expect(setup.operator.executed.slice(moved).map(({ action }) => action.type)).toEqual(['mouse_move']);
     const exportedWorkflow = await api['workflows:export']({ name: 'moves' });
     if (!exportedWorkflow.ok) throw new Error(exportedWorkflow.error.message);
-    expect(await api['workflows:import']({ file: exportedWorkflow.value, name: 'moves-2' })).toMatchObject({ ok: true, value: { workflow: { name: 'moves-2' } } });
+    expect(await api['workflows:import']({ file: exportedWorkflow.value, name: 'moves-2' })).toMatchObject({ ok: true, value: { workflow: { name: 'moves-2', trusted: false } } });
+    expect(await api['workflows:run']({ name: 'moves-2', speed: 0 })).toMatchObject({ ok: false, error: { kind: 'untrusted' } });
+    expect(await api['workflows:trust']({ name: 'moves-2' })).toMatchObject({ ok: true, value: { name: 'moves-2', trusted: true } });
     expect(await api['workflows:delete']({ name: 'moves-2' })).toEqual(ok({ name: 'moves-2' }));
     expect(existsSync(join(setup.dataDir, 'workflows', 'moves-2'))).toBe(false);
 

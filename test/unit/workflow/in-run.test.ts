@@ -3,7 +3,7 @@
  * matches a workflow's name or description), the `run_workflow` action in every family (parsed
  * from each family's own form, written back the same way where a family writes its history), the
  * tool declared by the tool-declaring families only where workflows are offered, and what the
- * model is told of an unknown workflow or missing parameters.
+ * model is told of an unknown workflow, an untrusted one (never offered either) or missing parameters.
  */
 import { describe, expect, it } from 'vitest';
 import { parseReply, workflowFunctionTool } from '../../../src/main/model/families';
@@ -38,6 +38,7 @@ const INVOICE = workflow('supplier-invoice', 'Fill in the invoice form for {{sup
   { name: 'amount', secret: false, example: '120.00' },
   { name: 'pin', secret: true, example: '' },
 ]);
+const trusted = (saved: Workflow) => ({ workflow: saved, trusted: true });
 const WEATHER = workflow('weather-report', 'Open the weather site and read the forecast for {{city}}', [{ name: 'city', secret: false, example: 'Oslo' }]);
 
 describe('the offer of saved workflows', () => {
@@ -57,22 +58,36 @@ describe('the offer of saved workflows', () => {
   });
 
   it('comes from the catalog for a matching task only', async () => {
-    const catalog = { list: async () => ({ workflows: [INVOICE, WEATHER] }), files: () => async () => null };
+    const catalog = { list: async () => ({ workflows: [trusted(INVOICE), trusted(WEATHER)] }), files: () => async () => null };
     expect(await offerFor(catalog, 'Please fill in the invoice for Initech')).toContain('"supplier-invoice"');
     expect(await offerFor(catalog, 'Empty the trash')).toBeNull();
     expect(await offerFor({ ...catalog, list: async () => Promise.reject(new Error('unreadable')) }, 'invoice')).toBeNull();
   });
+
+  it('leaves out a workflow the user has not trusted, however well it matches', async () => {
+    const catalog = { list: async () => ({ workflows: [{ workflow: INVOICE, trusted: false }, trusted(WEATHER)] }), files: () => async () => null };
+    expect(await offerFor(catalog, 'Please fill in the invoice for Initech')).toBeNull();
+    expect(await offerFor(catalog, 'What is the forecast in Bergen?')).toContain('"weather-report"');
+  });
 });
 
 describe('run_workflow said to the model when it cannot run', () => {
-  const catalog = { list: async () => ({ workflows: [INVOICE, WEATHER] }), files: () => async () => null };
+  const catalog = { list: async () => ({ workflows: [trusted(INVOICE), trusted(WEATHER), { workflow: workflow('payroll', 'Pay {{who}}', [{ name: 'who', secret: false, example: 'Ada' }]), trusted: false }] }), files: () => async () => null };
   const runs = new InRunWorkflows({ catalog, model: {} as never, reader: () => ({ read: async () => [], close: async () => undefined }) }, null);
   const life = {} as never;
 
-  it('names an unknown workflow and those saved; nothing is done', async () => {
-    expect(await runs.run({ type: 'run_workflow', name: 'payroll', params: {} }, life, 3, {})).toEqual({
+  it('names an unknown workflow and those saved it may run; nothing is done', async () => {
+    expect(await runs.run({ type: 'run_workflow', name: 'timesheet', params: {} }, life, 3, {})).toEqual({
       steps: 0,
-      report: 'run_workflow failed: there is no workflow named "payroll" (saved: "supplier-invoice", "weather-report"); nothing was done',
+      report: 'run_workflow failed: there is no workflow named "timesheet" (saved: "supplier-invoice", "weather-report"); nothing was done',
+    });
+  });
+
+  it('refuses a workflow the user has not trusted, saying that only the user can trust it; nothing is done', async () => {
+    // The life is no lifecycle at all: a step begun would throw.
+    expect(await runs.run({ type: 'run_workflow', name: 'payroll', params: { who: 'Grace' } }, life, 3, {})).toEqual({
+      steps: 0,
+      report: 'run_workflow "payroll" refused: the user has not trusted this workflow (it was imported, or its file changed); only the user can, with mnemo workflow trust payroll; nothing was done',
     });
   });
 

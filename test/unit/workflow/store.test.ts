@@ -40,7 +40,7 @@ async function savedAndExported() {
   const dir = await dataDir();
   const { result } = await built(dir, { params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] });
   if (!result.ok) throw new Error(result.message);
-  await new WorkflowStore(dir).save(result.built.workflow, result.built.files, { replace: false });
+  await new WorkflowStore(dir).save(result.built.workflow, result.built.files, { replace: false, trusted: true });
   const exported = await new WorkflowStore(dir).export('invoice');
   if (!exported.ok) throw new Error(exported.error.message);
   return { result: result.built, exported };
@@ -52,7 +52,7 @@ describe('a recorded run saved as a workflow', () => {
     if (!result.ok) throw new Error(result.message);
     const { workflow, files } = result.built;
     expect(workflow).toMatchObject({ name: 'invoice', description: 'Fill in the form for {{name}} and send it', source: { session: id, recording: { modelCalls: 4, tokens: 4200, costUsd: 0.04 }, summary: 'Sent for {{name}}.' } });
-    expect(summarizeWorkflow(workflow)).toEqual({
+    expect(summarizeWorkflow(workflow, true)).toEqual({
       name: 'invoice',
       params: [
         { name: 'name', secret: false, example: NAME },
@@ -62,9 +62,11 @@ describe('a recorded run saved as a workflow', () => {
         { index: 1, description: 'click at (310, 49) (near "Name")', action: { type: 'click', ...POINTS.field, button: 'left' } },
         { index: 2, description: 'type "{{name}}\\n"', action: { type: 'type', text: '{{name}}\n' } },
         { index: 3, description: 'click at (310, 100)', action: { type: 'click', ...POINTS.area, button: 'left' } },
-        { index: 4, description: 'type (a masked secret)', action: { type: 'type', text: '{{password}}', secret: true } },
+        // The text a secret step types is its template: shown whole, the value coming only when it runs.
+        { index: 4, description: 'type "{{password}}" (a secret parameter)', action: { type: 'type', text: '{{password}}', secret: true } },
         { index: 5, description: 'click at (250, 161) (near "Send")', action: { type: 'click', ...POINTS.button, button: 'left' } },
       ],
+      trusted: true,
     });
     const [click, type] = workflow.steps;
     expect(click!.thought).toBe('I click the name field and type {{name}}.');
@@ -111,7 +113,7 @@ describe('a recorded run saved as a workflow', () => {
       { name: 'name', value: NAME, secret: false, steps: [2] },
       { name: 'secret', value: MASK, secret: true, steps: [4] },
     ]);
-    expect(summarizeWorkflow(auto.result.built.workflow).params).toEqual([
+    expect(summarizeWorkflow(auto.result.built.workflow, true).params).toEqual([
       { name: 'name', secret: false, example: NAME },
       { name: 'secret', secret: true, example: MASK },
     ]);
@@ -134,16 +136,17 @@ describe('the workflow store', () => {
     const { result } = await built(dir, { params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] });
     if (!result.ok) throw new Error(result.message);
     const store = new WorkflowStore(dir);
-    expect(await store.save(result.built.workflow, result.built.files, { replace: false })).toEqual({ ok: true, value: { replaced: false } });
-    expect(await store.save(result.built.workflow, result.built.files, { replace: false })).toEqual({ ok: false, error: { kind: 'exists', message: 'a workflow named "invoice" exists already' } });
-    expect(await store.save(result.built.workflow, result.built.files, { replace: true })).toEqual({ ok: true, value: { replaced: true } });
-    for await (const item of walkFolder(join(dir, 'workflows'))) {
+    expect(await store.save(result.built.workflow, result.built.files, { replace: false, trusted: true })).toEqual({ ok: true, value: { replaced: false } });
+    expect(await store.save(result.built.workflow, result.built.files, { replace: false, trusted: true })).toEqual({ ok: false, error: { kind: 'exists', message: 'a workflow named "invoice" exists already' } });
+    expect(await store.save(result.built.workflow, result.built.files, { replace: true, trusted: true })).toEqual({ ok: true, value: { replaced: true } });
+    for await (const item of walkFolder(dir)) {
+      if (!item.path.startsWith(join(dir, 'workflows')) && !item.path.startsWith(join(dir, 'workflow-trust'))) continue;
       if (item.kind === 'unreadable') continue;
       expect(((await stat(item.path)).mode & 0o777).toString(8), item.path).toBe(item.kind === 'folder' ? '700' : '600');
     }
     expect(await readdir(join(dir, 'workflows'))).toEqual(['invoice']);
     const listed = await store.list();
-    expect(listed.workflows.map((w) => w.name)).toEqual(['invoice']);
+    expect(listed.workflows.map((w) => [w.workflow.name, w.trusted])).toEqual([['invoice', true]]);
     expect(await store.read('invoice')).toEqual({ ok: true, value: result.built.workflow });
     expect(await store.read('nothing')).toEqual({ ok: false, error: { kind: 'not_found', message: 'no workflow "nothing"' } });
     expect(await store.read('../x')).toMatchObject({ ok: false, error: { kind: 'invalid' } });
@@ -157,7 +160,7 @@ describe('the workflow store', () => {
     const { result } = await built(dir, { params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] });
     if (!result.ok) throw new Error(result.message);
     const store = new WorkflowStore(dir);
-    await store.save(result.built.workflow, result.built.files, { replace: false });
+    await store.save(result.built.workflow, result.built.files, { replace: false, trusted: true });
     const file = join(dir, 'workflows', 'invoice', 'workflow.json');
     await writeFile(file, (await readFile(file, 'utf8')).replace('"{{name}}\\n"', '"{{nobody}}\\n"'));
     expect(await store.read('invoice')).toEqual({ ok: false, error: { kind: 'invalid', message: 'workflow "invoice" is damaged: steps.1.action.text: step 2 uses {{nobody}}, which is not a declared parameter' } });
@@ -209,9 +212,9 @@ describe('the workflow store', () => {
     const dir = await dataDir();
     const { id, result } = await built(dir, { params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', value: password, secret: true }] }, password);
     if (!result.ok) throw new Error(result.message);
-    expect(summarizeWorkflow(result.built.workflow).steps[3]).toMatchObject({ action: { type: 'type', text: '{{password}}', secret: true } });
+    expect(summarizeWorkflow(result.built.workflow, true).steps[3]).toMatchObject({ action: { type: 'type', text: '{{password}}', secret: true } });
     const store = new WorkflowStore(dir);
-    await store.save(result.built.workflow, result.built.files, { replace: false });
+    await store.save(result.built.workflow, result.built.files, { replace: false, trusted: true });
     const exported = await store.export('invoice');
     expect(JSON.stringify(exported)).not.toContain(password);
     expect(filesHolding(join(dir, 'workflows'), password)).toEqual([]);

@@ -5,12 +5,16 @@
  *
  *   save <session> --name NAME [--param NAME=VALUE …] [--secret NAME …] [--auto-params] [--json]
  *   list [--json] · show NAME [--json] · delete NAME · export NAME [-o FILE] · import FILE
+ *   trust NAME [--json]
  *   run NAME --set NAME=VALUE … [--policy stop|reground] [model flags] [--display N]
  *       [--desktop private [--desktop-size WxH] [--app CMD …] [--keep-desktop]] [--json]
  *
- * Exit codes: 0 done; 1 no such workflow or session, or a damaged one; 2 bad arguments (a missing
- * or unknown parameter, a bad file to import); 3 a run that stopped (a step no evidence found, an
- * action that failed) or could not start on the display; 4 stopped by the user.
+ * Trust: a workflow saved here runs; an imported one (or one whose files were edited) is listed
+ * step by step, what it types and presses marked, and does not run until `trust` (trust.ts).
+ *
+ * Exit codes: 0 done; 1 no such workflow or session, a damaged one, or one not trusted; 2 bad
+ * arguments (a missing or unknown parameter, a bad file to import); 3 a run that stopped (a step
+ * no evidence found, an action that failed) or could not start on the display; 4 stopped by the user.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -18,7 +22,7 @@ import { Writable } from 'node:stream';
 import { MASK } from '../../../shared/describe-action';
 import type { AgentEvent } from '../../../shared/events';
 import { formatUsd } from '../../../shared/format';
-import { summarizeWorkflow, workflowReport, type ProposedParam, type Workflow } from '../../../shared/workflow';
+import { keyboardInputOf, summarizeWorkflow, untrustedReason, visibleText, workflowReport, type ProposedParam, type Workflow } from '../../../shared/workflow';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { ParamRequest } from '../../workflow/params';
@@ -97,15 +101,31 @@ function describeProposals(proposed: readonly ProposedParam[]): string {
   return proposed.map((p) => `  ${p.name}${p.secret ? ' (secret)' : ''} = ${p.secret ? MASK : JSON.stringify(p.value)}  (step${p.steps.length > 1 ? 's' : ''} ${p.steps.join(', ')})`).join('\n');
 }
 
-function printWorkflow(workflow: Workflow): void {
-  const summary = summarizeWorkflow(workflow);
+/** The marker a step that types text or presses keys carries, so none of them hides among the clicks. */
+const KEYBOARD_MARKERS = { text: 'TYPES', keys: 'KEYS' } as const;
+const NO_MARKER = ' '.repeat(5);
+
+/** Whether it runs, in one line: an untrusted workflow says why not and how to trust it. */
+function trustLine(name: string, trusted: boolean): string {
+  return trusted ? 'trusted: it runs (saved on this machine, or trusted after its steps were shown)' : `NOT TRUSTED: ${untrustedReason(name)}`;
+}
+
+/** A workflow as it will run: every step derived from its action, what it types or presses marked. */
+function printWorkflow(workflow: Workflow, trusted: boolean): void {
+  const summary = summarizeWorkflow(workflow, trusted);
+  const marked = workflow.steps.some((step) => keyboardInputOf(step.action) !== null);
   const lines = [
-    `workflow ${workflow.name}: ${workflow.description}`,
-    `from session ${workflow.source.session} (${workflow.source.recording.modelCalls} model calls, ${workflow.source.recording.tokens} tokens, ${formatUsd(workflow.source.recording.costUsd)})`,
+    `workflow ${workflow.name}: ${visibleText(workflow.description)}`,
+    `from session ${visibleText(workflow.source.session)} (${workflow.source.recording.modelCalls} model calls, ${workflow.source.recording.tokens} tokens, ${formatUsd(workflow.source.recording.costUsd)})`,
+    trustLine(workflow.name, trusted),
     summary.params.length > 0 ? 'parameters:' : 'parameters: none',
-    ...summary.params.map((param) => `  ${param.name}${param.secret ? ' (secret)' : ''}: ${param.secret ? MASK : JSON.stringify(param.example)}`),
-    'steps:',
-    ...summary.steps.map((step) => `  ${String(step.index).padStart(3)}. ${step.description}`),
+    ...summary.params.map((param) => `  ${param.name}${param.secret ? ' (secret)' : ''}: ${param.secret ? MASK : visibleText(JSON.stringify(param.example))}`),
+    marked ? `steps (${KEYBOARD_MARKERS.text}: text it types, {{name}} where a parameter's value goes, \\n an Enter; ${KEYBOARD_MARKERS.keys}: keys it presses):` : 'steps:',
+    ...workflow.steps.map((step, i) => {
+      const input = keyboardInputOf(step.action);
+      const enter = step.action.type === 'type' && step.action.text.includes('\n') ? '  [presses Enter]' : '';
+      return `  ${input ? KEYBOARD_MARKERS[input].padEnd(NO_MARKER.length) : NO_MARKER} ${String(step.index).padStart(3)}. ${summary.steps[i]?.description ?? ''}${enter}`;
+    }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -142,8 +162,8 @@ export async function workflowSaveCommand(session: string, options: SaveOptions)
   }
   const { workflow, proposed, replaced } = saved.value;
   const unasked = requests.length === 0 && !options.autoParams;
-  if (options.json) process.stdout.write(`${JSON.stringify({ ...summarizeWorkflow(workflow), ...(unasked && proposed.length > 0 ? { proposed: proposed.map(({ name, value: example, secret, steps }) => ({ name, secret, example: secret ? MASK : example, steps })) } : {}) })}\n`);
-  else printWorkflow(workflow);
+  if (options.json) process.stdout.write(`${JSON.stringify({ ...summarizeWorkflow(workflow, true), ...(unasked && proposed.length > 0 ? { proposed: proposed.map(({ name, value: example, secret, steps }) => ({ name, secret, example: secret ? MASK : example, steps })) } : {}) })}\n`);
+  else printWorkflow(workflow, true);
   process.stderr.write(`${replaced ? 'replaced' : 'saved'} workflow ${workflow.name} (${workflow.steps.length} steps) in ${workflows.store.root}\n`);
   if (unasked && proposed.length > 0) {
     process.stderr.write(`the values typed were kept as recorded; as parameters (save again with --auto-params, or --param NAME=VALUE):\n${describeProposals(proposed)}\n`);
@@ -158,14 +178,26 @@ export async function workflowListCommand(options: StorageOptions & { json?: boo
     return;
   }
   if (workflows.length === 0) process.stderr.write('no workflows yet: mnemo workflow save <session> --name NAME makes one\n');
-  for (const item of workflows) process.stdout.write(`${item.name}\t${item.steps} steps\t${item.params.join(', ') || '-'}\t${item.description}\n`);
+  for (const item of workflows) {
+    process.stdout.write(`${item.name}\t${item.steps} steps\t${item.params.join(', ') || '-'}\t${item.trusted ? 'trusted' : 'NOT TRUSTED'}\t${visibleText(item.description)}\n`);
+  }
+  if (workflows.some((item) => !item.trusted)) process.stderr.write('a workflow NOT TRUSTED does not run: check its steps with mnemo workflow show NAME, then mnemo workflow trust NAME\n');
 }
 
 export async function workflowShowCommand(name: string, options: StorageOptions & { json?: boolean }): Promise<void> {
   const shown = await fromStore(options, (workflows) => workflows.show(name));
   if (!shown) return;
-  if (options.json) process.stdout.write(`${JSON.stringify(summarizeWorkflow(shown))}\n`);
-  else printWorkflow(shown);
+  if (options.json) process.stdout.write(`${JSON.stringify(summarizeWorkflow(shown.workflow, shown.trusted))}\n`);
+  else printWorkflow(shown.workflow, shown.trusted);
+}
+
+/** The user trusts the workflow to run, as it is now: its steps are printed as they are trusted. */
+export async function workflowTrustCommand(name: string, options: StorageOptions & { json?: boolean }): Promise<void> {
+  const trusted = await fromStore(options, (workflows) => workflows.trust(name));
+  if (!trusted) return;
+  if (options.json) process.stdout.write(`${JSON.stringify(summarizeWorkflow(trusted.workflow, true))}\n`);
+  else printWorkflow(trusted.workflow, true);
+  process.stderr.write(`trusted workflow ${name} as listed (${trusted.workflow.steps.length} steps): it runs now; a change to its files makes it untrusted again\n`);
 }
 
 export async function workflowDeleteCommand(name: string, options: StorageOptions): Promise<void> {
@@ -189,7 +221,12 @@ export async function workflowImportCommand(file: string, options: ImportOptions
     throw new InvalidInputError(`cannot read ${file}: ${error.message}`);
   });
   const imported = await fromStore(options, (workflows) => workflows.import(text, { replace: options.force === true, ...(options.name !== undefined ? { rename: options.name } : {}) }), true);
-  if (imported) process.stderr.write(`${imported.replaced ? 'replaced' : 'imported'} workflow ${imported.workflow.name} (${imported.workflow.steps.length} steps)\n`);
+  if (!imported) return;
+  // Every step as it will run, before the user is asked to trust it.
+  printWorkflow(imported.workflow, false);
+  process.stderr.write(
+    `${imported.replaced ? 'replaced' : 'imported'} workflow ${imported.workflow.name} (${imported.workflow.steps.length} steps), not trusted: it does not run until you have checked every step above and run mnemo workflow trust ${imported.workflow.name}\n`,
+  );
 }
 
 export async function workflowRunCommand(name: string, options: RunWorkflowOptions): Promise<void> {
@@ -198,8 +235,9 @@ export async function workflowRunCommand(name: string, options: RunWorkflowOptio
   const service = await openService(options);
   const read = await service.workflows.show(name);
   if (!read.ok) return failed(read);
+  if (!read.value.trusted) return failed({ ok: false, error: { kind: 'untrusted', message: untrustedReason(name) } });
   const { resolveParamValues } = await import('../../workflow/params');
-  const resolved = resolveParamValues(read.value.params, options.set, process.env);
+  const resolved = resolveParamValues(read.value.workflow.params, options.set, process.env);
   if (!resolved.ok) throw new InvalidInputError(resolved.message);
   for (const secret of resolved.missingSecrets) {
     const typed = options.nonInteractive ? null : await promptSecret(secret);

@@ -1,5 +1,5 @@
 /**
- * `mnemo workflow save|list|show|delete|export|import|run`: a recorded run (or demonstration)
+ * `mnemo workflow save|list|show|delete|export|import|trust|run`: a recorded run (or demonstration)
  * saved with parameters and run again with new values. Declarations only; the work is in
  * commands/workflow.ts, imported when a subcommand runs.
  */
@@ -9,9 +9,13 @@ import type { ImportOptions, RunWorkflowOptions, SaveOptions, StorageOptions } f
 import { addDesktopOptions, addDisplayOption, addSettingsOptions, addStorageOptions, collect, parseSpeed } from '../options';
 
 const EXIT_HELP = `
-Exit codes: 0 done; 1 no such workflow or session, or a damaged one; 2 bad arguments (a missing or
-unknown parameter, a bad file to import); 3 a run that stopped (a step no evidence found, an action
-that failed) or could not start on the display; 4 stopped by the user.`;
+A workflow drives the desktop, so only a trusted one runs: one saved on this machine is; an imported
+one, or one whose files changed, is listed step by step (what it types and presses marked) and runs
+once you have checked its steps and run \`mnemo workflow trust NAME\`.
+
+Exit codes: 0 done; 1 no such workflow or session, a damaged one, or one not trusted; 2 bad
+arguments (a missing or unknown parameter, a bad file to import); 3 a run that stopped (a step no
+evidence found, an action that failed) or could not start on the display; 4 stopped by the user.`;
 
 const RUN_HELP = `
 Before each step, cheapest first: the target's region agrees with the recording (replayed); the
@@ -44,11 +48,11 @@ export function registerWorkflowCommand(program: Command): void {
     .option('--param <NAME=VALUE>', 'a typed text containing VALUE gets {{NAME}} in its place (repeatable)', collect, [])
     .option('--secret <NAME>', 'NAME is a secret: its value is never kept; without --param NAME=… it takes the next text the recording masked (repeatable)', collect, [])
     .option('--auto-params', 'take the proposed parameters (each value typed into a field)')
-    .option('--json', 'print {"name", "params": [{"name", "secret", "example"}], "steps": [{"index", "description", "action"}]}')
+    .option('--json', 'print {"name", "params": [{"name", "secret", "example"}], "steps": [{"index", "description", "action"}], "trusted"}')
     .action(async (session: string, options: SaveOptions) => (await workflow()).workflowSaveCommand(session, options));
 
   subcommand(command, 'list', 'The saved workflows')
-    .option('--json', 'print [{"name", "description", "params", "steps", "createdAt", "source"}]')
+    .option('--json', 'print [{"name", "description", "params", "steps", "createdAt", "source", "trusted"}]')
     .action(async (options: StorageOptions & { json?: boolean }) => (await workflow()).workflowListCommand(options));
 
   onWorkflow(command, 'show', 'A workflow\'s parameters and steps')
@@ -62,11 +66,15 @@ export function registerWorkflowCommand(program: Command): void {
     .option('-o, --output <file>', 'write it here (default: stdout)')
     .action(async (name: string, options: StorageOptions & { output?: string }) => (await workflow()).workflowExportCommand(name, options));
 
-  subcommand(command, 'import', 'Import a file made by `mnemo workflow export` (checked whole; a bad file changes nothing)')
+  subcommand(command, 'import', 'Import a file made by `mnemo workflow export` (checked whole; a bad file changes nothing); its steps are listed, and it does not run until trusted')
     .argument('<file>')
     .option('--name <name>', 'import it under this name')
     .option('--force', 'replace a workflow of the same name')
     .action(async (file: string, options: ImportOptions) => (await workflow()).workflowImportCommand(file, options));
+
+  onWorkflow(command, 'trust', 'Trust a workflow to run, as it is now (after checking its steps: mnemo workflow show NAME); a later change to its files untrusts it')
+    .option('--json', 'print the workflow as `show --json` does')
+    .action(async (name: string, options: StorageOptions & { json?: boolean }) => (await workflow()).workflowTrustCommand(name, options));
 
   addDesktopOptions(
     addDisplayOption(

@@ -3,12 +3,14 @@
  * (a secret's example masked), and `run_workflow {name, params, policy?}` runs one with new values
  * as `mnemo workflow run` does — the model asked only for the steps that differ, under the reground
  * policy — recorded as a session; its result is the run's report (what `--json` prints last), with
- * a progress notification per step when the client asks for progress.
+ * a progress notification per step when the client asks for progress. A workflow the user has not
+ * trusted (imported, or changed since it was trusted) is listed as such and refused, saying how
+ * the user trusts it.
  */
 import { z } from 'zod';
 import { RUN_STATUSES } from '../../../shared/events';
 import { MASK } from '../../../shared/describe-action';
-import { ParamNameSchema, WORKFLOW_DECISIONS, workflowReport, type Workflow } from '../../../shared/workflow';
+import { ParamNameSchema, untrustedReason, WORKFLOW_DECISIONS, workflowReport, type CheckedWorkflow } from '../../../shared/workflow';
 import type { AgentEvent } from '../../../shared/events';
 import type { ToolCall } from '../connection';
 import { followRun } from '../follow-run';
@@ -27,9 +29,10 @@ const WorkflowEntry = z.object({
   steps: z.number().int().nonnegative(),
   createdAt: z.number().describe('milliseconds since the epoch'),
   source: z.string().describe('the session it was saved from'),
+  trusted: z.boolean().describe('whether it may run: only a workflow the user trusts runs (an imported or edited one waits for `mnemo workflow trust NAME`)'),
 });
 
-function entryOf(workflow: Workflow): z.output<typeof WorkflowEntry> {
+function entryOf({ workflow, trusted }: CheckedWorkflow): z.output<typeof WorkflowEntry> {
   return {
     name: workflow.name,
     description: workflow.description,
@@ -37,13 +40,14 @@ function entryOf(workflow: Workflow): z.output<typeof WorkflowEntry> {
     steps: workflow.steps.length,
     createdAt: workflow.createdAt,
     source: workflow.source.session,
+    trusted,
   };
 }
 
 export const listWorkflowsTool = defineTool({
   name: 'list_workflows',
   title: 'List workflows',
-  description: 'The workflows saved in Mnemo (recorded runs or demonstrations with parameters), each with its parameters; run one with run_workflow.',
+  description: 'The workflows saved in Mnemo (recorded runs or demonstrations with parameters), each with its parameters and whether the user trusts it to run; run one with run_workflow.',
   input: {},
   output: { workflows: z.array(WorkflowEntry), damaged: z.array(z.object({ name: z.string(), message: z.string() })).describe('workflows that cannot be read, with why') },
   readOnly: true,
@@ -73,9 +77,11 @@ type Report = z.output<z.ZodObject<typeof ReportShape>>;
 
 async function runWorkflow(args: { name: string; params: Record<string, string>; policy?: 'stop' | 'reground' | undefined }, call: ToolCall): Promise<ToolAnswer<Report>> {
   const { service } = call.services;
-  const read = await service.workflows.show(args.name);
-  if (!read.ok) return { ok: false, message: `${read.error.kind}: ${read.error.message}` };
-  const known = new Set(read.value.params.map((param) => param.name));
+  const shown = await service.workflows.show(args.name);
+  if (!shown.ok) return { ok: false, message: `${shown.error.kind}: ${shown.error.message}` };
+  if (!shown.value.trusted) return { ok: false, message: `untrusted: ${untrustedReason(args.name)}` };
+  const { workflow } = shown.value;
+  const known = new Set(workflow.params.map((param) => param.name));
   const unknown = Object.keys(args.params).filter((name) => !known.has(name));
   if (unknown.length > 0) {
     return { ok: false, message: `workflow ${args.name} has no parameter ${unknown.map((name) => `"${name}"`).join(', ')} (its parameters: ${[...known].join(', ') || 'none'})` };
@@ -91,13 +97,13 @@ async function runWorkflow(args: { name: string; params: Record<string, string>;
   if (!started.ok) return { ok: false, message: `${started.error.kind}: ${started.error.message}` };
   const handle = started.value;
   const events: AgentEvent[] = [];
-  const total = read.value.steps.length;
+  const total = workflow.steps.length;
   const { outcome } = await followRun(handle, call, (event) => {
     events.push(event);
     if (event.type === 'workflow-step') call.progress?.(event.step, total, `step ${event.step}: ${event.decision}${event.how ? ` (${event.how})` : ''}`);
   });
   const report = workflowReport(events);
-  const figures = report ?? { steps: 0, replayed: 0, refound: 0, grounded: 0, stopped: 0, modelCalls: 0, tokens: 0, costUsd: 0, recording: read.value.source.recording };
+  const figures = report ?? { steps: 0, replayed: 0, refound: 0, grounded: 0, stopped: 0, modelCalls: 0, tokens: 0, costUsd: 0, recording: workflow.source.recording };
   const value: Report = {
     sessionId: handle.id,
     status: outcome.status,
@@ -122,7 +128,8 @@ export const runWorkflowTool = defineTool({
   description:
     'Run a saved workflow with new parameter values on the desktop, as `mnemo workflow run` does: each step is replayed where the screen agrees with the recording, ' +
     `found again where it moved, and (policy "reground") grounded by the model only where it differs; otherwise it stops before acting. Each step's decision is one of ${WORKFLOW_DECISIONS.join(', ')}. ` +
-    'Recorded as a session; the result is the run report. Progress notifications per step when asked; cancelling the call stops the run.',
+    'Recorded as a session; the result is the run report. Progress notifications per step when asked; cancelling the call stops the run. ' +
+    'Only a workflow the user trusts runs: an imported or edited one is refused until the user runs `mnemo workflow trust NAME`.',
   input: {
     name: z.string().min(1).describe('the workflow (list_workflows names them)'),
     params: z.record(ParamNameSchema, z.string()).default({}).describe('a value for each parameter, by name (secrets included: they are never recorded)'),

@@ -271,6 +271,12 @@ export const en = {
     policy: 'When a step differs',
     policies: { stop: 'stop before acting', reground: 'ask the model for that step' },
     starting: 'Starting…',
+    untrustedBadge: 'not trusted',
+    untrusted: 'This workflow was imported, or its files changed since it was trusted: Mnemo will not run it until you trust it. Read every step below (the text it types and the keys it presses are marked), then trust it.',
+    typesText: 'types text',
+    pressesKeys: 'presses keys',
+    trustHint: 'Trust it only if every step above is what you want done on this computer.',
+    trusted: 'Trusted: it runs the steps listed.',
   },
   workflowForms: {
     workflowName: 'The workflow name "{{name}}" cannot be used: 1-64 letters, digits, "_", "." or "-", starting with a letter or digit.',

@@ -74,6 +74,8 @@ export const NAMES = {
   exportWorkflow: 'Export',
   importWorkflow: 'Import',
   deleteWorkflow: 'Delete',
+  trustWorkflow: 'Trust this workflow',
+  notTrusted: 'Not trusted',
   teach: 'Teach',
   teachTask: 'What you will do',
   startTeaching: 'Start teaching',

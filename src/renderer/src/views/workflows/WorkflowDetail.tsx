@@ -4,12 +4,16 @@
  * its steps, each with the anchors a run finds its target by: the patch of the recorded screen
  * (loaded by reference, never inlined) and the words read near it. Export saves the one
  * self-contained file; Delete removes it after asking.
+ *
+ * Each step is described from the action that will run, and a step that types text or presses
+ * keys is labelled so. A workflow the user has not trusted (imported, or changed since) says so,
+ * offers no run, and ends its steps with "Trust this workflow", which trusts what was shown (its
+ * digest): one changed meanwhile is refused.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { describeAction } from '../../../../shared/describe-action';
 import { formatUsd } from '../../../../shared/format';
-import type { Workflow } from '../../../../shared/workflow';
+import { describeWorkflowStep, keyboardInputOf, type ShownWorkflow } from '../../../../shared/workflow';
 import { saveDownload } from '../../api/download';
 import { useServices } from '../../app-context';
 import { ErrorLine } from '../../components/ErrorLine';
@@ -22,6 +26,8 @@ interface Props {
   name: string;
   onRun: (runId: string) => void;
   onDeleted: (name: string) => void;
+  /** The user trusted it: the list shows it trusted. */
+  onTrusted: (name: string) => void;
   onOpenSession: (sessionId: string) => void;
 }
 
@@ -32,10 +38,11 @@ function saveFile(text: string, filename: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function WorkflowDetail({ name, onRun, onDeleted, onOpenSession }: Props) {
+export function WorkflowDetail({ name, onRun, onDeleted, onTrusted, onOpenSession }: Props) {
   const { t } = useTranslation();
   const { client } = useServices();
-  const [workflow, setWorkflow] = useState<Workflow | null>(null);
+  const [workflow, setWorkflow] = useState<ShownWorkflow | null>(null);
+  const [trusting, setTrusting] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
 
@@ -60,6 +67,20 @@ export function WorkflowDetail({ name, onRun, onDeleted, onOpenSession }: Props)
     const file = exportFileName(name);
     saveFile(JSON.stringify(exported.value), file);
     setMessage(t('workflowsView.exported', { file }));
+  };
+
+  /** Trusts the steps shown (their digest); a workflow changed since they were shown is refused, saying so. */
+  const trust = async (shown: ShownWorkflow) => {
+    setTrusting(true);
+    const trusted = await client['workflows:trust']({ name, digest: shown.digest });
+    setTrusting(false);
+    if (!trusted.ok) {
+      setError(trusted.error.message);
+      return;
+    }
+    setError(null);
+    setWorkflow(trusted.value);
+    onTrusted(name);
   };
 
   const remove = async () => {
@@ -96,6 +117,11 @@ export function WorkflowDetail({ name, onRun, onDeleted, onOpenSession }: Props)
           </button>
         </div>
       </header>
+      {!workflow.trusted && (
+        <section className="notice untrusted-notice" aria-label={NAMES.notTrusted}>
+          <strong>{t('notTrusted')}.</strong> {t('workflowsView.untrusted')}
+        </section>
+      )}
       {message && (
         <p className="note" role="status">
           {message}
@@ -104,7 +130,7 @@ export function WorkflowDetail({ name, onRun, onDeleted, onOpenSession }: Props)
       <ErrorLine message={error} />
       <div className="workflow-columns">
         <div className="workflow-left">
-          <RunWorkflowForm workflow={workflow} onRun={onRun} />
+          {workflow.trusted && <RunWorkflowForm workflow={workflow} onRun={onRun} />}
           <section className="panel" aria-label={NAMES.parameters}>
             <h3>{t('workflowsView.parameters')}</h3>
             {workflow.params.length === 0 ? (
@@ -124,31 +150,45 @@ export function WorkflowDetail({ name, onRun, onDeleted, onOpenSession }: Props)
         <section className="panel workflow-steps" aria-label={NAMES.workflowSteps}>
           <h3>{t('workflowsView.steps')}</h3>
           <ol className="workflow-step-list">
-            {workflow.steps.map((step) => (
-              <li key={step.index} className="workflow-step">
-                <div className="workflow-step-text">
-                  <span className="step-number">{step.index}</span>
-                  {/* The description is the action in words and the words near its target. */}
-                  <code className="step-action">{step.description || describeAction(step.action)}</code>
-                </div>
-                <div className="anchors">
-                  {step.anchors.length === 0 && <span className="note">{t('workflowsView.noAnchor')}</span>}
-                  {step.anchors.map((anchor) => (
-                    <figure key={`${anchor.role}-${anchor.patch.image.file}`} className="anchor">
-                      <img
-                        src={client.workflowFileUrl(workflow.name, anchor.patch.image.file)}
-                        alt={t('workflowsView.anchorAlt', { n: step.index, role: anchor.role })}
-                        width={anchor.patch.image.width}
-                        height={anchor.patch.image.height}
-                        loading="lazy"
-                      />
-                      {anchor.text.length > 0 && <figcaption className="note">{t('workflowsView.nearText', { text: anchor.text.map((word) => word.text).join(' ') })}</figcaption>}
-                    </figure>
-                  ))}
-                </div>
-              </li>
-            ))}
+            {workflow.steps.map((step) => {
+              const input = keyboardInputOf(step.action);
+              return (
+                <li key={step.index} className={`workflow-step${input ? ` keyboard-step keyboard-${input}` : ''}`}>
+                  <div className="workflow-step-text">
+                    <span className="step-number">{step.index}</span>
+                    {input && <span className="step-input">{input === 'text' ? t('workflowsView.typesText') : t('workflowsView.pressesKeys')}</span>}
+                    {/* What the action will do (never a description a file brought), and the words near its target. */}
+                    <code className="step-action">{describeWorkflowStep(step)}</code>
+                  </div>
+                  <div className="anchors">
+                    {step.anchors.length === 0 && <span className="note">{t('workflowsView.noAnchor')}</span>}
+                    {step.anchors.map((anchor) => (
+                      <figure key={`${anchor.role}-${anchor.patch.image.file}`} className="anchor">
+                        <img
+                          src={client.workflowFileUrl(workflow.name, anchor.patch.image.file)}
+                          alt={t('workflowsView.anchorAlt', { n: step.index, role: anchor.role })}
+                          width={anchor.patch.image.width}
+                          height={anchor.patch.image.height}
+                          loading="lazy"
+                        />
+                        {anchor.text.length > 0 && <figcaption className="note">{t('workflowsView.nearText', { text: anchor.text.map((word) => word.text).join(' ') })}</figcaption>}
+                      </figure>
+                    ))}
+                  </div>
+                </li>
+              );
+            })}
           </ol>
+          {workflow.trusted ? (
+            <p className="note">{t('workflowsView.trusted')}</p>
+          ) : (
+            <div className="trust-workflow">
+              <p className="note">{t('workflowsView.trustHint')}</p>
+              <button type="button" className="primary" aria-label={NAMES.trustWorkflow} disabled={trusting} onClick={() => void trust(workflow)}>
+                {t('trustWorkflow')}
+              </button>
+            </div>
+          )}
         </section>
       </div>
     </article>

@@ -1,7 +1,8 @@
 /**
  * The Workflows view: the saved workflows (and the damaged ones apart, with why), one open with
  * its parameters, steps and anchors, the form to run it with new values, Export, Import and
- * Delete, and Teach, which records a demonstration. A run started here is followed in the Run
+ * Delete, and Teach, which records a demonstration. A workflow not trusted (imported, or changed
+ * since it was trusted) is marked in the list, and trusted from its detail once its steps are shown. A run started here is followed in the Run
  * view, where each step's decision shows in the timeline and the report above it.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -118,7 +119,10 @@ export function WorkflowsView({ open, onOpen, onRun, onOpenSession }: Props) {
                   aria-label={`${t('workflowsView.open')} ${workflow.name}`}
                   onClick={() => onOpen(workflow.name)}
                 >
-                  <span className="workflow-name">{workflow.name}</span>
+                  <span className="workflow-name">
+                    {workflow.name}
+                    {!workflow.trusted && <span className="workflow-untrusted">{t('workflowsView.untrustedBadge')}</span>}
+                  </span>
                   <span className="workflow-description">{workflow.description}</span>
                   <span className="workflow-meta">
                     {t('workflowsView.stepsCount', { count: workflow.steps })} · {workflow.params.length > 0 ? workflow.params.join(', ') : t('workflowsView.noParams')} · {formatWhen(workflow.createdAt)}
@@ -142,7 +146,7 @@ export function WorkflowsView({ open, onOpen, onRun, onOpenSession }: Props) {
         </aside>
         <div className="workflow-main">
           {open ? (
-            <WorkflowDetail key={open} name={open} onRun={onRun} onDeleted={(name) => void deleted(name)} onOpenSession={onOpenSession} />
+            <WorkflowDetail key={open} name={open} onRun={onRun} onDeleted={(name) => void deleted(name)} onTrusted={() => void refresh()} onOpenSession={onOpenSession} />
           ) : (
             workflows !== null && workflows.length > 0 && <p className="note empty">{t('workflowsView.choose')}</p>
           )}
