@@ -190,6 +190,11 @@ export function actionOutcomes(view: Pick<StepView, 'actions' | 'results' | 'res
   });
 }
 
+/** Each action's result at its own index: null where it did not run or the agent answered it itself. */
+export function resultsAtActions(view: Pick<StepView, 'actions' | 'results' | 'resultIndexes' | 'notRun'>): Array<ActionResult | null> {
+  return actionOutcomes(view).map((outcome) => (outcome.ran ? outcome.result : null));
+}
+
 /** Folds an event stream into one view per step, in step order. */
 export function stepsOf(events: Iterable<AgentEvent>): StepView[] {
   const steps = new Map<number, StepView>();

@@ -25,21 +25,23 @@ export function sameScreen(a: ScreenFingerprint | undefined, b: ScreenFingerprin
 }
 
 /**
- * Mean absolute difference of two fingerprints within `radius` cells of a point given as fractions
- * of the display (0-1 on each axis), 0 to 1: did the screen change where an action is about to aim?
+ * The share of the cells within `radius` of a point (fractions of the display, 0-1 on each axis)
+ * whose grey changed by at least `level` (0-255), 0 to 1: did the screen change where an action is
+ * about to aim? A share, not a mean: a white field sliding off a light page changes each cell it
+ * covered by only a few levels, and a mean over the neighbourhood would call that unchanged.
  */
-export function differenceNear(a: ScreenFingerprint, b: ScreenFingerprint, at: { x: number; y: number }, radius: number): number {
+export function changedCellsNear(a: ScreenFingerprint, b: ScreenFingerprint, at: { x: number; y: number }, radius: number, level: number): number {
   if (a.width !== b.width || a.height !== b.height) return 1;
   const cx = Math.min(a.width - 1, Math.max(0, Math.floor(at.x * a.width)));
   const cy = Math.min(a.height - 1, Math.max(0, Math.floor(at.y * a.height)));
-  let total = 0;
+  let changed = 0;
   let cells = 0;
   for (let y = Math.max(0, cy - radius); y <= Math.min(a.height - 1, cy + radius); y++) {
     for (let x = Math.max(0, cx - radius); x <= Math.min(a.width - 1, cx + radius); x++) {
       const i = y * a.width + x;
-      total += Math.abs((a.pixels[i] as number) - (b.pixels[i] as number));
+      if (Math.abs((a.pixels[i] as number) - (b.pixels[i] as number)) >= level) changed++;
       cells++;
     }
   }
-  return total / (cells * 255);
+  return changed / cells;
 }

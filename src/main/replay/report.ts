@@ -17,6 +17,7 @@ import { actionOverlaySvg } from './annotate';
 import { recordedScreenshot, resultsByAction, sniffImageMime, type ImageReader } from './inspect';
 import { actionSentence, shownAction } from '../../shared/describe-action';
 import { formatUsd } from '../../shared/format';
+import { actionOutcomes } from '../../shared/steps';
 
 export const REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
@@ -44,8 +45,9 @@ export function formatDuration(ms: number | null | undefined): string {
   return hours > 0 ? `${hours} h ${String(minutes).padStart(2, '0')} min ${rest} s` : `${minutes} min ${rest} s`;
 }
 
-function resultHtml(action: Action, result: ActionResult | null): string {
+function resultHtml(action: Action, result: ActionResult | null, notRun: string | null): string {
   if (result === null) {
+    if (notRun !== null) return `<span class="result skipped">not run: ${escapeHtml(notRun)}</span>`;
     return isControlAction(action) ? '' : '<span class="result skipped">not executed</span>';
   }
   if (result.ok) {
@@ -116,17 +118,23 @@ async function stepHtml(session: SessionRecord, view: StepView, readImage: Image
   const results = resultsByAction(session, view);
   const figure = await figureHtml(session, view, results, readImage);
   const thought = view.thought === null ? '<p class="thought none">(no thought recorded)</p>' : `<p class="thought">${escapeHtml(view.thought)}</p>`;
+  const outcomes = actionOutcomes(view);
+  const ran = outcomes.filter((outcome) => outcome.ran).length;
+  // A batch (several actions in one reply) says how much of it ran, and each action not run why.
+  const batch = view.actions.length > 1 ? `<p class="batch">A batch of ${view.actions.length} actions: ${ran} ran, ${view.actions.length - ran} not run</p>` : '';
   const actions =
     view.actions.length === 0
       ? '<p class="none">(no actions)</p>'
-      : `<ol class="actions">${view.actions
+      : `${batch}<ol class="actions">${view.actions
           .map((action, index) => {
             const result = results[index] ?? null;
             const shown = shownAction(action);
             const failed = result !== null && !result.ok;
+            const outcome = outcomes[index];
+            const notRun = outcome !== undefined && !outcome.ran && outcome.why !== 'not reached' ? outcome.why : null;
             return (
-              `<li class="action${failed ? ' failed' : ''}" data-index="${index}">` +
-              `<span class="sentence">${escapeHtml(actionSentence(shown))}</span> ${resultHtml(action, result)}` +
+              `<li class="action${failed ? ' failed' : ''}${notRun !== null ? ' not-run' : ''}" data-index="${index}">` +
+              `<span class="sentence">${escapeHtml(actionSentence(shown))}</span> ${resultHtml(action, result, notRun)}` +
               `<code class="json">${escapeHtml(JSON.stringify(shown))}</code>` +
               `</li>`
             );
@@ -245,6 +253,8 @@ ol.actions li { margin: 0 0 0.5rem; }
 .result.ok { color: var(--ok); }
 .result.failed { color: #fff; background: var(--bad); }
 .result.skipped { color: var(--muted); border: 1px dashed var(--line); }
+p.batch { margin: 0 0 0.3rem; color: var(--muted); font-size: 0.9rem; }
+li.not-run .sentence { text-decoration: line-through; color: var(--muted); }
 code.json, pre { display: block; font: 12px/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; color: var(--muted); margin: 0.15rem 0 0; }
 dl.cost { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 1rem; margin: 0; font-variant-numeric: tabular-nums; }
 ul.errors li { color: var(--bad); }

@@ -9,7 +9,7 @@
  * Pure: the loop gives the screens (fingerprints) and the target; this decides.
  */
 import { actionPoints, type Action } from '../../shared/actions';
-import { differenceNear, screenDifference, type ScreenFingerprint } from '../operator/screen-diff';
+import { changedCellsNear, screenDifference, type ScreenFingerprint } from '../operator/screen-diff';
 
 /** Actions that touch nothing on the screen: nothing to look at again after them. */
 const STILL = new Set<Action['type']>(['wait', 'screenshot', 'zoom', 'finished', 'ask_user', 'fail', 'query_long_term_memory', 'save_fact', 'run_workflow']);
@@ -30,8 +30,10 @@ export function aimsAtPoint(action: Action): boolean {
  * itself and what sits right by it, not the field two rows up that was just typed into.
  */
 export const TARGET_RADIUS_CELLS = 2;
-/** Mean difference near the target above which it no longer looks as the model saw it (a caret blink is far below). */
-export const TARGET_CHANGED = 0.04;
+/** A cell changed when its grey moved by this much (of 255): a white field over a #f4f4f0 page is 11. */
+export const CELL_CHANGE_LEVEL = 8;
+/** The share of changed cells near the target above which it no longer looks as the model saw it (a blinking caret is one or two of 25). */
+export const TARGET_CHANGED = 0.2;
 /** Mean difference of the whole screen above which everything is suspect (a new page, a dimmed backdrop). */
 export const WHOLESALE_CHANGE = 0.05;
 
@@ -46,7 +48,7 @@ export function judgeNextAction(before: ScreenFingerprint | undefined, now: Scre
   if (before === undefined || now === undefined) return { go: true };
   const whole = screenDifference(before, now);
   if (whole >= WHOLESALE_CHANGE) return { go: false, why: 'the screen changed' };
-  if (target !== null && differenceNear(before, now, target, TARGET_RADIUS_CELLS) >= TARGET_CHANGED) return { go: false, why: 'the screen changed where it aims' };
+  if (target !== null && changedCellsNear(before, now, target, TARGET_RADIUS_CELLS, CELL_CHANGE_LEVEL) >= TARGET_CHANGED) return { go: false, why: 'the screen changed where it aims' };
   return { go: true };
 }
 

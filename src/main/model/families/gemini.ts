@@ -453,6 +453,9 @@ function functionResponses(reply: GeminiReply, step: StepRecord, after: ModelIma
     const id = call.id ?? `${name}#${index + 1}`;
     const base: FunctionResponse = { name, ...(call.id ? { id: call.id } : {}) };
     if (!parsed.ok) return { functionResponse: { ...base, response: { error: `not run: ${parsed.reason}` } } };
+    // A call the loop did not get to (the batch stopped before it: the screen changed; an action failed).
+    const own = parsed.calls[index];
+    if (own !== undefined && step.notRun !== undefined && own.actionIndex >= step.notRun.from) return { functionResponse: { ...base, response: { error: `not run: ${step.notRun.reason}` } } };
     if (MNEMO_FUNCTIONS.has(name)) return { functionResponse: { ...base, response: { result: step.results.trim() || 'done' } } };
     const safety = isRecord(call.args) && isRecord(call.args.safety_decision) && call.args.safety_decision.decision === 'require_confirmation';
     const response = {

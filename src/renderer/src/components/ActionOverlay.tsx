@@ -14,7 +14,8 @@ const SCROLL_VECTORS = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0]
 
 interface Props {
   actions: readonly Action[];
-  results: readonly ActionResult[];
+  /** At each action's index: its result, or null (not run, or answered by the agent itself). */
+  results: ReadonlyArray<ActionResult | null | undefined>;
   width: number;
   height: number;
 }
@@ -26,7 +27,7 @@ export function ActionOverlay({ actions, results, width, height }: Props) {
   const centre = { x: width / 2, y: height / 2 };
   let lastPoint = centre;
   const marks = actions.map((action, index) => {
-    const failed = results[index] !== undefined && results[index]?.ok === false;
+    const failed = results[index]?.ok === false;
     const [point] = actionPoints(action);
     if (point) lastPoint = point;
     const key = `${index}-${action.type}`;

@@ -68,6 +68,8 @@ export const en = {
     thought: 'Thought',
     actions: 'Actions and results',
     notRun: 'not run',
+    notRunWhy: 'not run: {{why}}',
+    batch: 'A batch of {{total}} actions: {{ran}} ran, {{notRun}} not run',
     rawReply: 'Raw model reply',
     noReply: 'No raw reply was recorded for this step.',
     timings: 'Timings',

@@ -145,6 +145,8 @@ export const zh: Messages = {
     thought: '思考',
     actions: '操作与结果',
     notRun: '未执行',
+    notRunWhy: '未执行：{{why}}',
+    batch: '一批 {{total}} 个操作：{{ran}} 个已执行，{{notRun}} 个未执行',
     rawReply: '模型原始回复',
     noReply: '此步骤没有记录原始回复。',
     timings: '耗时',

@@ -124,6 +124,7 @@ function copyStep(step: StepView): StepView {
     // A user's step gets its actions one by one.
     actions: [...step.actions],
     results: [...step.results],
+    resultIndexes: [...step.resultIndexes],
     errors: [...step.errors],
     notes: [...step.notes],
     questions: step.questions.map((question) => ({ ...question })),

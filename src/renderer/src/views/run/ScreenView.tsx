@@ -4,6 +4,7 @@ import { useServices, useSession } from '../../app-context';
 import { ActionOverlay } from '../../components/ActionOverlay';
 import { SessionImage } from '../../components/SessionImage';
 import { NAMES } from '../../i18n/names';
+import { resultsAtActions } from '../../../../shared/steps';
 import { useShownStep } from './shown-step';
 
 export function ScreenView() {
@@ -23,7 +24,7 @@ export function ScreenView() {
     <figure className="screen">
       <div className="screen-frame">
         <SessionImage src={client.fileUrl(sessionId, screenshot.path)} alt={NAMES.currentScreen} width={screenshot.width} height={screenshot.height} />
-        <ActionOverlay actions={step.actions} results={step.results} width={screenshot.width} height={screenshot.height} />
+        <ActionOverlay actions={step.actions} results={resultsAtActions(step)} width={screenshot.width} height={screenshot.height} />
       </div>
       <figcaption>{t('stepLabel', { n: step.step })}</figcaption>
     </figure>

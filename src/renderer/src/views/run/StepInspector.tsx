@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { actionSentence } from '../../../../shared/describe-action';
 import { formatUsd } from '../../../../shared/format';
 import type { MemoryChange } from '../../../../shared/memory';
-import type { StepView } from '../../../../shared/steps';
+import { actionOutcomes, resultsAtActions, type StepView } from '../../../../shared/steps';
 import { useServices, useSession } from '../../app-context';
 import { ActionOverlay } from '../../components/ActionOverlay';
 import { SessionImage } from '../../components/SessionImage';
@@ -35,20 +35,7 @@ export function StepInspector() {
         <h3>{t('inspector.thought')}</h3>
         <p className="thought">{step.thought ?? step.streamedThought ?? '—'}</p>
       </section>
-      <section>
-        <h3>{t('inspector.actions')}</h3>
-        <ol className="action-list">
-          {step.actions.map((action, index) => {
-            const result = step.results[index];
-            return (
-              <li key={index} className={result ? (result.ok ? 'result-ok' : 'result-failed') : 'result-none'}>
-                <span>{actionSentence(action)}</span>
-                <span className="action-result">{result ? (result.ok ? `✓ ${result.detail ?? ''}` : `✗ ${result.error.kind}: ${result.error.message}`) : t('inspector.notRun')}</span>
-              </li>
-            );
-          })}
-        </ol>
-      </section>
+      <ActionOutcomes step={step} />
       {(step.errors.length > 0 || step.notes.length > 0) && (
         <section>
           <h3>{t('inspector.errors')}</h3>
@@ -113,6 +100,35 @@ export function StepInspector() {
   );
 }
 
+/**
+ * The step's actions, each with how it went: its result, or why it was not run (a batch that
+ * stopped because the screen changed, an action that failed); a batch says how much of it ran.
+ */
+function ActionOutcomes({ step }: { step: StepView }) {
+  const { t } = useTranslation();
+  const outcomes = actionOutcomes(step);
+  const ran = outcomes.filter((outcome) => outcome.ran).length;
+  return (
+    <section>
+      <h3>{t('inspector.actions')}</h3>
+      {outcomes.length > 1 && <p className="note batch-summary">{t('inspector.batch', { total: outcomes.length, ran, notRun: outcomes.length - ran })}</p>}
+      <ol className="action-list">
+        {outcomes.map((outcome, index) => {
+          const { result } = outcome.ran ? outcome : { result: null };
+          return (
+            <li key={index} className={!outcome.ran ? 'result-not-run' : result ? (result.ok ? 'result-ok' : 'result-failed') : 'result-none'}>
+              <span>{actionSentence(outcome.action)}</span>
+              <span className="action-result">
+                {!outcome.ran ? t('inspector.notRunWhy', { why: outcome.why }) : result ? (result.ok ? `✓ ${result.detail ?? ''}` : `✗ ${result.error.kind}: ${result.error.message}`) : '✓'}
+              </span>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
 function InspectorScreenshot({ sessionId, step }: { sessionId: string; step: StepView }) {
   const { t } = useTranslation();
   const { client } = useServices();
@@ -127,7 +143,7 @@ function InspectorScreenshot({ sessionId, step }: { sessionId: string; step: Ste
       </label>
       <div className="screen-frame">
         <SessionImage src={client.fileUrl(sessionId, screenshot.path)} alt={t('inspector.screenshotAlt', { n: step.step })} width={screenshot.width} height={screenshot.height} />
-        {marker && <ActionOverlay actions={step.actions} results={step.results} width={screenshot.width} height={screenshot.height} />}
+        {marker && <ActionOverlay actions={step.actions} results={resultsAtActions(step)} width={screenshot.width} height={screenshot.height} />}
       </div>
     </section>
   );
