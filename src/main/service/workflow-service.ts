@@ -16,7 +16,7 @@ import { listingOf, workflowImages, type ProposedParam, type Workflow, type Work
 import type { SessionRecord } from '../store/session-reader';
 import { buildWorkflow, type BuildRequest, type BuildResult } from '../workflow/build';
 import { TesseractReader, type TextReader } from '../workflow/ocr';
-import { WorkflowStore, type StoreError, type StoreResult } from '../workflow/store';
+import { WorkflowStore, type StoreError, type StoreResult, type WorkflowFile } from '../workflow/store';
 import type { ServiceConfig } from './service-config';
 import type { ServiceErrorKind, ServiceResult } from './service-result';
 
@@ -114,9 +114,9 @@ export class WorkflowService {
     return served(await (await this.ready()).export(name));
   }
 
-  /** A file made by `export` (its text), checked whole; a bad one is refused with the reason and changes nothing. */
-  async import(text: string, options: { replace: boolean; rename?: string }): Promise<ServiceResult<{ workflow: Workflow; replaced: boolean }>> {
-    return served(await (await this.ready()).import(text, options));
+  /** A file made by `export` (its text, or the JSON a request carried), checked whole; a bad one is refused with the reason and changes nothing. */
+  async import(file: WorkflowFile, options: { replace: boolean; rename?: string }): Promise<ServiceResult<{ workflow: Workflow; replaced: boolean }>> {
+    return served(await (await this.ready()).import(file, options));
   }
 
   /** One of the images a workflow refers to (`anchors/…`, `screens/…`); any other path is not found. */
