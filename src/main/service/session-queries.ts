@@ -29,6 +29,7 @@ export type FoundSession = SessionRecord & { storeWarnings: StoreWarning[] };
 
 export class SessionQueries {
   private readonly store: SessionStore;
+  private readonly warned = new Set<string>();
 
   constructor(private readonly deps: SessionQueriesDeps) {
     this.store = new SessionStore(deps.config.dataDir, deps.now ? { now: deps.now } : {});
@@ -38,11 +39,18 @@ export class SessionQueries {
     return this.deps.config.dataDir;
   }
 
+  /** The listing; its warnings (a damaged session folder) are also logged, each once per process (the window lists often). */
   async list(options: { search?: string } = {}): Promise<SessionListing> {
     await this.deps.config.dataDirReady();
     // A data directory without sessions yet gets the sample to explore.
     await offerSampleSession(this.dataDir);
-    return this.store.list(options);
+    const listing = await this.store.list(options);
+    for (const warning of listing.warnings) {
+      if (this.warned.has(warning.message)) continue;
+      this.warned.add(warning.message);
+      this.deps.log(`warning: ${warning.message}`);
+    }
+    return listing;
   }
 
   /** One session by id, unique prefix or `last`. */

@@ -6,7 +6,7 @@
  * a body too large is a 413, whether announced or streamed; JSON nested too deep or with a
  * `__proto__` key is a 400 on every route, the workflow import included.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +126,19 @@ describe('mnemo serve at its edges', { timeout: 120_000 }, () => {
     const stream = await ask('GET', `/api/events?session=${sample?.id ?? ''}`);
     expect(stream.status).toBe(200);
     expect(stream.body).toContain('"type":"run-started"');
+  });
+
+  it('lists the sessions beside a damaged one and says which, once, in its log', async () => {
+    const damaged = join(scratch, 'data', 'sessions', '20200101-000000-abcdef');
+    writeFileSync(damaged, 'a file where a session folder should be');
+    for (let i = 0; i < 2; i += 1) {
+      const listed = await ask('GET', '/api/sessions');
+      expect(listed.status).toBe(200);
+      expect((JSON.parse(listed.body) as unknown[]).length).toBeGreaterThan(0);
+    }
+    const line = `mnemo serve: warning: session 20200101-000000-abcdef: ${damaged} is not a folder (a file or a link where a session folder should be); not listed`;
+    await waitFor(() => served.output().stderr.includes(line), 'the warning in the log');
+    expect(served.output().stderr.split(line)).toHaveLength(2);
   });
 
   it('answers 413 to a body larger than the route takes, announced or streamed, and goes on serving', async () => {
