@@ -49,7 +49,7 @@ import {
 import { AgentEventSchema, type AgentEvent } from './events';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
 import { SessionIdSchema } from './session-id';
-import { ProposedParamSchema, ShownWorkflowSchema, WorkflowExportSchema, WorkflowNameSchema, WorkflowSummarySchema } from './workflow';
+import { ProposedParamSchema, ShownWorkflowSchema, WORKFLOW_FILE_MAX, WorkflowExportSchema, WorkflowNameSchema, WorkflowSummarySchema } from './workflow';
 
 // ── results ────────────────────────────────────────────────────────────────────────────────────
 
@@ -171,8 +171,6 @@ function command<Req extends z.ZodType, Res extends z.ZodType, const Http extend
 const SessionRefSchema = z.object({ id: SessionIdSchema });
 const RunRefSchema = z.object({ id: z.string().min(1) });
 const WorkflowRefSchema = z.object({ name: WorkflowNameSchema });
-/** An exported workflow holds its screenshots: larger than the usual body. */
-const WORKFLOW_FILE_MAX = 64 * 1024 * 1024;
 
 export const commands = {
   'app:version': command(NoRequestSchema, AppVersionSchema, GET('/version')),

@@ -24,6 +24,12 @@ import type { UsageSummary } from './events';
 
 export const WORKFLOW_FORMAT = 'mnemo-workflow';
 export const WORKFLOW_EXPORT_FORMAT = 'mnemo-workflow-export';
+
+/**
+ * The largest workflow file Mnemo imports (it holds its screenshots): one cap for
+ * `mnemo workflow import` (checked before a byte is read) and `POST /api/workflows/import` (its body).
+ */
+export const WORKFLOW_FILE_MAX = 64 * 1024 * 1024;
 export const WORKFLOW_VERSION = 1;
 
 /** Also the workflow's folder name: letters, digits, `_`, `.`, `-`; no path, no spaces. */

@@ -5,7 +5,6 @@
  * Call after `app.whenReady()`: sessions, the screen and the keychain exist only then.
  */
 import { app, dialog, ipcMain, protocol, screen, session, type BrowserWindow } from 'electron';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { err, LIVE_VIEW_SCHEME, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
 import { contentSecurityPolicy } from '../../shared/csp';
@@ -14,6 +13,7 @@ import { AppBackend } from '../service/app-backend';
 import { openDesktopOperator } from '../service/desktop';
 import { RunService } from '../service/run-service';
 import { SessionFiles } from '../service/session-files';
+import { writeUserFile } from '../disk/user-file';
 import { LIVE_CONTENT_TYPE, liveParts } from '../service/live-stream';
 import { configPathOf, defaultDataDir, loadConfig } from '../settings/settings';
 import { createDispatcher } from './dispatch';
@@ -119,8 +119,9 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
       if (!report.ok) return err(report.error.kind, report.error.message);
       const chosen = await dialog.showSaveDialog({ defaultPath: `mnemo-${report.value.sessionId}.html`, filters: [{ name: 'HTML report', extensions: ['html'] }] });
       if (chosen.canceled || !chosen.filePath) return ok({ path: null });
-      await writeFile(chosen.filePath, report.value.html);
-      return ok({ path: chosen.filePath });
+      // Owner-only and whole, as every file Mnemo writes; a failure is an answer, not a throw.
+      const written = await writeUserFile(chosen.filePath, report.value.html);
+      return written.ok ? ok({ path: chosen.filePath }) : err('record', written.message);
     },
   });
   registerIpc(ipcMain, createDispatcher(handlers, (url) => isRendererUrl(renderer, url)));

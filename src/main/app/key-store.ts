@@ -5,8 +5,9 @@
  */
 import { safeStorage } from 'electron';
 import { readFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makePrivateDir, writeFileAtomically } from '../disk/files';
 import type { KeyStore } from '../service/app-backend';
 
 export function keychainKeyStore(file: string, log: (line: string) => void): KeyStore {
@@ -35,8 +36,8 @@ export function keychainKeyStore(file: string, log: (line: string) => void): Key
         log('the OS keychain is not available: the API key is not stored (set OPENAI_API_KEY instead)');
         return;
       }
-      await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-      await writeFile(file, safeStorage.encryptString(key), { mode: 0o600 });
+      await makePrivateDir(dirname(file));
+      await writeFileAtomically(file, safeStorage.encryptString(key));
       cached = key;
       loaded = true;
     },

@@ -7,8 +7,9 @@
  * - never half a file: whole files go through a temporary file and a rename, an append that fails
  *   is cut back to where it started (a full disk, a removed folder).
  *
- * Every part of Mnemo that writes under the data directory uses these. Files the user asks for
- * elsewhere (`mnemo export --html FILE`) keep the user's umask and do not come here.
+ * Every part of Mnemo that writes under the data directory uses these, and so do the files a
+ * command writes where the user asks (`mnemo export --html FILE`: user-file.ts): they hold
+ * screenshots too.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';

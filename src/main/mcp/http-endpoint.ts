@@ -13,9 +13,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { foreignRequest, hasToken, tokenMatches } from '../server/access';
-import { failure, json, send } from '../server/http-io';
+import { failure, json, readJson, send } from '../server/http-io';
 
 export const MCP_PATH = '/mcp';
+
+/** The largest message a client may send (the SDK's own limit, 4 MB). */
+const MCP_MAX_BODY = 4 * 1024 * 1024;
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 export interface McpHttpEndpointOptions {
   token: string;
@@ -54,19 +58,28 @@ export class McpHttpEndpoint {
     }
     if (this.closed) return send(response, failure(503, 'the MCP endpoint is shutting down'));
 
+    // A JSON body is read by the guard every route of Mnemo shares (its size, its depth, no
+    // `__proto__`), then handed to the SDK's transport already parsed.
+    let body: { parsed: unknown } | undefined;
+    if (request.method === 'POST' && JSON_TYPE.test(String(request.headers['content-type'] ?? ''))) {
+      const read = await readJson(request, MCP_MAX_BODY);
+      if (!read.ok) return send(response, json(read.status, { jsonrpc: '2.0', error: { code: read.status === 413 ? -32000 : -32700, message: read.message }, id: null }));
+      body = { parsed: read.value };
+    }
+
     const id = request.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const session = this.sessions.get(id);
       // 404 tells the client to start a new session (the MCP transport's rule).
       if (!session) return send(response, json(404, { jsonrpc: '2.0', error: { code: -32001, message: `no session ${id} (it ended): initialize again` }, id: null }));
-      return session.transport.handleRequest(request, response);
+      return session.transport.handleRequest(request, response, body?.parsed);
     }
     if (request.method !== 'POST') return send(response, failure(400, 'no Mcp-Session-Id header: start a session with an initialize request (POST)'));
-    await this.open(request, response);
+    await this.open(request, response, body?.parsed);
   }
 
   /** A request without a session: an initialize starts one; anything else gets the transport's error and leaves nothing behind. */
-  private async open(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private async open(request: IncomingMessage, response: ServerResponse, parsed: unknown): Promise<void> {
     const server = this.options.newServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -78,7 +91,7 @@ export class McpHttpEndpoint {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, parsed);
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await server.close();
   }
 

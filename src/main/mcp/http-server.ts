@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { hostsOf, urlHost } from '../server/access';
+import { hostsOf, tokenProblem, urlHost } from '../server/access';
 import { failure, send } from '../server/http-io';
 import { McpHttpEndpoint, MCP_PATH } from './http-endpoint';
 
@@ -27,6 +27,9 @@ export interface McpHttpServer {
 }
 
 export async function startMcpHttpServer(options: McpHttpServerOptions): Promise<McpHttpServer> {
+  // A configured token is checked where it is read (the CLI); one that slips through is a bug.
+  const unusable = tokenProblem(options.token, 'the token');
+  if (unusable) throw new Error(unusable);
   let hosts: string[] = [];
   const endpoint = new McpHttpEndpoint({ token: options.token, hosts: () => hosts, newServer: options.newServer, log: options.log });
   const server: Server = createServer((request, response) => {

@@ -13,6 +13,22 @@ export function newToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
+/** The fewest characters a token someone configures may have (a generated one has 32). */
+export const MIN_TOKEN_LENGTH = 32;
+
+/** What an HTTP Bearer token may hold (RFC 6750's b64token): a token outside it cannot be sent as one. */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Why a configured token (`MNEMO_MCP_TOKEN`) cannot be used, in one line naming the rule, or null.
+ * `where` names where it came from. Generated tokens (`newToken`) always pass.
+ */
+export function tokenProblem(token: string, where: string): string | null {
+  if (token.length >= MIN_TOKEN_LENGTH && BEARER_TOKEN.test(token)) return null;
+  const why = token.length < MIN_TOKEN_LENGTH ? `it has ${token.length} character${token.length === 1 ? '' : 's'}` : 'it holds a character a Bearer token cannot carry';
+  return `${where} is not a usable token (${why}): it must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / with = only at the end (RFC 6750 Bearer), or unset for a generated one`;
+}
+
 /** Whether `given` is the token (compared in constant time). */
 export function tokenMatches(given: string | null | undefined, token: string): boolean {
   if (given === null || given === undefined) return false;

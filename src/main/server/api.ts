@@ -88,10 +88,11 @@ function serveHandlers(backend: AppBackend): HttpHandlers {
 function sessionRoutes(backend: AppBackend): Route[] {
   const service = backend.service;
   const files = new SessionFiles(service);
+  // An id that could not be a session names none: 404, as one that is not there.
   const withSession = (work: (id: string, query: URLSearchParams, path: Record<string, string | string[]>) => Promise<Reply>): Route['handle'] => {
     return async ({ path, query }) => {
       const id = SessionIdSchema.safeParse(path.id);
-      return id.success ? work(id.data, query, path) : failure(400, id.error.issues[0]?.message ?? 'not a session id');
+      return id.success ? work(id.data, query, path) : failure(404, id.error.issues[0]?.message ?? 'not a session id', { kind: 'not_found' });
     };
   };
   return [

@@ -2,6 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { MAX_BODY } from '../../shared/http-binding';
+import { parseJsonWithin } from '../../shared/json';
+import { formatMegabytes, readStreamWithin } from '../disk/bounded-read';
 
 /** An answer as a value: the router sends it; handlers never write to the response themselves. */
 export type Reply = { status: number; json: unknown; headers?: Record<string, string> } | { status: number; body: Buffer | string; contentType: string; headers?: Record<string, string> };
@@ -28,20 +30,24 @@ export function send(response: ServerResponse, reply: Reply, acceptEncoding = ''
   response.writeHead(reply.status, { ...common, 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }).end(payload);
 }
 
-/** The request's JSON body, at most `maxBytes`; a value, never a throw (too big, not JSON). */
-export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return { ok: false, message: `the request body is larger than ${Math.round(maxBytes / (1024 * 1024))} MB` };
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+/** A request body as JSON, or why not: 413 for one too large, 400 for one that is not JSON Mnemo takes. */
+export type BodyRead = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
+
+/**
+ * The request's JSON body, at most `maxBytes`; a value, never a throw. A body announced larger
+ * (Content-Length) is refused before a byte is read, one that grows past the limit as it streams
+ * is refused there; in both cases the rest is left to Node, which discards it once the answer is
+ * sent, so the client reads the 413 instead of a reset connection. The JSON passes the one guard
+ * for JSON from outside (`parseJsonWithin`: depth, `__proto__`).
+ */
+export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY): Promise<BodyRead> {
+  const tooLarge = { ok: false as const, status: 413 as const, message: `the request body is larger than ${formatMegabytes(maxBytes)}` };
+  const announced = Number(request.headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(announced) && announced > maxBytes) return tooLarge;
+  const body = await readStreamWithin(request, maxBytes);
+  if (!body.ok) return tooLarge;
+  const text = body.bytes.toString('utf8');
   if (text.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { ok: false, message: `the request body is not JSON: ${(error as Error).message}` };
-  }
+  const read = parseJsonWithin(text);
+  return read.ok ? read : { ok: false, status: 400, message: `the request body is not JSON Mnemo takes: ${read.message}` };
 }

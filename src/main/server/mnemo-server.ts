@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
 import { AppBackend, configFileKeyStore } from '../service/app-backend';
 import type { RunService } from '../service/run-service';
-import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, urlHost } from './access';
+import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from './access';
 import { McpHttpEndpoint, MCP_PATH } from '../mcp/http-endpoint';
 import { createApi } from './api';
 import { streamEvents } from './event-stream';
@@ -26,7 +26,7 @@ export interface MnemoServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** Default: a new random token. */
+  /** Default: a new random token; one given must pass `tokenProblem` (32 characters or more, Bearer characters). */
   token?: string;
   log?: (line: string) => void;
   /** A new MCP server for each MCP client: the endpoint at /mcp (src/main/mcp/), with the same token; absent, no /mcp. */
@@ -43,9 +43,22 @@ export interface MnemoServer {
   close(): Promise<void>;
 }
 
+/** Whether every %-escape of the path decodes (a malformed one is the client's mistake: 400, not a 500). */
+function decodablePath(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startMnemoServer(options: MnemoServerOptions): Promise<MnemoServer> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? newToken();
+  // A configured token is checked where it is read (the CLI); one that slips through is a bug.
+  const unusable = tokenProblem(token, 'the token');
+  if (unusable) throw new Error(unusable);
   // Browser mode keeps the API key where the CLI reads it: config.json.
   const api = createApi(new AppBackend(options.service, configFileKeyStore(options.service)));
   let hosts: string[] = [];
@@ -63,11 +76,13 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     if (offered !== null && request.method === 'GET' && !url.pathname.startsWith('/api/')) {
       if (offered !== token) return send(response, failure(401, 'this token is not the one mnemo serve printed at start'));
       url.searchParams.delete('token');
-      return send(response, { status: 303, body: '', contentType: 'text/plain', headers: { 'set-cookie': tokenCookie(token), location: `${url.pathname}${url.search}` } });
+      // Always to the app itself: a path taken from the request could be `//evil.example` (an open redirect).
+      return send(response, { status: 303, body: '', contentType: 'text/plain', headers: { 'set-cookie': tokenCookie(token), location: `/${url.search}` } });
     }
     if (!hasToken(request, token)) {
       return send(response, failure(401, 'unauthorized: open the URL mnemo serve printed (it carries the token), or send Authorization: Bearer <token>'));
     }
+    if (!decodablePath(url.pathname)) return send(response, failure(400, `the path ${url.pathname} is not valid percent-encoding`));
 
     if (url.pathname === urlOf(otherRoutes.events, {}) && request.method === otherRoutes.events.method) return streamEvents(request, response, options.service, url.searchParams);
     const liveRun = request.method === otherRoutes.runLive.method ? liveViewRun(url.pathname) : null;

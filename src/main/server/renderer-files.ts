@@ -56,7 +56,12 @@ export async function ensureRendererBuilt(root = PACKAGE_ROOT, log: (line: strin
 
 /** A file of the built renderer; `/` and any unknown path without an extension is the app itself. */
 export async function rendererFile(dir: string, urlPath: string): Promise<Reply> {
-  const relative = urlPath === '/' || extname(urlPath) === '' ? 'index.html' : decodeURIComponent(urlPath.replace(/^\/+/, ''));
+  let relative: string;
+  try {
+    relative = urlPath === '/' || extname(urlPath) === '' ? 'index.html' : decodeURIComponent(urlPath.replace(/^\/+/, ''));
+  } catch {
+    return { status: 400, json: { error: `the path ${urlPath} is not valid percent-encoding` } };
+  }
   const path = normalize(join(dir, relative));
   if (!path.startsWith(resolve(dir) + sep)) return { status: 404, json: { error: 'not found' } };
   try {

@@ -188,9 +188,9 @@ export class AppBackend {
     return { ok: true, value: { workflow: summarizeWorkflow(saved.value.workflow, true), replaced: saved.value.replaced, proposed: saved.value.proposed } };
   }
 
-  /** A file made by export (as JSON), checked whole before anything is written; untrusted until the user trusts it. */
+  /** A file made by export (as JSON, never stringified again: a deep one would overflow the stack), checked whole before anything is written; untrusted until the user trusts it. */
   async importWorkflow(request: { file: Record<string, unknown>; name?: string | undefined; replace: boolean }): Promise<ServiceResult<{ workflow: WorkflowSummary; replaced: boolean }>> {
-    const imported = await this.service.workflows.import(JSON.stringify(request.file), { replace: request.replace, ...(request.name !== undefined ? { rename: request.name } : {}) });
+    const imported = await this.service.workflows.import({ parsed: request.file }, { replace: request.replace, ...(request.name !== undefined ? { rename: request.name } : {}) });
     return imported.ok ? { ok: true, value: { workflow: summarizeWorkflow(imported.value.workflow, false), replaced: imported.value.replaced } } : imported;
   }
 

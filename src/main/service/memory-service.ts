@@ -6,7 +6,7 @@
  * `not_found` (no such fact), `memory` (the storage cannot be used: Redis unreachable, a wrong key).
  */
 import { factJson, FactType, formatScope, parseScope, SUBJECT_NAME_PATTERN, type FactJson } from '../memory/facts';
-import { describeError } from '../memory/facts';
+import { describeError, type FactLogCheck } from '../memory/facts';
 import { WORKING_MEMORY_ID_PATTERN } from '../memory/working';
 import { StoreWriter } from '../disk/store-writer';
 import { redactionOf } from '../settings/redaction';
@@ -150,6 +150,20 @@ export class MemoryService {
     try {
       if (await this.backends.facts.forget(id)) return { ok: true, value: { id } };
       return { ok: false, error: { kind: 'not_found', message: `no fact ${id} in ${this.backends.facts.location}` } };
+    } catch (error) {
+      return memoryError(error);
+    }
+  }
+
+  /**
+   * The facts log checked (`mnemo facts check`): whole, or recovered (a torn last record kept
+   * aside). `log: null` for a storage that keeps none (Redis, facts turned off).
+   */
+  async checkFacts(): Promise<ServiceResult<FactLogCheck | { log: null; location: string }>> {
+    const facts = this.backends.facts;
+    if (!facts.check) return { ok: true, value: { log: null, location: facts.location } };
+    try {
+      return { ok: true, value: await facts.check() };
     } catch (error) {
       return memoryError(error);
     }

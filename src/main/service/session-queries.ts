@@ -9,6 +9,8 @@
 import { buildMemorySnapshot, type MemorySnapshot } from '../../shared/memory';
 import type { AgentEvent } from '../../shared/events';
 import { offerSampleSession } from '../store/sample-session';
+import { stat } from 'node:fs/promises';
+import { SESSION_ID_PATTERN, sessionDirectory } from '../store/paths';
 import { readSession, type SessionRecord } from '../store/session-reader';
 import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
 import { retentionOf } from '../store/store-settings';
@@ -27,6 +29,7 @@ export type FoundSession = SessionRecord & { storeWarnings: StoreWarning[] };
 
 export class SessionQueries {
   private readonly store: SessionStore;
+  private readonly warned = new Set<string>();
 
   constructor(private readonly deps: SessionQueriesDeps) {
     this.store = new SessionStore(deps.config.dataDir, deps.now ? { now: deps.now } : {});
@@ -36,11 +39,18 @@ export class SessionQueries {
     return this.deps.config.dataDir;
   }
 
+  /** The listing; its warnings (a damaged session folder) are also logged, each once per process (the window lists often). */
   async list(options: { search?: string } = {}): Promise<SessionListing> {
     await this.deps.config.dataDirReady();
     // A data directory without sessions yet gets the sample to explore.
     await offerSampleSession(this.dataDir);
-    return this.store.list(options);
+    const listing = await this.store.list(options);
+    for (const warning of listing.warnings) {
+      if (this.warned.has(warning.message)) continue;
+      this.warned.add(warning.message);
+      this.deps.log(`warning: ${warning.message}`);
+    }
+    return listing;
   }
 
   /** One session by id, unique prefix or `last`. */
@@ -62,6 +72,15 @@ export class SessionQueries {
     if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
     for (const warning of read.session.warnings) this.deps.log(`session ${read.session.meta.id}, line ${warning.line}: ${warning.message}`);
     return { ok: true, value: read.session };
+  }
+
+  /** The session `sessionId` names exactly (no prefix, no `last`): a run going on here, or a recorded one; else `not_found`, with why. */
+  async known(sessionId: string): Promise<ServiceResult<{ id: string }>> {
+    if (this.deps.runs.get(sessionId)) return { ok: true, value: { id: sessionId } };
+    if (!SESSION_ID_PATTERN.test(sessionId)) return { ok: false, error: { kind: 'not_found', message: `"${sessionId}" is not a session id` } };
+    await this.deps.config.dataDirReady();
+    const folder = await stat(sessionDirectory(this.dataDir, sessionId)).then((info) => info.isDirectory(), () => false);
+    return folder ? { ok: true, value: { id: sessionId } } : { ok: false, error: { kind: 'not_found', message: `no session "${sessionId}"` } };
   }
 
   /** A session's events after `since`: followed live while it runs here, else read from its record. */

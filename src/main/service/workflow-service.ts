@@ -21,7 +21,7 @@ import { listingOf, workflowImages, type CheckedWorkflow, type ProposedParam, ty
 import type { SessionRecord } from '../store/session-reader';
 import { buildWorkflow, type BuildRequest, type BuildResult } from '../workflow/build';
 import { TesseractReader, type TextReader } from '../workflow/ocr';
-import { WorkflowStore, type StoreError, type StoreResult } from '../workflow/store';
+import { WorkflowStore, type StoreError, type StoreResult, type WorkflowFile } from '../workflow/store';
 import type { ServiceConfig } from './service-config';
 import type { ServiceErrorKind, ServiceResult } from './service-result';
 
@@ -128,9 +128,9 @@ export class WorkflowService {
     return served(await (await this.ready()).export(name));
   }
 
-  /** A file made by `export` (its text), checked whole, saved untrusted; a bad one is refused with the reason and changes nothing. */
-  async import(text: string, options: { replace: boolean; rename?: string }): Promise<ServiceResult<{ workflow: Workflow; replaced: boolean }>> {
-    return served(await (await this.ready()).import(text, options));
+  /** A file made by `export` (its text, or the JSON a request carried), checked whole, saved untrusted; a bad one is refused with the reason and changes nothing. */
+  async import(file: WorkflowFile, options: { replace: boolean; rename?: string }): Promise<ServiceResult<{ workflow: Workflow; replaced: boolean }>> {
+    return served(await (await this.ready()).import(file, options));
   }
 
   /** One of the images a workflow refers to (`anchors/…`, `screens/…`); any other path is not found. */

@@ -11,7 +11,7 @@
  * Every problem is a message naming its source.
  */
 import { DesktopSettingsSchema, type DesktopSettings } from '../../shared/desktop';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
@@ -285,9 +285,8 @@ export async function saveConfig(config: LoadedConfig, file: unknown): Promise<C
   const parsed = ConfigFileSchema.safeParse(file);
   if (!parsed.success) return { ok: false, message: `the settings are not valid: ${describeConfigIssues(parsed.error.issues)}` };
   try {
-    // The data directory is owner-only; a settings file the user keeps elsewhere is theirs to arrange.
-    if (dirname(config.path) === config.dataDir) await makePrivateDir(config.dataDir, { recursive: true });
-    else await mkdir(dirname(config.path), { recursive: true });
+    // Owner-only (it holds keys): a folder made for it is 0700, wherever the user keeps it; one that exists is theirs.
+    await makePrivateDir(dirname(config.path), { recursive: true });
     await writeJsonAtomically(config.path, parsed.data);
   } catch (error) {
     return { ok: false, message: `cannot write the settings to ${config.path}: ${(error as Error).message}` };

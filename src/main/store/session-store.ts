@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { errorMessage, folderBytes, removeFolder, TRASH_PREFIX, writeJsonAtomically } from './files';
 import { SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
 import type { SessionMeta } from './session-meta';
-import { appendToIndex, readIndex, rewriteIndex, summaryOf, type SessionSummary } from './session-index';
+import { appendToIndex, INDEX_FILE, readIndex, rewriteIndex, summaryOf, type SessionSummary } from './session-index';
 import { totalsOf } from '../../shared/run-totals';
 import { readSession, readSessionMeta, type SessionRead } from './session-reader';
 import type { RetentionPolicy } from './store-settings';
@@ -221,7 +221,7 @@ export class SessionStore {
     return { deleted, freedBytes, keptBytes: total, interrupted: loaded.interrupted, warnings };
   }
 
-  private async folders(): Promise<{ sessions: string[]; trash: string[]; exists: boolean; warning?: string }> {
+  private async folders(): Promise<{ sessions: string[]; trash: string[]; exists: boolean; warning?: string; damaged?: string[] }> {
     let entries: Dirent[];
     try {
       entries = await readdir(sessionsRoot(this.dataDir), { withFileTypes: true });
@@ -231,12 +231,17 @@ export class SessionStore {
     }
     const sessions: string[] = [];
     const trash: string[] = [];
+    const damaged: string[] = [];
     for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
+      if (!entry.isDirectory()) {
+        // The index and its temporary files, and hidden files, belong there; anything else named like a session is one gone wrong.
+        if (SESSION_ID_PATTERN.test(entry.name) && entry.name !== INDEX_FILE && !entry.name.endsWith('.partial')) damaged.push(entry.name);
+        continue;
+      }
       if (entry.name.startsWith(TRASH_PREFIX)) trash.push(entry.name);
       else if (SESSION_ID_PATTERN.test(entry.name)) sessions.push(entry.name);
     }
-    return { sessions, trash, exists: true };
+    return { sessions, trash, exists: true, damaged };
   }
 
   /**
@@ -249,6 +254,9 @@ export class SessionStore {
     const folders = await this.folders();
     if (folders.warning) warnings.push({ message: folders.warning });
     if (!folders.exists) return { entries: new Map(), interrupted: [], warnings, trash: [] };
+    for (const name of folders.damaged ?? []) {
+      warnings.push({ id: name, message: `session ${name}: ${join(sessionsRoot(this.dataDir), name)} is not a folder (a file or a link where a session folder should be); not listed` });
+    }
 
     const index = options.rebuild ? ({ state: 'missing' } as const) : await readIndex(this.dataDir);
     let entries = new Map<string, SessionSummary>();
@@ -318,7 +326,11 @@ export class SessionStore {
       if (this.now() - created < CREATION_GRACE_MS) return null;
     }
     const read = await readSession(this.dataDir, id);
-    if (!read.ok) return null;
+    if (!read.ok) {
+      // Damaged past reading (session.json and events unreadable): said, so the listing is not silently short.
+      warnings.push({ id, message: `session ${id}: ${meta.message}, and its events cannot be read either (${read.message}); not listed` });
+      return null;
+    }
     warnings.push({ id, message: `session ${id}: ${meta.message}; listed from its events` });
     return summaryOf(read.session.meta);
   }

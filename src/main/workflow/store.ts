@@ -37,6 +37,7 @@ import {
   type WorkflowExport,
   type WorkflowImage,
 } from '../../shared/workflow';
+import { parseJsonWithin } from '../../shared/json';
 import { errorMessage, makePrivateDir, writeFileAtomically } from '../disk/files';
 import { StoreWriter } from '../disk/store-writer';
 import { WorkflowTrust, workflowDigest } from './trust';
@@ -239,8 +240,8 @@ export class WorkflowStore {
    * file it lacks or holds a file that is not the image it says; an existing name is refused unless
    * `replace`.
    */
-  async import(text: string, options: { replace: boolean; rename?: string }): Promise<StoreResult<{ workflow: Workflow; replaced: boolean }>> {
-    const checked = await checkExport(text);
+  async import(file: WorkflowFile, options: { replace: boolean; rename?: string }): Promise<StoreResult<{ workflow: Workflow; replaced: boolean }>> {
+    const checked = await checkExport(file);
     if (!checked.ok) return checked;
     const { exported, files } = checked.value;
     const workflow = options.rename !== undefined ? { ...exported.workflow, name: options.rename } : exported.workflow;
@@ -260,14 +261,20 @@ export class WorkflowStore {
 
 const invalid = (message: string): { ok: false; error: StoreError } => ({ ok: false, error: { kind: 'invalid', message } });
 
+/**
+ * A file to import: its text (the CLI reads it), or the JSON value a request body carried, read
+ * by the same guard (`parseJsonWithin`, `mnemo serve`'s bodies), never turned back into text.
+ */
+export type WorkflowFile = string | { parsed: unknown };
+
 /** An exported file, validated: the schema, then every image decoded and its size checked. */
-export async function checkExport(text: string): Promise<StoreResult<{ exported: WorkflowExport; files: Map<string, Buffer> }>> {
+export async function checkExport(file: WorkflowFile): Promise<StoreResult<{ exported: WorkflowExport; files: Map<string, Buffer> }>> {
   let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return invalid(`not a workflow file: it is not JSON (${errorMessage(error)})`);
-  }
+  if (typeof file === 'string') {
+    const read = parseJsonWithin(file);
+    if (!read.ok) return invalid(`not a workflow file: it is not JSON Mnemo takes (${read.message})`);
+    json = read.value;
+  } else json = file.parsed;
   const format = typeof json === 'object' && json !== null ? (json as { format?: unknown }).format : undefined;
   if (format !== WORKFLOW_EXPORT_FORMAT) return invalid(`not a workflow file: "format" must be "${WORKFLOW_EXPORT_FORMAT}" (made by mnemo workflow export)`);
   const parsed = WorkflowExportSchema.safeParse(json);

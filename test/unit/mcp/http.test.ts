@@ -93,6 +93,21 @@ describe('mnemo mcp --http', () => {
     }
   });
 
+  it('reads a message through the same guard as every route: 400 for JSON nested too deep or with __proto__, 413 past 4 MB', async () => {
+    const auth = { authorization: `Bearer ${mcp.token}` };
+    const deep = INITIALIZE.replace('"capabilities":{}', `"capabilities":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    const refusedDeep = await post(mcp.url, auth, deep);
+    expect(refusedDeep.status).toBe(400);
+    expect(JSON.parse(refusedDeep.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700, message: 'the request body is not JSON Mnemo takes: it nests deeper than 64 levels' } });
+    const hostile = await post(mcp.url, auth, INITIALIZE.replace('"capabilities":{}', '"capabilities":{"__proto__":{"admin":true}}'));
+    expect(hostile.status).toBe(400);
+    const large = await post(mcp.url, auth, INITIALIZE.replace('"capabilities":{}', `"capabilities":{"x":"${'a'.repeat(5 * 1024 * 1024)}"}`));
+    expect(large.status).toBe(413);
+    expect(JSON.parse(large.body).error.message).toBe('the request body is larger than 4 MB');
+    // A message within bounds is served as before.
+    expect((await post(mcp.url, auth)).status).toBe(200);
+  });
+
   it('takes the token as ?token= from clients that cannot send headers', async () => {
     const client = new Client({ name: 'query-token', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}?token=${mcp.token}`)));
@@ -170,6 +185,39 @@ describe('the tools offered', () => {
     expect(run.stderr).toContain('--tools: no tool "click_everything" (the tools: screenshot, act, run_task, list_sessions, get_session, search_facts, save_fact, list_workflows, run_workflow)');
     expect(run.stdout).toBe('');
   });
+});
+
+describe('MNEMO_MCP_TOKEN', () => {
+  const rule = 'it must be at least 32 characters of A-Z a-z 0-9 - . _ ~ + / with = only at the end (RFC 6750 Bearer), or unset for a generated one';
+
+  it('refuses a token shorter than 32 characters, or one a Bearer header cannot carry, in one line naming the rule (exit 2, nothing served)', async () => {
+    const cases = [
+      ['a', 'it has 1 character'],
+      ['x'.repeat(31), 'it has 31 characters'],
+      [`${'a'.repeat(20)} ${'b'.repeat(20)}`, 'it holds a character a Bearer token cannot carry'],
+      [`${'a'.repeat(32)}=x`, 'it holds a character a Bearer token cannot carry'],
+      [`${'a'.repeat(32)}"`, 'it holds a character a Bearer token cannot carry'],
+    ] as const;
+    await Promise.all(
+      cases.map(async ([token, why]) => {
+        const run = await runMnemo(['mcp', '--http', '--port', '0', '--data-dir', join(scratch, 'bad-token')], { env: { ...NO_DISPLAY, MNEMO_MCP_TOKEN: token } });
+        expect(run.code, token).toBe(2);
+        expect(run.stderr, token).toBe(`mnemo: MNEMO_MCP_TOKEN is not a usable token (${why}): ${rule}\n`);
+        expect(run.stdout, token).toBe('');
+      }),
+    );
+  }, 120_000);
+
+  it('takes one of 32 Bearer characters or more (trailing = included) and serves with it', async () => {
+    const token = `${'Ab0-._~+/'.repeat(4)}==`;
+    const mcp = await startHttpMcp(['--data-dir', join(scratch, 'good-token')], { env: { ...NO_DISPLAY, MNEMO_MCP_TOKEN: token } });
+    try {
+      expect(mcp.token).toBe(token);
+      expect(await toolNames(await mcp.connect())).toContain('list_sessions');
+    } finally {
+      await mcp.stop();
+    }
+  }, 180_000);
 });
 
 describe('mnemo serve', () => {

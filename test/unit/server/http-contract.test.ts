@@ -204,9 +204,10 @@ describe('every command over HTTP', () => {
     const notANumber = await fetch(`${origin}/api/facts/search?q=x&limit=many`);
     expect(notANumber.status).toBe(400);
     expect(((await notANumber.json()) as { error: string }).error).toMatch(/^limit: /);
+    // A path that could name no session names nothing: 404, as an unknown one.
     const notASession = await fetch(`${origin}/api/sessions/..%2Fconfig.json/events`);
-    expect(notASession.status).toBe(400);
-    expect(await notASession.json()).toEqual({ error: 'id: "../config.json" is not a session id' });
+    expect(notASession.status).toBe(404);
+    expect(await notASession.json()).toEqual({ error: 'id: "../config.json" is not a session id', kind: 'not_found' });
     expect((await fetch(`${origin}/api/runs/r1/jump`, { method: 'POST' })).status).toBe(404);
 
     const busy = await fetch(`${origin}/api/runs`, { method: 'POST', body: '{"task":"Go"}' });

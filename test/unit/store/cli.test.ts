@@ -2,7 +2,7 @@
  * `mnemo sessions` and `mnemo show` end to end: the real CLI in a child process over real data
  * directories; stdout JSON, stderr messages and exit codes checked.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,5 +187,43 @@ describe('mnemo show', { timeout: 60_000, concurrent: true }, () => {
     expect(missing.code).toBe(2);
     const badFlag = await mnemo(['show', form.id, '--jason', '--data-dir', dataDir]);
     expect(badFlag.code).toBe(2);
+  });
+});
+
+describe('mnemo sessions over a damaged data directory', { timeout: 60_000 }, () => {
+  it('names a plain file where a session folder was, and a session whose session.json cannot be read; the other sessions still list', async () => {
+    const dir = mkdtempSync(join(scratch, 'damaged-'));
+    const kept = await recordSession(dir, { task: 'Kept whole', steps: 1 });
+    const replaced = await recordSession(dir, { task: 'Replaced by a file', steps: 1 });
+    const unreadable = await recordSession(dir, { task: 'Its session.json unreadable', steps: 1 });
+    // The folder replaced by a plain file of the same name (a bad copy, a sync tool).
+    rmSync(replaced.directory, { recursive: true, force: true });
+    writeFileSync(replaced.directory, 'not a folder');
+    // session.json that cannot be read at all (a folder in its place, which no account can read as a file).
+    rmSync(join(unreadable.directory, 'session.json'));
+    mkdirSync(join(unreadable.directory, 'session.json'));
+    // Read from the folders, not from an index that remembers them.
+    rmSync(join(dir, 'sessions', 'index.jsonl'));
+
+    const run = await mnemo(['sessions', '--json', '--data-dir', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    const warnings = run.stderr.split('\n').filter(Boolean);
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        `mnemo: warning: session ${replaced.id}: ${replaced.directory} is not a folder (a file or a link where a session folder should be); not listed`,
+        expect.stringMatching(new RegExp(`^mnemo: warning: session ${unreadable.id}: session\\.json cannot be read: EISDIR.*; listed from its events$`)),
+      ]),
+    );
+    expect(warnings).toHaveLength(2);
+    expect((JSON.parse(run.stdout) as Array<{ id: string }>).map((session) => session.id).sort()).toEqual([kept.id, unreadable.id].sort());
+
+    // The folder gone and only the file left: still said, and "no sessions" is not all that is said.
+    const alone = mkdtempSync(join(scratch, 'alone-'));
+    const only = await recordSession(alone, { task: 'The only one', steps: 1 });
+    rmSync(only.directory, { recursive: true, force: true });
+    writeFileSync(only.directory, '');
+    const text = await mnemo(['sessions', '--data-dir', alone]);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toBe(`mnemo: warning: session ${only.id}: ${only.directory} is not a folder (a file or a link where a session folder should be); not listed\n`);
   });
 });

@@ -4,13 +4,12 @@
  * place, so a reader never sees half a file.
  *
  * The settings' secrets (the API key, ...) are masked in what is exported, also for sessions
- * recorded before they were masked at the source. A file written where the user chose keeps the
- * user's umask (it is theirs to share), and the command reminds that a report holds screenshots;
- * one written inside the data directory is owner-only like everything there.
+ * recorded before they were masked at the source. Every file written is owner-only (0600, whatever
+ * the umask: it holds screenshots and what was typed; disk/user-file.ts), and the command reminds
+ * that a report holds screenshots; a file that cannot be written is one line naming it and why.
  */
-import { rename, unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { writeFileAtomically } from '../../disk/files';
+import { writeUserFile } from '../../disk/user-file';
 import { redactionOfDataDir } from '../../settings/redaction';
 import { readSession, type SessionRecord } from '../../store/session-reader';
 import { screenshotReader } from '../../replay/inspect';
@@ -29,26 +28,10 @@ export function rawRecord(session: SessionRecord): { meta: SessionRecord['meta']
   return { meta: session.meta, events: session.events, warnings: session.warnings };
 }
 
-/** Inside the data directory: written owner-only, as everything Mnemo keeps there. */
+/** Inside the data directory (no note about sharing there). */
 function insideFolder(folder: string, path: string): boolean {
   const rel = relative(folder, path);
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-}
-
-async function writeAtomically(path: string, content: string, dataDir: string): Promise<{ ok: true; bytes: number } | { ok: false; message: string }> {
-  const partial = `${path}.${process.pid}.partial`;
-  try {
-    if (insideFolder(dataDir, path)) await writeFileAtomically(path, content);
-    else {
-      // The user's own file, with the user's umask.
-      await writeFile(partial, content);
-      await rename(partial, path);
-    }
-    return { ok: true, bytes: Buffer.byteLength(content) };
-  } catch (error) {
-    await unlink(partial).catch(() => undefined);
-    return { ok: false, message: `cannot write ${path}: ${(error as Error).message}` };
-  }
 }
 
 function formatBytes(bytes: number): string {
@@ -87,7 +70,7 @@ export async function exportCommand(sessionId: string, options: ExportOptions): 
   }
   if (session.warnings.length > 5) process.stderr.write(`mnemo export: note: ... and ${session.warnings.length - 5} more\n`);
   if (html !== undefined) {
-    const written = await writeAtomically(html, await renderHtmlReport(session, screenshotReader(session.directory)), dataDir);
+    const written = await writeUserFile(html, await renderHtmlReport(session, screenshotReader(session.directory)));
     if (!written.ok) return fail(ExitCode.errorResult, written.message);
     process.stdout.write(`wrote ${html}: HTML report of session ${session.meta.id}, ${session.steps.length} step(s), ${formatBytes(written.bytes)}\n`);
     if (!insideFolder(dataDir, html)) {
@@ -95,7 +78,7 @@ export async function exportCommand(sessionId: string, options: ExportOptions): 
     }
   }
   if (json !== undefined) {
-    const written = await writeAtomically(json, `${JSON.stringify(rawRecord(session), null, 2)}\n`, dataDir);
+    const written = await writeUserFile(json, `${JSON.stringify(rawRecord(session), null, 2)}\n`);
     if (!written.ok) return fail(ExitCode.errorResult, written.message);
     process.stdout.write(`wrote ${json}: raw record of session ${session.meta.id}, ${session.events.length} event(s), ${formatBytes(written.bytes)}\n`);
   }

@@ -5,18 +5,21 @@
  *   mnemo facts search <text> [--json]             best first, each with its score
  *   mnemo facts add --subject S --scope SCOPE --keyword K --description D --value V [--value V2 ...] [--multiple]
  *   mnemo facts forget <id>
+ *   mnemo facts check [--json]                     the log whole, or a torn last record kept aside
  *
  * Scopes are written agent:<name>, feature:<id>, product:<name> or cross-product; subjects by name.
  * Every subcommand takes --data-dir, --config, --redis-url and --memory-key-file.
- * Exit codes: 0 done, 1 no such fact or the memory cannot be used (Redis unreachable, a wrong key),
- * 2 a bad subject, scope or argument.
+ * Exit codes: 0 done (check: the log whole or recovered), 1 no such fact, damaged records the check
+ * could not recover, or the memory cannot be used (Redis unreachable, a wrong key), 2 a bad
+ * subject, scope or argument.
  */
-import type { FactJson } from '../../memory/facts';
+import type { FactJson, FactLogCheck } from '../../memory/facts';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import type { MemoryService } from '../../service/memory-service';
 import type { ServiceError } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { keptPrivate } from '../data-dir';
+import { displayPath } from '../../disk/write-failure';
 
 export interface MemoryStoreOptions {
   dataDir?: string;
@@ -135,5 +138,44 @@ export async function factsForgetCommand(id: string, options: MemoryStoreOptions
     const forgotten = await service.forgetFact(id);
     if (!forgotten.ok) return failWith(forgotten.error);
     process.stderr.write(`forgot ${id}\n`);
+  });
+}
+
+export interface FactsCheckOptions extends MemoryStoreOptions {
+  json?: boolean;
+}
+
+/** The line that says the log's state, and one per torn record this run kept aside. */
+function logState(check: FactLogCheck): string[] {
+  const log = displayPath(check.log);
+  if (!check.exists) return [`there is no facts log yet (${log}): nothing to check`];
+  const contents = `${check.records} record${check.records === 1 ? '' : 's'}, ${check.facts} fact${check.facts === 1 ? '' : 's'}`;
+  if (check.recovered.length === 0) return [`the facts log ${log} is whole: ${contents}`];
+  return [
+    `the facts log ${log} was recovered: ${contents} whole`,
+    ...check.recovered.map((torn) => `  a torn last record (${torn.bytes} bytes, a write cut short) was kept aside as ${displayPath(torn.file)}`),
+  ];
+}
+
+/** What `facts check` prints: the log's state, then what was kept aside before and what is damaged. */
+function describeCheck(check: FactLogCheck): string[] {
+  const lines = logState(check);
+  const recovered = new Set(check.recovered.map((torn) => torn.file));
+  const earlier = check.keptAside.filter((file) => !recovered.has(file));
+  if (earlier.length > 0) lines.push(`  torn records kept aside before: ${earlier.map((file) => displayPath(file)).join(', ')}`);
+  for (const damaged of check.damaged) lines.push(`  ${damaged} (it stays in the log until it is next compacted)`);
+  return lines;
+}
+
+export async function factsCheckCommand(options: FactsCheckOptions): Promise<void> {
+  await withService(options, async (service) => {
+    const checked = await service.checkFacts();
+    if (!checked.ok) return failWith(checked.error);
+    const check = checked.value;
+    if (options.json) process.stdout.write(`${JSON.stringify(check)}\n`);
+    else if (check.log === null) process.stdout.write(`no facts log to check: the facts are kept in ${check.location}\n`);
+    else process.stdout.write(`${describeCheck(check).join('\n')}\n`);
+    // A damaged record in the middle of the log was skipped, not recovered.
+    if (check.log !== null && check.damaged.length > 0) process.exitCode = ExitCode.errorResult;
   });
 }

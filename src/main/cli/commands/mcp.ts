@@ -23,6 +23,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 export async function mcpCommand(options: McpOptions): Promise<void> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
+  const token = options.http ? await configuredToken() : undefined;
   const log = (line: string) => process.stderr.write(`mnemo mcp: ${line}\n`);
   // Loaded on demand: the SDK, the service and the tools' schemas.
   const [{ chooseTools }, { mcpServerFactory }, { RunService }, { SharedOperator }, { createIsolatedOperator }] = await Promise.all([
@@ -41,7 +42,7 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
   await service.open();
   const newServer = mcpServerFactory({ service, operator, tools: chosen.tools });
   try {
-    if (options.http) await serveHttp(options, newServer, log);
+    if (token !== undefined) await serveHttp(options, token, newServer, log);
     else {
       const server = newServer();
       // The client closing stdin ends it; so do Ctrl+C and SIGTERM.
@@ -53,10 +54,19 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
   }
 }
 
-async function serveHttp(options: McpOptions, newServer: () => McpServer, log: (line: string) => void): Promise<void> {
+/** The token of `--http`: MNEMO_MCP_TOKEN when set, refused (exit 2, the rule in one line) when it could not be sent as a Bearer token; else a new one. */
+async function configuredToken(): Promise<string> {
+  const { newToken, tokenProblem } = await import('../../server/access');
+  const configured = process.env.MNEMO_MCP_TOKEN?.trim();
+  if (!configured) return newToken();
+  const problem = tokenProblem(configured, 'MNEMO_MCP_TOKEN');
+  if (problem) throw new InvalidInputError(problem);
+  return configured;
+}
+
+async function serveHttp(options: McpOptions, token: string, newServer: () => McpServer, log: (line: string) => void): Promise<void> {
   if (!LOOPBACK.has(options.host)) log(`warning: listening on ${options.host}, not only on this machine: anyone who can reach it and has the token can drive this desktop`);
-  const [{ startMcpHttpServer }, { newToken }] = await Promise.all([import('../../mcp/http-server'), import('../../server/access')]);
-  const token = process.env.MNEMO_MCP_TOKEN?.trim() || newToken();
+  const { startMcpHttpServer } = await import('../../mcp/http-server');
   let server;
   try {
     server = await startMcpHttpServer({ host: options.host, port: options.port, token, newServer, log });

@@ -1,4 +1,4 @@
-import { writeFile, rename } from 'node:fs/promises';
+import { writeUserFile } from '../../disk/user-file';
 import type { ImageFormat } from '../../../shared/frame';
 import type { CaptureSource } from '../../operator/capture';
 import { ExitCode } from '../exit-codes';
@@ -43,9 +43,12 @@ export async function screenshotCommand(options: ScreenshotOptions): Promise<voi
     process.exitCode = ExitCode.errorResult;
     return;
   }
-  // Write beside the target and rename, so a reader never sees half an image.
-  const partial = `${options.output}.partial`;
-  await writeFile(partial, captured.observation.image);
-  await rename(partial, options.output);
+  // Owner-only and whole (beside the target, renamed into place): it is a picture of the screen.
+  const written = await writeUserFile(options.output, captured.observation.image);
+  if (!written.ok) {
+    process.stderr.write(`mnemo: ${written.message}\n`);
+    process.exitCode = ExitCode.errorResult;
+    return;
+  }
   process.stdout.write(`${JSON.stringify(captured.observation.frame)}\n`);
 }

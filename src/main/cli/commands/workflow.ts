@@ -16,13 +16,12 @@
  * arguments (a missing or unknown parameter, a bad file to import); 3 a run that stopped (a step
  * no evidence found, an action that failed) or could not start on the display; 4 stopped by the user.
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { MASK } from '../../../shared/describe-action';
 import type { AgentEvent } from '../../../shared/events';
 import { formatUsd } from '../../../shared/format';
-import { keyboardInputOf, summarizeWorkflow, untrustedReason, visibleText, workflowReport, type ProposedParam, type Workflow } from '../../../shared/workflow';
+import { keyboardInputOf, summarizeWorkflow, untrustedReason, visibleText, WORKFLOW_FILE_MAX, workflowReport, type ProposedParam, type Workflow } from '../../../shared/workflow';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { ParamRequest } from '../../workflow/params';
@@ -212,14 +211,34 @@ export async function workflowExportCommand(name: string, options: StorageOption
     process.stdout.write(text);
     return;
   }
-  await writeFile(options.output, text);
+  // Owner-only whatever the umask (it holds screenshots); a failure is one line naming the file.
+  const { writeUserFile } = await import('../../disk/user-file');
+  const written = await writeUserFile(options.output, text);
+  if (!written.ok) {
+    process.stderr.write(`mnemo: ${written.message}\n`);
+    process.exitCode = ExitCode.errorResult;
+    return;
+  }
   process.stderr.write(`exported workflow ${name} to ${options.output} (it holds screenshots of the recorded run)\n`);
 }
 
+/**
+ * The file to import, within the one cap serve's import takes too: a path that is not a regular
+ * file (`/dev/zero`, a pipe) or is larger is refused before a byte is read; stdin (`-`) is cut
+ * off where it passes the cap.
+ */
+async function importedText(file: string): Promise<string> {
+  const { readFileWithin, readStreamWithin } = await import('../../disk/bounded-read');
+  const read = file === '-' ? await readStreamWithin(process.stdin, WORKFLOW_FILE_MAX) : await readFileWithin(file, WORKFLOW_FILE_MAX);
+  if (!read.ok) {
+    if (file === '-') process.stdin.destroy();
+    throw new InvalidInputError(`cannot import ${file === '-' ? 'stdin' : file}: ${read.message}`);
+  }
+  return read.bytes.toString('utf8');
+}
+
 export async function workflowImportCommand(file: string, options: ImportOptions): Promise<void> {
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new InvalidInputError(`cannot read ${file}: ${error.message}`);
-  });
+  const text = await importedText(file);
   const imported = await fromStore(options, (workflows) => workflows.import(text, { replace: options.force === true, ...(options.name !== undefined ? { rename: options.name } : {}) }), true);
   if (!imported) return;
   // Every step as it will run, before the user is asked to trust it.

@@ -1,9 +1,9 @@
 /**
- * `mnemo facts list|search|add|forget`: the facts the agent remembers across tasks (and machines,
+ * `mnemo facts list|search|add|forget|check`: the facts the agent remembers across tasks (and machines,
  * with Redis). Every subcommand takes --data-dir, --config, --redis-url and --memory-key-file.
  */
 import type { Command } from 'commander';
-import type { FactsAddOptions, FactsListOptions, FactsSearchOptions, MemoryStoreOptions } from '../commands/facts';
+import type { FactsAddOptions, FactsCheckOptions, FactsListOptions, FactsSearchOptions, MemoryStoreOptions } from '../commands/facts';
 import { addMemoryStoreOptions, addStorageOptions, collect, parsePositiveInt } from '../options';
 
 /** A subcommand of `parent` that opens the memory: where it lives, as every memory command takes it. */
@@ -16,8 +16,8 @@ const facts = () => import('../commands/facts');
 export function registerFactsCommand(program: Command): void {
   const command = program
     .command('facts')
-    .description('The facts Mnemo remembers across tasks: list, search, add, forget')
-    .addHelpText('after', '\nScopes: agent:<name>, feature:<id>, product:<name>, cross-product. Subjects: user, machine, everything, or custom ones (memory.facts.subjects).\nExit codes: 0 done, 1 no such fact or the memory cannot be used, 2 bad arguments.');
+    .description('The facts Mnemo remembers across tasks: list, search, add, forget, check')
+    .addHelpText('after', '\nScopes: agent:<name>, feature:<id>, product:<name>, cross-product. Subjects: user, machine, everything, or custom ones (memory.facts.subjects).\nExit codes: 0 done (check: the log is whole or was recovered), 1 no such fact, damaged records check could not recover, or the memory cannot be used, 2 bad arguments.');
 
   memoryCommand(command, 'list', 'Stored facts, the more specific subject first, then the newest')
     .option('--subject <name>', 'only facts about this subject')
@@ -44,4 +44,8 @@ export function registerFactsCommand(program: Command): void {
   memoryCommand(command, 'forget', 'Remove a fact and its history from the memory')
     .argument('<id>', 'the fact id (mnemo facts list shows them)')
     .action(async (id: string, options: MemoryStoreOptions) => (await facts()).factsForgetCommand(id, options));
+
+  memoryCommand(command, 'check', 'Check the facts log: whole, or a torn last record (a write cut short by a crash) kept aside as facts.log.torn-<time>')
+    .option('--json', 'print {log, exists, records, facts, recovered: [{file, bytes}], keptAside, damaged}; log is null where no log is kept (Redis)')
+    .action(async (options: FactsCheckOptions) => (await facts()).factsCheckCommand(options));
 }

@@ -67,7 +67,7 @@ export function registerWorkflowCommand(program: Command): void {
     .action(async (name: string, options: StorageOptions & { output?: string }) => (await workflow()).workflowExportCommand(name, options));
 
   subcommand(command, 'import', 'Import a file made by `mnemo workflow export` (checked whole; a bad file changes nothing); its steps are listed, and it does not run until trusted')
-    .argument('<file>')
+    .argument('<file>', 'the file, or - to read it from stdin (at most 64 MB either way)')
     .option('--name <name>', 'import it under this name')
     .option('--force', 'replace a workflow of the same name')
     .action(async (file: string, options: ImportOptions) => (await workflow()).workflowImportCommand(file, options));

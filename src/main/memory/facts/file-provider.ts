@@ -12,20 +12,27 @@
  * read complete lines only. When the log has grown past the facts it holds, or when a fact is
  * forgotten (so that no file keeps it), the snapshot is rewritten and the log started anew with
  * the next generation; a reader that finds the log replaced reads the snapshot again.
+ *
+ * A torn last record (a crash in the middle of its write) is never dropped: under the lock, where
+ * no writer can be mid-line, its bytes are kept aside as `facts.log.torn-<time>` (owner-only) and
+ * reported, and only then is the log cut back to its last whole record, at open or at the next
+ * write, whichever comes first. `check()` does the same on demand (`mnemo facts check`).
  */
-import { open, readFile, rm, stat, truncate } from 'node:fs/promises';
+import { open, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { makePrivateDir, openPrivate } from '../../disk/files';
 import { join } from 'node:path';
 import { type MemoryCipher, MemoryKeyError } from '../encryption';
 import { withFileLock, writeFileAtomically } from '../file-lock';
 import type { StoredFact } from './model';
-import { describeError, MemoryStoreError } from './provider';
+import { describeError, MemoryStoreError, type FactLogCheck, type TornRecord } from './provider';
 import { type FactChange, TableFactStore, type TableStoreOptions } from './table';
 
 export const FACTS_DIRECTORY = ['memory', 'facts'] as const;
 const LOG = 'facts.log';
 const SNAPSHOT = 'facts.snapshot.json';
 const LOCK = 'facts.lock';
+/** What a torn record kept aside is named: `facts.log.torn-20250101T120000.000Z`. */
+const TORN_PREFIX = `${LOG}.torn-`;
 
 interface Header {
   mnemo: 'facts-log';
@@ -62,9 +69,15 @@ export class FileFactStore extends TableFactStore {
   private offset = 0;
   private generation = 0;
   private lines = 0;
+  private readonly now: () => number;
+  /** Torn records this process kept aside. */
+  private readonly recovered: TornRecord[] = [];
+  /** Damaged lines skipped while reading (also among the warnings). */
+  private readonly damaged: string[] = [];
 
   constructor(dataDir: string, options: FileFactStoreOptions = {}) {
     super(options);
+    this.now = options.now ?? Date.now;
     this.directory = factsDirectory(dataDir);
     this.location = `file ${this.directory}`;
     this.cipher = options.cipher ?? null;
@@ -79,9 +92,108 @@ export class FileFactStore extends TableFactStore {
     return join(this.directory, SNAPSHOT);
   }
 
-  /** Reads what is stored; a store written with the other encryption setting is refused. */
+  /**
+   * Reads what is stored; a store written with the other encryption setting is refused. A log
+   * that ends in part of a line is looked at again under the lock: a writer mid-line finishes
+   * first; what is still torn then is kept aside (see the header). Not getting the lock is a
+   * warning, not a store that cannot open.
+   */
   async open(): Promise<void> {
     await this.sync();
+    if (!(await this.endsTorn())) return;
+    try {
+      await this.exclusive(() => this.recoverTorn());
+    } catch (error) {
+      this.problems.push(`${this.logPath} ends in part of a record that could not be looked at under the lock (${describeError(error)}); mnemo facts check tries again`);
+    }
+  }
+
+  /**
+   * The log's state, whole or recovered: a torn last record kept aside now (under the lock), what
+   * this process kept aside before, every torn record kept in the folder, the damaged lines skipped.
+   */
+  async check(): Promise<FactLogCheck> {
+    const exists = await this.guard(() => this.logExists());
+    if (exists) await this.exclusive(() => this.recoverTorn());
+    else await this.sync();
+    const names = await readdir(this.directory).catch(() => [] as string[]);
+    return {
+      log: this.logPath,
+      exists,
+      records: this.lines,
+      facts: this.table.size,
+      recovered: [...this.recovered],
+      keptAside: names.filter((name) => name.startsWith(TORN_PREFIX)).sort().map((name) => join(this.directory, name)),
+      damaged: [...this.damaged],
+    };
+  }
+
+  private async logExists(): Promise<boolean> {
+    return stat(this.logPath).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false;
+        throw error;
+      },
+    );
+  }
+
+  /** Whether the log holds bytes after the last whole record this process read. */
+  private async endsTorn(): Promise<boolean> {
+    const info = await stat(this.logPath).catch(() => null);
+    return info !== null && info.ino === this.inode && this.offset > 0 && info.size > this.offset;
+  }
+
+  /** Inside the lock: caught up, then a torn end kept aside. */
+  private async recoverTorn(): Promise<void> {
+    await this.catchUp();
+    await this.keepTornAside();
+  }
+
+  /**
+   * Inside the lock, after catching up: bytes after the last whole record are a write cut short
+   * (no writer is mid-line while we hold the lock). They are copied to `facts.log.torn-<time>`
+   * (owner-only, flushed) before the log is cut back to its last whole record, and reported.
+   */
+  private async keepTornAside(): Promise<void> {
+    // Without a header read (offset 0) this is no log of ours to cut.
+    if (!(await this.endsTorn())) return;
+    const handle = await open(this.logPath, 'r');
+    let tail: Buffer;
+    try {
+      tail = await this.readRange(handle, this.offset, (await handle.stat()).size);
+    } finally {
+      await handle.close();
+    }
+    const file = await this.writeAside(tail);
+    await truncate(this.logPath, this.offset);
+    this.recovered.push({ file, bytes: tail.length });
+    this.problems.push(`${this.logPath} ended in a torn record (${tail.length} bytes: a write cut short); it was kept aside as ${file}, and the log goes on from its last whole record`);
+  }
+
+  /** The torn bytes in a new owner-only file of their own (never over an earlier one). */
+  private async writeAside(bytes: Buffer): Promise<string> {
+    const stamp = new Date(this.now()).toISOString().replace(/[-:]/g, '');
+    for (let attempt = 0; ; attempt += 1) {
+      const file = join(this.directory, `${TORN_PREFIX}${stamp}${attempt > 0 ? `-${attempt}` : ''}`);
+      let handle;
+      try {
+        handle = await openPrivate(file, 'wx');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw error;
+      }
+      try {
+        await handle.writeFile(bytes);
+        await handle.datasync();
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        await rm(file, { force: true }).catch(() => undefined);
+        throw error;
+      }
+      await handle.close();
+      return file;
+    }
   }
 
   protected exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -229,7 +341,9 @@ export class FileFactStore extends TableFactStore {
     try {
       change = JSON.parse(plain) as FactChange;
     } catch (error) {
-      this.problems.push(`${this.logPath}: a damaged line was skipped (${describeError(error)})`);
+      const problem = `${this.logPath}: a damaged line was skipped (${describeError(error)})`;
+      this.problems.push(problem);
+      this.damaged.push(problem);
       return;
     }
     if ('put' in change && change.put && typeof change.put.id === 'string') this.table.put(change.put);
@@ -252,8 +366,8 @@ export class FileFactStore extends TableFactStore {
     if (info === null || info.ino !== this.inode) {
       await this.startLog(this.generation);
     } else if (info.size > this.offset) {
-      // Bytes after the last full line while we hold the lock: a writer died mid-line. Drop them.
-      await truncate(this.logPath, this.offset);
+      // Bytes after the last full line while we hold the lock: a writer died mid-line. Kept aside, then cut.
+      await this.keepTornAside();
     }
     const handle = await openPrivate(this.logPath, 'a');
     try {

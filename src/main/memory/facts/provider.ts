@@ -52,7 +52,31 @@ export interface FactStore extends AgentMemoryProvider {
   forget(id: string): Promise<boolean>;
   /** Problems met and skipped while reading (a damaged line), for the user to see. */
   readonly warnings: readonly string[];
+  /** A store that keeps a log (the file provider): its state, a torn last record kept aside first (`mnemo facts check`). */
+  check?(): Promise<FactLogCheck>;
   close(): Promise<void>;
+}
+
+/** A torn last record of a log, kept aside: the file it is in now, and its length. */
+export interface TornRecord {
+  file: string;
+  bytes: number;
+}
+
+/** What `FactStore.check` found: whole, or recovered (a torn last record kept aside). */
+export interface FactLogCheck {
+  /** The log's path, and whether there is one yet (a store never written has none). */
+  log: string;
+  exists: boolean;
+  /** Whole records in the log now (since its last compaction), and the facts they make with the snapshot. */
+  records: number;
+  facts: number;
+  /** Torn records this process kept aside (at open, at a write, or by this check). */
+  recovered: TornRecord[];
+  /** Every torn record kept aside in the folder, this time or before. */
+  keptAside: string[];
+  /** Damaged lines skipped (they stay in the log until it is next compacted). */
+  damaged: string[];
 }
 
 /** The storage of a fact provider cannot be used (unreachable, a wrong key, a full disk). */
