@@ -84,6 +84,39 @@ describe('Settings', () => {
     expect(problems).toEqual([]);
   });
 
+  it('the computer tool beside the family: auto says the model\'s own, a refused one names the fix, a choice is saved', { timeout: 180_000 }, async () => {
+    const { anthropic, app } = setUp();
+    const { page, problems } = await openSettings();
+    await page.getByRole('combobox', { name: 'Provider' }).selectOption({ label: 'Anthropic (Claude)' });
+    await page.getByRole('textbox', { name: 'Base URL' }).fill(anthropic.url);
+    await page.getByRole('textbox', { name: 'Model' }).fill('claude-sonnet-5-5');
+    const tool = page.getByRole('combobox', { name: 'Computer tool' });
+    expect(await tool.inputValue()).toBe('');
+    await expect.poll(() => tool.locator('option:checked').innerText()).toBe('auto: computer_toolset_20260801 for this model');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await expect.poll(() => page.locator('.check-outcome').innerText(), { timeout: 60_000 }).toMatch(/^Connected in \d+ ms; images accepted/);
+    expect(anthropic.requests.at(-1)?.body.tools).toEqual([{ type: 'computer_toolset_20260801' }]);
+
+    // The older tool, which Claude 5 refuses on the Claude API: the refusal names the fix.
+    await tool.selectOption('computer_20251124');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await expect.poll(() => page.locator('.check-outcome').innerText(), { timeout: 60_000 }).toMatch(/--computer-tool computer_toolset_20260801/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'settings-computer-tool.png') });
+
+    // OpenAI's GA tool for GPT-5.5; the preview tool chosen and saved.
+    await page.getByRole('combobox', { name: 'Family' }).selectOption('openai-cua');
+    await page.getByRole('textbox', { name: 'Model' }).fill('gpt-5.5');
+    await expect.poll(() => tool.locator('option:checked').innerText()).toBe('auto: computer for this model');
+    await tool.selectOption('computer_use_preview');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('.save-row [role="status"]').innerText()).toContain('config.json');
+    expect(app.configFile()).toMatchObject({ model: { family: 'openai-cua', model: 'gpt-5.5', computerTool: 'computer_use_preview' } });
+    // A family without a vendor tool has no such choice.
+    await page.getByRole('combobox', { name: 'Family' }).selectOption('tools');
+    expect(await page.getByRole('combobox', { name: 'Computer tool' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
   it('Check grounding names the space the model answers in, and its fix fills the form', { timeout: 180_000 }, async () => {
     const { grounder, app } = setUp();
     const { page, problems } = await openSettings();

@@ -13,7 +13,7 @@ import { describeConfigIssues, type StoreSettings } from '../../shared/config';
 import type { DesktopSettings } from '../../shared/desktop';
 import type { Redactor, SecretMask } from '../../shared/secret-mask';
 import { apiKeyFromEnv, endpointOf, ImageSettingsSchema, ModelSettingsSchema, type ImageSettings, type ModelSettings, type ModelSettingsInput } from '../../shared/settings';
-import { modelSettingsProblem } from '../../shared/model-families';
+import { computerToolProblem, coordinatesProblem, modelSettingsProblem } from '../../shared/model-families';
 import { keepDataDirPrivate } from '../disk/private-dir';
 import { StoreWriter } from '../disk/store-writer';
 import { LiveRedaction, redactionOf } from '../settings/redaction';
@@ -102,6 +102,11 @@ export class ServiceConfig {
   /** "Test connection": the model settings as a form holds them, over the saved ones. */
   candidateModel(model: Partial<ModelSettingsInput>, apiKey?: string): ServiceResult<ModelSettings> {
     const candidate = { ...(this.current.file.model ?? {}), ...model, ...(apiKey !== undefined ? { apiKey } : {}) };
+    // What the saved file sets for the family it was written for (a coordinate space, a vendor
+    // tool) is not carried over to another family the form chose; what the form itself says stays.
+    const family = candidate.family ?? '';
+    if (model.coordinates === undefined && coordinatesProblem({ family, coordinates: candidate.coordinates }) !== null) delete candidate.coordinates;
+    if (model.computerTool === undefined && computerToolProblem({ family, computerTool: candidate.computerTool }) !== null) delete candidate.computerTool;
     // The family's own key variables and default root (ANTHROPIC_API_KEY, https://api.anthropic.com; GOOGLE_API_KEY or GEMINI_API_KEY, ...).
     const endpoint = endpointOf(candidate.family);
     const settings = ModelSettingsSchema.safeParse({ apiKey: apiKeyFromEnv(endpoint, this.env), baseUrl: endpoint.defaultBaseUrl, ...candidate });

@@ -192,6 +192,8 @@ export const en = {
     imagesAccepted: 'accepted',
     imagesRefused: 'not accepted',
     coordinatesDefault: "the family's own ({{space}})",
+    computerTool: 'Computer tool',
+    computerToolAuto: 'auto: {{tool}} for this model',
     knownModel: 'Known model: {{name}}, family {{family}}, coordinates {{coordinates}}.',
     groundingChecking: 'Showing the model {{count}} targets…',
     groundingOk: 'The model answers in {{space}} coordinates, as configured: {{hits}}/{{targets}} targets hit, {{error}} px off the centre on average.',

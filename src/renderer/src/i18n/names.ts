@@ -34,6 +34,7 @@ export const NAMES = {
   testConnection: 'Test connection',
   checkGrounding: 'Check grounding',
   coordinates: 'Coordinates',
+  computerTool: 'Computer tool',
   save: 'Save',
   systemChecks: 'System checks',
   runChecks: 'Run the checks again',

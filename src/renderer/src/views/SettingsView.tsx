@@ -1,7 +1,8 @@
 /**
  * Settings, saved to the same config.json the CLI reads: the provider (presets fill the base
  * URL), model (a model Mnemo knows fills its family and coordinates), family and version, the
- * coordinate space, "Test connection" and "Check grounding", the checks of `mnemo doctor`, limits,
+ * vendor's computer tool beside the family (auto says which one the model gets), the coordinate
+ * space, "Test connection" and "Check grounding", the checks of `mnemo doctor`, limits,
  * memory budgets, confirmation rules, data directory and retention, and the window's language.
  */
 import { useEffect, useState, type FormEvent } from 'react';
@@ -10,7 +11,8 @@ import type { SettingsView as Saved } from '../../../shared/app-api';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule } from '../../../shared/config';
 import { endpointOf, MODEL_FAMILIES } from '../../../shared/settings';
 import { knownModel, settingsOfKnownModel } from '../../../shared/known-models';
-import { COORDINATE_SPACES, coordinateSpaceOf, takesCoordinates, type CoordinateSpaceName } from '../../../shared/model-families';
+import { COMPUTER_TOOLS_OF, COORDINATE_SPACES, coordinateSpaceOf, takesCoordinates, type ComputerToolChoice, type CoordinateSpaceName } from '../../../shared/model-families';
+import { computerToolOf } from '../../../shared/computer-tool';
 import { GroundingOutcome } from './GroundingOutcome';
 import { useServices, useSettings } from '../app-context';
 import { LANGUAGES } from '../i18n';
@@ -29,6 +31,8 @@ interface Draft {
   modelVersion: string;
   /** '' for the family's own space. */
   coordinates: string;
+  /** '' for auto: the model's own tool. */
+  computerTool: string;
   smartResize: NonNullable<ConfigFile['model']>['smartResize'] | null;
   apiKey: string;
   maxSteps: string;
@@ -57,6 +61,7 @@ function draftOf(saved: Saved | null): Draft {
     family: text(config.model?.family ?? 'tools'),
     modelVersion: text(config.model?.modelVersion),
     coordinates: text(config.model?.coordinates),
+    computerTool: config.model?.computerTool === 'auto' ? '' : text(config.model?.computerTool),
     smartResize: config.model?.smartResize ?? null,
     apiKey: '',
     maxSteps: text(config.agent?.maxSteps),
@@ -93,8 +98,9 @@ function ruleOf(draft: RuleDraft): ConfirmationRule {
 
 /** The model part of the form, as the provider check and the config take it. */
 function modelOf(draft: Draft, saved: Saved | null): NonNullable<ConfigFile['model']> {
-  const { baseUrl: _b, model: _m, family: _f, modelVersion: _v, coordinates: _c, smartResize: _s, ...kept } = saved?.config.model ?? {};
+  const { baseUrl: _b, model: _m, family: _f, modelVersion: _v, coordinates: _c, smartResize: _s, computerTool: _t, ...kept } = saved?.config.model ?? {};
   const spaced = takesCoordinates(draft.family);
+  const tooled = COMPUTER_TOOLS_OF[draft.family]?.includes(draft.computerTool as never) ?? false;
   return {
     ...kept,
     ...(draft.baseUrl.trim() ? { baseUrl: draft.baseUrl.trim() } : {}),
@@ -103,6 +109,7 @@ function modelOf(draft: Draft, saved: Saved | null): NonNullable<ConfigFile['mod
     ...(draft.family === 'ui-tars' && draft.modelVersion ? { modelVersion: draft.modelVersion as '1.0' | '1.5' } : {}),
     ...(spaced && draft.coordinates ? { coordinates: draft.coordinates as CoordinateSpaceName } : {}),
     ...(spaced && draft.smartResize ? { smartResize: draft.smartResize } : {}),
+    ...(tooled ? { computerTool: draft.computerTool as ComputerToolChoice } : {}),
   };
 }
 
@@ -233,6 +240,16 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
               <option value="1.5">1.5</option>
             </select>
           </label>
+        )}
+        {COMPUTER_TOOLS_OF[draft.family] !== undefined && (
+          <ChoiceField
+            label={t('settingsView.computerTool')}
+            name={NAMES.computerTool}
+            value={COMPUTER_TOOLS_OF[draft.family]?.includes(draft.computerTool as never) ? draft.computerTool : ''}
+            unset={t('settingsView.computerToolAuto', { tool: computerToolOf({ family: draft.family, model: draft.model.trim(), baseUrl: draft.baseUrl.trim() || undefined }) ?? '' })}
+            choices={COMPUTER_TOOLS_OF[draft.family] ?? []}
+            onChange={(value) => set('computerTool', value)}
+          />
         )}
         {takesCoordinates(draft.family) && (
           <ChoiceField
