@@ -280,3 +280,70 @@ describe('on the 1280x800 test display, sent as 960x600', () => {
 describe('on a 1920x1200 display, sent as 1280x800', () => {
   formTask(wideScreen);
 });
+
+/** A 2560x1440 display of its own, sent at the default 1280 wide (1280x720): small targets are a few image pixels. */
+async function monitorScreen(): Promise<FormScreen> {
+  const sized = await startSizedDisplay(2560, 1440);
+  return { display: sized.display, screen: { width: 2560, height: 1440 }, image: { width: 1280, height: 720 }, close: () => sized.stop() };
+}
+
+describe('zoom on a 2560x1440 display, sent as 1280x720', () => {
+  const page = formPage(monitorScreen);
+
+  it('the tools family zooms: the next screenshot is the region at the screen’s resolution, and a click on it lands through the region', { timeout: 180_000 }, async ({ onTestFailed }) => {
+    onTestFailed(async () => {
+      await failureScreenshot(page().screen.display, 'computer-tools-zoom-2560x1440');
+    });
+    const current = page();
+    await resetForm(current);
+    const button = inImage(current, TARGET_LAYOUT['btn-center']);
+    const region = { x: Math.round(button.x) - 40, y: Math.round(button.y) - 20, toX: Math.round(button.x) + 40, toY: Math.round(button.y) + 20 };
+    const call = (name: string, args: unknown): ScriptedReply => ({ text: '', toolCalls: [{ name, arguments: args }] });
+    // The zoomed image is the region at the screen's resolution: 160x80; its centre is the button's.
+    const model = await startScriptedServer({
+      replies: [call('zoom', region), call('computer', { thought: 'The button, closer.', actions: [{ type: 'click', x: 80, y: 40 }] }), call('computer', { actions: [{ type: 'finished', summary: SUMMARY }] })],
+    });
+    try {
+      const dataDir = dataDirFor(current.screen, { baseUrl: openAiMemory.url });
+      const run = await runMnemo(['run', 'Press the button', '--base-url', model.url, '--model', 'scripted-vision', '--family', 'tools', '--data-dir', dataDir, '--json', '--non-interactive'], {
+        env: { DISPLAY: current.screen.display, OPENAI_API_KEY: '' },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(jsonLines(run.stdout).at(-1)).toMatchObject({ type: 'run-finished', status: 'finished', steps: 3 });
+      await current.pageServer.waitForType('click', (event) => event.target === 'btn-center');
+
+      // Zoom is offered where the screen is larger than the image.
+      expect(model.requests[0]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['computer', 'zoom']);
+      // The second look is the region, twice as fine as the screenshot, told as such.
+      const [zoomed] = imagesIn(model.requests[1]!.body).slice(-1);
+      expect(await decodeDataUrl(zoomed!)).toMatchObject({ width: 160, height: 80 });
+      expect(JSON.stringify(model.requests[1]!.body.messages)).toContain(`the region from (${region.x}, ${region.y}) to (${region.toX}, ${region.toY}) of the screenshot before`);
+      // The third look is the whole screen again.
+      const [whole] = imagesIn(model.requests[2]!.body).slice(-1);
+      expect(await decodeDataUrl(whole!)).toMatchObject(current.screen.image);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('Claude\'s toolset zoom answers the region at the screen’s resolution, and the run goes on', { timeout: 180_000 }, async ({ onTestFailed }) => {
+    onTestFailed(async () => {
+      await failureScreenshot(page().screen.display, 'computer-tools-claude-zoom-2560x1440');
+    });
+    const current = page();
+    await resetForm(current);
+    const submit = point(inImage(current, TARGET_LAYOUT['btn-center']));
+    const { model, run } = await runClaude(current, [
+      { content: [member('zoom', { region: [submit[0]! - 40, submit[1]! - 20, submit[0]! + 40, submit[1]! + 20] }, 'toolu_zoom'), member('left_click', { coordinate: submit }, 'toolu_submit')] },
+      { content: [{ type: 'text', text: SUMMARY }] },
+    ]);
+    try {
+      expect(run.code, run.stderr).toBe(0);
+      await current.pageServer.waitForType('click', (event) => event.target === 'btn-center');
+      const [zoomResult] = lastToolResults(model.requests[1]!.body);
+      expect(await decodeImage(anthropicImagesIn(zoomResult)[0]!)).toMatchObject({ width: 160, height: 80 });
+    } finally {
+      await model.close();
+    }
+  });
+});

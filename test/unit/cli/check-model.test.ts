@@ -65,6 +65,18 @@ describe('mnemo check-model', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, status: 401, message: expect.stringMatching(/check the API key/) });
   });
 
+  it('openai-cua: one Responses call with the computer tool a run sends (GPT-5.5: the GA tool); the wrong one refused, with the fix', async () => {
+    const server = await serve(() => ({ responseOutput: [{ type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'OK' }] }] }));
+    const dataDir = mkdtempSync(join(scratch, 'data-'));
+    const run = await runMnemo(['check-model', '--base-url', server.url, '--model', 'gpt-5.5', '--data-dir', dataDir], { env: { OPENAI_API_KEY: '' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^✓ gpt-5\.5 at .* answered in \d+ ms and accepted the image; it said: "OK"\n {2}computer tool: computer\n/);
+    expect(server.requests[0]).toMatchObject({ path: '/v1/responses', body: { model: 'gpt-5.5', tools: [{ type: 'computer' }] } });
+    const preview = await runMnemo(['check-model', '--base-url', server.url, '--model', 'gpt-5.5', '--computer-tool', 'computer_use_preview', '--data-dir', dataDir], { env: { OPENAI_API_KEY: '' } });
+    expect(preview.code).toBe(3);
+    expect(preview.stderr).toMatch(/try the computer tool: --computer-tool computer\b/);
+  });
+
   it('missing model settings: exit 2 naming what is missing', async () => {
     const run = await runMnemo(['check-model', '--data-dir', mkdtempSync(join(scratch, 'data-'))], { env: { OPENAI_BASE_URL: '', MNEMO_MODEL: '' } });
     expect(run.code).toBe(2);
@@ -86,6 +98,23 @@ describe('mnemo check-model --family anthropic', () => {
     runMnemo(['check-model', '--base-url', baseUrl, '--model', 'claude-sonnet-4-6', '--family', 'anthropic', '--data-dir', mkdtempSync(join(scratch, 'data-')), ...extra], {
       env: { ANTHROPIC_API_KEY: 'sk-ant-check-5678', ANTHROPIC_BASE_URL: '', ...env },
     });
+
+  it('Claude 5.5: asked with the computer toolset a run sends; the older tool refused, with the fix', async () => {
+    const server = await claude(() => ({ content: [{ type: 'text', text: 'OK' }] }));
+    const run = await runMnemo(['check-model', '--base-url', server.url, '--model', 'claude-sonnet-5-5', '--data-dir', mkdtempSync(join(scratch, 'data-'))], { env: { ANTHROPIC_API_KEY: 'sk-ant-check-5678', ANTHROPIC_BASE_URL: '' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\n {2}computer tool: computer_toolset_20260801\n/);
+    expect(server.requests[0]?.body.tools).toEqual([{ type: 'computer_toolset_20260801' }]);
+    expect(server.requests[0]?.headers['anthropic-beta']).toBeUndefined();
+
+    const older = await runMnemo(['check-model', '--base-url', server.url, '--model', 'claude-sonnet-5-5', '--computer-tool', 'computer_20251124', '--json', '--data-dir', mkdtempSync(join(scratch, 'data-'))], {
+      env: { ANTHROPIC_API_KEY: 'sk-ant-check-5678', ANTHROPIC_BASE_URL: '' },
+    });
+    expect(older.code).toBe(3);
+    const result = JSON.parse(older.stdout) as { ok: boolean; status: number; message: string; tool: string };
+    expect(result).toMatchObject({ ok: false, status: 400, tool: 'computer_20251124' });
+    expect(result.message).toMatch(/the model refused the computer_20251124 tool; try the computer_toolset_20260801 tool: --computer-tool computer_toolset_20260801/);
+  });
 
   it('sends one small message with an image through the SDK, with ANTHROPIC_API_KEY', async () => {
     const server = await claude([{ content: [{ type: 'text', text: 'OK' }] }]);

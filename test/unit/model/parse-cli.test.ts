@@ -106,6 +106,45 @@ describe('mnemo parse', { timeout: 30_000, concurrent: true }, () => {
     expect(json(run)).toEqual({ thought: null, actions: [{ type: 'hotkey', keys: ['ctrl', 'c'] }] });
   });
 
+  it("anthropic: a Claude turn as its content array, several computer toolset member calls", async () => {
+    const turn = [
+      { type: 'thinking', thinking: 'The name field first.', signature: 'sig' },
+      { type: 'text', text: 'I fill in the name.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'left_click', input: { coordinate: [640, 86], text: 'shift' }, toolset_name: 'computer' },
+      { type: 'tool_use', id: 'toolu_2', name: 'type', input: { text: 'Ada' }, toolset_name: 'computer' },
+      { type: 'tool_use', id: 'toolu_3', name: 'key', input: { text: 'Return' }, toolset_name: 'computer' },
+    ];
+    const run = await mnemoParse(['--family', 'anthropic', '--image', '1280x800'], JSON.stringify(turn));
+    expect(json(run)).toEqual({
+      thought: 'The name field first.\n\nI fill in the name.',
+      actions: [
+        { type: 'click', x: 640, y: 86, button: 'left', modifiers: ['shift'] },
+        { type: 'type', text: 'Ada' },
+        { type: 'hotkey', keys: ['enter'] },
+      ],
+    });
+    // Written for the toolset, it is refused as the older tool's reply.
+    const older = await mnemoParse(['--family', 'anthropic', '--computer-tool', 'computer_20251124'], JSON.stringify(turn));
+    expect(older.code).toBe(2);
+    expect(older.stderr).toBe('mnemo parse: "left_click" is a computer toolset member call; computer_20251124 calls are "computer" with an action\n');
+  });
+
+  it('openai-cua: a computer_call with an actions batch (the GA computer tool)', async () => {
+    const item = { type: 'computer_call', id: 'cu_1', call_id: 'call_1', actions: [{ type: 'click', button: 'left', x: 10, y: 20, keys: ['SHIFT'] }, { type: 'type', text: 'Ada' }, { type: 'keypress', keys: ['ENTER'] }], pending_safety_checks: [], status: 'completed' };
+    const run = await mnemoParse(['--family', 'openai-cua', '--computer-tool', 'computer'], JSON.stringify({ id: 'resp_1', output: [item] }));
+    expect(json(run)).toEqual({
+      thought: null,
+      actions: [
+        { type: 'click', x: 10, y: 20, button: 'left', modifiers: ['shift'] },
+        { type: 'type', text: 'Ada' },
+        { type: 'hotkey', keys: ['enter'] },
+      ],
+    });
+    const wrongFamily = await mnemoParse(['--family', 'tools', '--computer-tool', 'computer'], '{"type":"wait"}');
+    expect(wrongFamily.code).toBe(2);
+    expect(wrongFamily.stderr).toMatch(/^mnemo parse: --computer-tool: computerTool applies to the families anthropic, openai-cua/);
+  });
+
   it("gemini: a function_call part in the Python SDK's snake_case is the click", async () => {
     const response = {
       candidates: [
