@@ -298,7 +298,7 @@ describe('zoom on a 2560x1440 display, sent as 1280x720', () => {
     await resetForm(current);
     const button = inImage(current, TARGET_LAYOUT['btn-center']);
     const region = { x: Math.round(button.x) - 40, y: Math.round(button.y) - 20, toX: Math.round(button.x) + 40, toY: Math.round(button.y) + 20 };
-    const call = (name: string, args: unknown): ScriptedReply => ({ text: '', toolCalls: [{ name, arguments: args }] });
+    const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({ text: '', toolCalls: [{ name, arguments: args }] });
     // The zoomed image is the region at the screen's resolution: 160x80; its centre is the button's.
     const model = await startScriptedServer({
       replies: [call('zoom', region), call('computer', { thought: 'The button, closer.', actions: [{ type: 'click', x: 80, y: 40 }] }), call('computer', { actions: [{ type: 'finished', summary: SUMMARY }] })],
