@@ -11,7 +11,10 @@
  *   - the same 50-step run in each model family (its own request builder, client, protocol and
  *     parser against its own scripted server: OpenAI-compatible for tools, ui-tars, openai-cua and
  *     pyautogui, the Anthropic Messages API through its SDK for anthropic, the Gemini API through
- *     Google's SDK for gemini), one family after the other, in turns.
+ *     Google's SDK for gemini), one family after the other, in turns;
+ *   - a 4-action batch per step against one action per step (tools family, settle detection on,
+ *     so the batch guard looks at the screen before each pointed action after the first): the
+ *     time per action, the batch's against the single action's.
  *
  * The last two lines are `rss growth step100→step1000: N MB` and `overhead/capture: X`.
  */
@@ -40,6 +43,9 @@ const LONG_RUN = 1000;
 const REPLAY_STEPS = 200;
 const FAMILY_ROUNDS = 10;
 const FAMILY_RUN = 15;
+const BATCH = 4;
+const BATCH_ROUNDS = 8;
+const BATCH_RUN = 10;
 
 const xvfb = await startPrivateXvfb(1280, 800);
 if (xvfb) process.env.DISPLAY = xvfb.display;
@@ -84,6 +90,18 @@ const openAiReply: Record<'tools' | 'ui-tars' | 'openai-cua' | 'pyautogui', () =
     return { responseOutput: [{ type: 'computer_call', id: `cu_${served}`, call_id: `call_${served}`, action: { type: 'move', ...move }, pending_safety_checks: [], status: 'completed' }] };
   },
 };
+/** The tools family answering with a batch of moves per step: BATCH actions, each a move of its own. */
+function batchReply(): ScriptedReply {
+  const moves: Array<{ x: number; y: number }> = [];
+  for (let index = 0; index < BATCH; index++) {
+    const move = nextMove();
+    if (move === null) break;
+    moves.push(move);
+  }
+  const actions = moves.length === 0 ? [{ type: 'finished', summary: 'done' }] : moves.map((move) => ({ type: 'mouse_move', ...move }));
+  return { toolCalls: [{ name: 'computer', arguments: { actions } }], usage: { prompt_tokens: 1000, completion_tokens: 20 } };
+}
+
 function geminiReply(): GeminiScript {
   const move = nextMove();
   return move === null ? { text: 'done' } : { calls: [{ name: 'hover_at', args: toGeminiGrid(move, IMAGE) }], usage: { prompt: 1000, candidates: 20 } };
@@ -115,13 +133,16 @@ for (const family of FAMILIES) {
   }
 }
 const model = models.tools;
+const batchServer = await startScriptedServer({ keepRequests: false, replies: batchReply });
+servers.push(batchServer);
+const batchModel = createVisionModel(ModelSettingsSchema.parse({ baseUrl: batchServer.url, model: 'gpt-4.1', family: 'tools' }));
 
 /** Flush durations (write + fsync): the recording's work, off the critical path. */
 const flushes: number[] = [];
 
-async function run(steps: number, settleTimeoutMs: number, onStep?: (event: AgentEventOf<'step-finished'>) => void, vision: VisionModel = model): Promise<{ events: AgentEvent[]; sessionId: string }> {
+async function run(steps: number, settleTimeoutMs: number, onStep?: (event: AgentEventOf<'step-finished'>) => void, vision: VisionModel = model, actionsPerStep = 1): Promise<{ events: AgentEvent[]; sessionId: string }> {
   served = 0;
-  runLength = steps;
+  runLength = steps * actionsPerStep;
   const recorder = await FileRunRecorder.create(dataDir, { task: 'bench', model: vision.model, family: vision.family });
   const flush = recorder.flush.bind(recorder);
   recorder.flush = async () => {
@@ -181,6 +202,17 @@ try {
   }
   const byFamily = FAMILIES.map((family) => ({ family, ...stepFigures(familySteps[family]) }));
 
+  // One action per step against a batch of BATCH per step, settle detection on (the batch guard
+  // looks before each pointed action after the first), in turns.
+  const single: AgentEvent[] = [];
+  const batched: AgentEvent[] = [];
+  await run(3, DEFAULT_SETTLE.timeoutMs, undefined, batchModel, BATCH);
+  for (let round = 0; round < BATCH_ROUNDS; round++) {
+    single.push(...(await run(BATCH_RUN, DEFAULT_SETTLE.timeoutMs)).events);
+    batched.push(...(await run(BATCH_RUN, DEFAULT_SETTLE.timeoutMs, undefined, batchModel, BATCH)).events);
+  }
+  const perAction = { single: stepFigures(single).total, batch: stepFigures(batched).total / BATCH };
+
   // Memory over a long run: the median of eleven samples (each after a full GC) around step 100
   // and around step 1,000, since the allocator's own ups and downs are not growth.
   const samples: Record<'early' | 'late', number[]> = { early: [], late: [] };
@@ -222,6 +254,9 @@ try {
       `  ${figures.family.padEnd(11)} step ${fmt(figures.total)} ms (step/capture ${(figures.total / capture).toFixed(2)}, vs tools ${(figures.total / (tools?.total ?? figures.total)).toFixed(2)})   model (request + HTTP + parse) ${fmt(figures.model)} ms (vs tools ${(figures.model / (tools?.model ?? figures.model)).toFixed(2)})`,
     );
   }
+  console.log(`a ${BATCH}-action batch per step against one action per step, settle detection on (${BATCH_ROUNDS} x ${BATCH_RUN} steps each, in turns):`);
+  console.log(`  per action: single ${fmt(perAction.single)} ms (overhead/capture ${(perAction.single / capture).toFixed(2)}), batch ${fmt(perAction.batch)} ms (overhead/capture ${(perAction.batch / capture).toFixed(2)})`);
+  console.log(`  batch per-action overhead ÷ single-action overhead: ${(perAction.batch / perAction.single).toFixed(2)} (target ≤ 1)`);
   console.log(`rss after step 100: ${mb(rss[100] ?? 0).toFixed(1)} MB, after step ${LONG_RUN}: ${mb(rss[LONG_RUN] ?? 0).toFixed(1)} MB`);
   console.log(`rss growth step100→step1000: ${mb((rss[LONG_RUN] ?? 0) - (rss[100] ?? 0)).toFixed(1)} MB`);
   console.log(`overhead/capture: ${(overhead / capture).toFixed(2)}`);
