@@ -10,7 +10,7 @@ import { readSession, type SessionRecord } from '../../../src/main/store/session
 import { screenshotReader } from '../../../src/main/replay/inspect';
 import { escapeHtml, renderHtmlReport, REPORT_CSP } from '../../../src/main/replay/report';
 import { actionSentence } from '../../../src/shared/describe-action';
-import { FIXTURE_STEPS, INJECTED_THOUGHT, recordFixtureSession, TASK, type RecordedFixture } from '../../fixtures/session-fixture';
+import { BATCH_STEP, FIXTURE_STEPS, INJECTED_THOUGHT, recordFixtureSession, TASK, type RecordedFixture } from '../../fixtures/session-fixture';
 
 /** The HTML of one step's section. */
 function section(html: string, step: number): string {
@@ -192,5 +192,23 @@ describe('renderHtmlReport', () => {
 
   it('is the same page for the same record', async () => {
     expect(await renderHtmlReport(session, screenshotReader(session.directory))).toBe(html);
+  });
+});
+
+describe('renderHtmlReport: a batch', () => {
+  it('says how much of the batch ran, and for each action not run, why', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mnemo-report-batch-'));
+    try {
+      const fixture = await recordFixtureSession(dataDir, { steps: [BATCH_STEP], missingStep: null });
+      const read = await readSession(dataDir, fixture.sessionId);
+      if (!read.ok) throw new Error(read.message);
+      const step = section(await renderHtmlReport(read.session, screenshotReader(read.session.directory)), 1);
+      expect(step).toContain('<p class="batch">A batch of 4 actions: 1 ran, 3 not run</p>');
+      expect(step.match(/<li class="action not-run"/g)).toHaveLength(3);
+      expect(step).toContain(`not run: ${escapeHtml(BATCH_STEP.notRun!.reason)}`);
+      expect(step).toMatch(/<li class="action" data-index="0">.*ok ·/);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
