@@ -13,7 +13,7 @@ import { ActionSchema } from './actions';
 import { ActionResultSchema } from './action-result';
 import { FrameSchema } from './frame';
 import { MemoryChangeSchema } from './memory';
-import { WorkflowDecisionSchema, WorkflowRunInfoSchema } from './workflow';
+import { WorkflowDecisionSchema, WorkflowRunInfoSchema } from './workflow-run';
 
 /** A screenshot saved by the recorder: where it is, never its bytes. */
 export const ScreenshotRefSchema = z.object({

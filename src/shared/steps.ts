@@ -7,7 +7,7 @@ import type { Action } from './actions';
 import type { ActionResult } from './action-result';
 import type { Actor, AgentEvent, AgentEventOf, ScreenshotRef, StepErrorKind, StepTimings, UsageSummary } from './events';
 import type { Frame } from './frame';
-import type { WorkflowDecisionKind } from './workflow';
+import type { WorkflowDecisionKind } from './workflow-run';
 
 export interface StepQuestion {
   /** The `seq` of the ask-user event: the question's id. */

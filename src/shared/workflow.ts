@@ -17,10 +17,10 @@
  *
  * Pure TypeScript + zod: the window shows workflows with the same types.
  */
+import { RecordingCostSchema } from './workflow-run';
 import { z } from 'zod';
 import { ActionSchema, dragPath, type Action } from './actions';
 import { describeAction, MASK } from './describe-action';
-import type { UsageSummary } from './events';
 
 export const WORKFLOW_FORMAT = 'mnemo-workflow';
 export const WORKFLOW_EXPORT_FORMAT = 'mnemo-workflow-export';
@@ -182,8 +182,6 @@ export function keyboardInputOf(action: Action): 'text' | 'keys' | null {
   return 'modifiers' in action && (action.modifiers?.length ?? 0) > 0 ? 'keys' : null;
 }
 
-export const RecordingCostSchema = z.object({ modelCalls: z.number().int().nonnegative(), tokens: z.number().int().nonnegative(), costUsd: z.number().nonnegative() });
-export type RecordingCost = z.infer<typeof RecordingCostSchema>;
 
 const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 
@@ -355,59 +353,3 @@ export function listingOf({ workflow, trusted }: Pick<CheckedWorkflow, 'workflow
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// A workflow run: each step's decision, and the report.
-
-export const WORKFLOW_DECISIONS = ['replayed', 'refound', 'grounded', 'stopped'] as const;
-export const WorkflowDecisionSchema = z.enum(WORKFLOW_DECISIONS);
-export type WorkflowDecisionKind = z.infer<typeof WorkflowDecisionSchema>;
-
-export const WorkflowRunInfoSchema = z.object({ name: z.string(), recording: RecordingCostSchema });
-export type WorkflowRunInfo = z.infer<typeof WorkflowRunInfoSchema>;
-
-export interface WorkflowReport {
-  type: 'workflow-report';
-  status: string;
-  steps: number;
-  replayed: number;
-  refound: number;
-  grounded: number;
-  stopped: number;
-  modelCalls: number;
-  tokens: number;
-  costUsd: number;
-  recording: RecordingCost;
-}
-
-/** What the report reads of an event (a live event or a recorded one). */
-export type WorkflowReportEvent = { type: string; decision?: string; modelCalls?: number; status?: string; usage?: UsageSummary; workflow?: WorkflowRunInfo };
-
-/**
- * The report after one more event of a workflow run: null until its run-started (and for a run
- * that is not a workflow's). The fold `workflowReport` runs over a whole record, and the window
- * over a live run's events as they come, so both count the same way.
- */
-export function addToWorkflowReport(report: WorkflowReport | null, event: WorkflowReportEvent): WorkflowReport | null {
-  if (event.type === 'run-started') {
-    if (!event.workflow) return report;
-    return { type: 'workflow-report', status: 'running', steps: 0, replayed: 0, refound: 0, grounded: 0, stopped: 0, modelCalls: 0, tokens: 0, costUsd: 0, recording: event.workflow.recording };
-  }
-  if (!report) return null;
-  if (event.type === 'workflow-step') {
-    const next = { ...report, steps: report.steps + 1, modelCalls: report.modelCalls + (event.modelCalls ?? 0) };
-    if (event.decision && (WORKFLOW_DECISIONS as readonly string[]).includes(event.decision)) next[event.decision as WorkflowDecisionKind]++;
-    return next;
-  }
-  if (event.type === 'run-finished') {
-    const usage = event.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-    return { ...report, status: event.status ?? report.status, tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd };
-  }
-  return report;
-}
-
-/** The figures of a workflow run, from its events (live or recorded): one fold for the CLI and the window. */
-export function workflowReport(events: ReadonlyArray<WorkflowReportEvent>): WorkflowReport | null {
-  let report: WorkflowReport | null = null;
-  for (const event of events) report = addToWorkflowReport(report, event);
-  return report;
-}

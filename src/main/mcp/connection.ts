@@ -6,12 +6,15 @@
  * that capability, and its cancellation as an AbortSignal.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ElicitRequestFormParams, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AskRequest } from '../run/ask';
 import type { DirectDesktop, Screenshot } from '../service/direct-desktop';
 import type { RunService } from '../service/run-service';
 import type { SessionFiles } from '../service/session-files';
-import type { ToolExtra } from './tool';
+
+/** What the SDK hands a tool's handler with each call (the client's signal, its progress token, ...). */
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What the tools work through: nothing past the services. */
 export interface McpServices {

@@ -10,10 +10,9 @@
  * `act`'s failed ActionResult). A tool never throws for an expected failure.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ContentBlock, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { ToolCall } from './connection';
+import type { ToolCall, ToolExtra } from './connection';
 
 export type ToolAnswer<O> =
   | { ok: true; value: O; content?: ContentBlock[] }
@@ -45,7 +44,6 @@ export interface McpTool {
 }
 
 /** What the SDK hands a tool's callback besides the arguments. */
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function defineTool<I extends Shape, O extends Shape>(spec: McpToolSpec<I, O>): McpTool {
   return {

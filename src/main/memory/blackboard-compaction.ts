@@ -18,7 +18,8 @@ import type { MemoryItemData } from '../../shared/memory';
 import type { Blackboard } from './blackboard';
 import { oneLine } from './prompt-section';
 import { fieldText, TASK_SUMMARY_KIND, tasksOnBoard, type TaskOnBoard } from './blackboard-prompt';
-import { describeModelError, parseJsonObject, type TextModel } from './text-model';
+import type { TextModel } from './text-model';
+import { describeModelError, parseJsonObject } from './text-replies';
 
 /** The system prompt of a summary request (scripted test servers recognise it by its first words). */
 export const TASK_SUMMARY_PROMPT =

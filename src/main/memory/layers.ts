@@ -16,7 +16,8 @@
  * call is made. Budgets count characters, or tokens (characters / `charsPerToken`).
  */
 import type { LayersView, MemoryChangeListener } from './events';
-import { describeModelError, parseJsonObject, type TextModel } from './text-model';
+import type { TextModel } from './text-model';
+import { describeModelError, parseJsonObject } from './text-replies';
 
 export const MEMORY_SUMMARIZATION_PROMPT = `You condense the step log of an agent that operates a computer's screen into a short memory it will plan its next steps from.
 

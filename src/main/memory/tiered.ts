@@ -23,7 +23,8 @@
  * a model nothing is compressed.
  */
 import type { ConversationMessage, MemoryChange, MemoryChangeListener } from './events';
-import { describeModelError, parseJsonObject, type TextMessage, type TextModel, type TextReply, type TextTool } from './text-model';
+import type { TextMessage, TextModel, TextReply, TextTool } from './text-model';
+import { describeModelError, parseJsonObject } from './text-replies';
 import { FactSearchIndex } from './facts/search-index';
 import { tokensOf } from './prompt-section';
 

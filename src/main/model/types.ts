@@ -4,9 +4,8 @@
  * A reply that does not parse, an HTTP error, a timeout or a stop are all `ok: false` predictions
  * (docs/architecture.md: failures are values); `predict` throws only for bugs.
  */
-import { type Action, type Point } from '../../shared/actions';
-import type { CoordinateFrame } from './families/coordinates';
-import { type AnthropicCall, type CaptureRequest, type CuaCall, type GeminiCall, type ImageSize, type ModelFamily, type SafetyCheck, type UiTarsVersion } from './families';
+import type { Action, Point } from '../../shared/actions';
+import type { AnthropicCall, CaptureRequest, CoordinateFrame, CuaCall, GeminiCall, ImageSize, ModelFamily, SafetyCheck, UiTarsVersion } from './families/types';
 
 export type ImageMime = 'image/jpeg' | 'image/png';
 

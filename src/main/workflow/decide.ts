@@ -15,7 +15,7 @@
  * answers a place that none of these found.
  */
 import type { Point } from '../../shared/actions';
-import type { WorkflowDecisionKind } from '../../shared/workflow';
+import type { WorkflowDecisionKind } from '../../shared/workflow-run';
 import type { Difference } from '../replay/divergence';
 import type { WorkflowPolicy } from '../replay/policy';
 import type { TextLocation } from './anchors';

@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVisionModel, type PredictInput, type StepRecord, type VisionModelDeps } from '../../../src/main/model';
 import { probeProvider } from '../../../src/main/model/provider-check';
-import { createTextModel } from '../../../src/main/memory/text-model';
+import { createTextModel } from '../../../src/main/memory/text-model-factory';
 import { ModelSettingsSchema, type ModelSettingsInput } from '../../../src/shared/settings';
 import {
   anthropicImagesIn,

@@ -8,7 +8,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import {
-  buildGeminiRequest,
   fromGeminiGrid,
   parseGeminiContent,
   readGeminiReply,
@@ -21,6 +20,7 @@ import {
   type GeminiParseOptions,
   type GeminiReply,
 } from '../../../src/main/model/families/gemini';
+import { buildGeminiRequest } from '../../../src/main/model/families/gemini-request';
 import { parseReply } from '../../../src/main/model/families';
 import type { ModelImage, PredictInput, StepRecord } from '../../../src/main/model/types';
 

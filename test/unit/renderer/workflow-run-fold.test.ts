@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
 import { stepsOf } from '../../../src/shared/steps';
-import { workflowReport } from '../../../src/shared/workflow';
+import { workflowReport } from '../../../src/shared/workflow-report';
 import { emptySession, withEvents } from '../../../src/renderer/src/store/session-fold';
 
 const runId = 'run-wf';

@@ -10,7 +10,9 @@
 import { z } from 'zod';
 import { RUN_STATUSES } from '../../../shared/events';
 import { MASK } from '../../../shared/describe-action';
-import { ParamNameSchema, untrustedReason, WORKFLOW_DECISIONS, workflowReport, type CheckedWorkflow } from '../../../shared/workflow';
+import { ParamNameSchema, untrustedReason, type CheckedWorkflow } from '../../../shared/workflow';
+import { workflowReport } from '../../../shared/workflow-report';
+import { WORKFLOW_DECISIONS } from '../../../shared/workflow-run';
 import type { AgentEvent } from '../../../shared/events';
 import type { ToolCall } from '../connection';
 import { followRun } from '../follow-run';

@@ -5,7 +5,8 @@
  * the array are tolerated; a reply that does not parse is asked for once more, then reported.
  */
 import { findJsonInText } from '../../../shared/json';
-import { describeModelError, type TextMessage, type TextModel } from '../text-model';
+import type { TextMessage, TextModel } from '../text-model';
+import { describeModelError } from '../text-replies';
 import { FactType, SUBJECT_NAME_PATTERN, type Fact, type MemorySubject } from './model';
 
 export interface DetectedFact {

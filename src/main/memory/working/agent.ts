@@ -10,7 +10,8 @@
  * It degrades as the seed does: memory that cannot be read counts as none (start fresh), a missing
  * chat history as no history, a missing manager means nothing is stored (with a warning).
  */
-import { describeModelError, type TextModel } from '../text-model';
+import type { TextModel } from '../text-model';
+import { describeModelError } from '../text-replies';
 import type { WorkingMemoryManager } from './managers';
 
 export const WORKING_MEMORY_STATUS = {

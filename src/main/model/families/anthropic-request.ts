@@ -32,7 +32,8 @@ import { computerToolOf } from '../../../shared/computer-tool';
 import { type AnthropicComputerTool, type ComputerToolChoice } from '../../../shared/model-families';
 import { type AnthropicSettings } from '../../../shared/settings';
 import { type ActionReport, type CapturedAfter, type ModelImage, type PredictInput, type StepRecord } from '../types';
-import { ANTHROPIC_BETA, ANTHROPIC_COMPUTER_TOOLSET, ANTHROPIC_TOOLSET_TYPE, computerToolEntry, isComputerCall, mnemoTools, parseAnthropicMessage, type AnthropicCall } from './anthropic';
+import { ANTHROPIC_BETA, ANTHROPIC_COMPUTER_TOOLSET, ANTHROPIC_TOOLSET_TYPE, computerToolEntry, isComputerCall, mnemoTools, parseAnthropicMessage } from './anthropic';
+import type { AnthropicCall } from './types';
 import { isRecord } from './common';
 
 /** The output token limit when the settings give none (with thinking, the budget comes on top). */

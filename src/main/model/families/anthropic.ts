@@ -37,7 +37,7 @@ import { type AnthropicComputerTool } from '../../../shared/model-families';
 import { type ANTHROPIC_TOOL_VERSIONS } from '../../../shared/settings';
 import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty, parseJsonReply } from './common';
 import { mnemoFunctionTools } from './openai-cua';
-import { type CaptureRequest, type ImageRect, type ImageSize, type ParseFailure, type ReplyParse } from './types';
+import { type AnthropicCall, type CaptureRequest, type ImageRect, type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
 export type AnthropicToolVersion = (typeof ANTHROPIC_TOOL_VERSIONS)[number];
 
@@ -73,22 +73,6 @@ export const ANTHROPIC_TOOLSET_MEMBERS = [
   'zoom',
 ] as const;
 export type AnthropicToolsetMember = (typeof ANTHROPIC_TOOLSET_MEMBERS)[number];
-
-/** One `tool_use` of a reply and the actions it became. */
-export interface AnthropicCall {
-  id: string;
-  /**
-   * The tool: `computer` (the older tool), a toolset member (`left_click`, `zoom`, ...), or one of
-   * Mnemo's (`ask_user`, `save_fact`, `query_long_term_memory`, `run_workflow`).
-   */
-  name: string;
-  /** The computer action (`left_click`, `zoom`, ...): the older tool's `action`, or the toolset member. */
-  action: string | null;
-  /** `computer` for a call to the computer toolset: its answer must say so too. */
-  toolset?: typeof ANTHROPIC_COMPUTER_TOOLSET;
-  firstAction: number;
-  actionCount: number;
-}
 
 export interface AnthropicExtras {
   readonly messageId: string | null;

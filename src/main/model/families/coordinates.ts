@@ -10,24 +10,12 @@
  */
 import { actionPoints, type Action, type Point } from '../../../shared/actions';
 import { COORDINATE_SPACES, type ModelCoordinates } from '../../../shared/model-families';
-import type { SmartResizeSettings } from '../../../shared/settings';
 import { describePoint, describeSize, failure, mapPoint, mapActionPoints } from './common';
-import type { ImageSize, ParseFailure } from './types';
+import type { CoordinateFrame, CoordinateSpace, ImageSize, ParseFailure, SmartResizeOptions } from './types';
+
+export type { CoordinateFrame, CoordinateSpace, SmartResizeOptions };
 
 export { COORDINATE_SPACES, type ModelCoordinates };
-export type CoordinateSpace = (typeof COORDINATE_SPACES)[number];
-
-/** The bounds of a smart resize; any left out are UI-TARS-1.5's (Qwen2.5-VL's sides, a larger floor). */
-export type SmartResizeOptions = SmartResizeSettings;
-
-/** A space as it applies to one image: the space, the image sent, and the resize bounds if any. */
-export interface CoordinateFrame {
-  readonly space: CoordinateSpace;
-  /** The image the model was sent, in its pixels. */
-  readonly image: ImageSize;
-  /** For `smart-resize`: the bounds of the model's own resize (UI-TARS-1.5's by default). */
-  readonly smartResize?: SmartResizeOptions | undefined;
-}
 
 /** The frame of a model's coordinates for one image. */
 export function frameFor(coordinates: ModelCoordinates, image: ImageSize): CoordinateFrame {

@@ -5,6 +5,7 @@ import { parseAnthropicReply } from './anthropic';
 import { type AnthropicComputerTool, type ComputerToolChoice, type OpenAiComputerTool } from '../../../shared/model-families';
 import { type ModelCoordinates } from './coordinates';
 import { parseGeminiReply } from './gemini';
+export { buildGeminiRequest, geminiSystemPrompt, type GeminiRequestSettings } from './gemini-request';
 import { parseOpenAiCuaReply } from './openai-cua';
 import { parsePyautoguiReply } from './pyautogui';
 import { parseToolsReply } from './tools';
@@ -12,6 +13,7 @@ import { type ImageSize, type ModelFamily, type ReplyParse } from './types';
 import { parseUiTarsReply, type UiTarsVersion } from './ui-tars';
 
 export * from './types';
+export { MODEL_FAMILIES } from '../../../shared/model-families';
 export {
   scaleAction,
   mapActionPoints,
@@ -44,11 +46,9 @@ export {
   parseUiTarsReply,
   readUiTarsPoint,
   smartResize,
-  type SmartResizeOptions,
   type UiTarsExtras,
   type UiTarsOptions,
   type UiTarsParse,
-  type UiTarsVersion,
 } from './ui-tars';
 export {
   CUA_ENVIRONMENTS,
@@ -63,12 +63,10 @@ export {
   workflowFunctionTool,
   parseOpenAiCuaReply,
   parseOpenAiCuaResponse,
-  type CuaCall,
   type CuaEnvironment,
   type CuaExtras,
   type CuaOptions,
   type CuaParse,
-  type SafetyCheck,
 } from './openai-cua';
 export {
   GEMINI_DESKTOP_URL,
@@ -78,25 +76,21 @@ export {
   GEMINI_KEY_EQUIVALENTS,
   GEMINI_SCROLL_MAGNITUDE,
   GEMINI_WAIT_MS,
-  buildGeminiRequest,
   fromGeminiGrid,
   geminiCoordinateFrame,
   geminiComputerUseTool,
   geminiFunctionDeclarations,
-  geminiSystemPrompt,
   geminiThoughtOf,
   geminiTools,
   parseGeminiContent,
   parseGeminiReply,
   readGeminiReply,
   toGeminiGrid,
-  type GeminiCall,
   type GeminiEnvironment,
   type GeminiExtras,
   type GeminiParse,
   type GeminiParseOptions,
   type GeminiReply,
-  type GeminiRequestSettings,
 } from './gemini';
 
 export {
@@ -118,7 +112,6 @@ export {
   parseAnthropicMessage,
   parseAnthropicReply,
   toolVersionFor,
-  type AnthropicCall,
   type AnthropicExtras,
   type AnthropicImageLimits,
   type AnthropicOptions,
@@ -142,8 +135,6 @@ export {
   onGrid,
   pixelFrame,
   readModelPoint,
-  type CoordinateFrame,
-  type CoordinateSpace,
   type ModelCoordinates,
 } from './coordinates';
 export {

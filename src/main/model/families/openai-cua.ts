@@ -21,7 +21,7 @@
 import { type Action, type ActionInput, type MouseButton, type ScrollDirection } from '../../../shared/actions';
 import { type OpenAiComputerTool } from '../../../shared/model-families';
 import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty, parseJsonReply } from './common';
-import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
+import { type CuaCall, type ImageSize, type ParseFailure, type ReplyParse, type SafetyCheck } from './types';
 
 /** Pixels of `scroll_x`/`scroll_y` per wheel notch; a scroll is at least one notch, at most 100. */
 export const CUA_SCROLL_PIXELS_PER_NOTCH = 100;
@@ -30,25 +30,6 @@ export const CUA_WAIT_MS = 2000;
 
 export const CUA_ENVIRONMENTS = ['linux', 'ubuntu', 'windows', 'mac', 'browser'] as const;
 export type CuaEnvironment = (typeof CUA_ENVIRONMENTS)[number];
-
-export interface SafetyCheck {
-  id: string;
-  code: string | null;
-  message: string | null;
-}
-
-export interface CuaCall {
-  /** `computer`: answered with a `computer_call_output` (the new screenshot); `function`: with a `function_call_output`. */
-  kind?: 'computer' | 'function';
-  /** To answer with a `computer_call_output` (or `function_call_output`). */
-  callId: string;
-  /** Index of the call's (first) action in `actions`. */
-  actionIndex: number;
-  /** How many actions the call became, when not one: a GA call's batch of `actions`, keys pressed around a move. */
-  actionCount?: number;
-  /** To acknowledge (after the user accepts) in the `computer_call_output`. */
-  pendingSafetyChecks: SafetyCheck[];
-}
 
 export interface CuaExtras {
   /** The response id, for `previous_response_id` in the next request (null for a single item). */

@@ -20,14 +20,13 @@ import { type Action, type ActionInput, type Point, type ScrollDirection } from 
 import { type CanonicalKey, normalizeKey } from '../../../shared/keys';
 import { buildAction, describePoint, failure, nonEmpty } from './common';
 import { frameFor, onGrid, readModelPoint, type CoordinateFrame, type ModelCoordinates } from './coordinates';
-import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
+import { type ImageSize, type ParseFailure, type ReplyParse, type UiTarsVersion } from './types';
 import { UI_TARS_VERSIONS } from '../../../shared/model-families';
 
 export { SMART_RESIZE_MAX_RATIO, UI_TARS_1_5_RESIZE, fromSmartResized, smartResize, type SmartResizeOptions } from './coordinates';
 
 export { UI_TARS_VERSIONS };
-/** '1.0' also covers the Doubao UI-TARS models: both write coordinates relative to 0–1000. */
-export type UiTarsVersion = (typeof UI_TARS_VERSIONS)[number];
+export type { UiTarsVersion };
 
 /** UI-TARS-1.0 and Doubao coordinates run from 0 to this value on each axis. */
 export const UI_TARS_RELATIVE_RANGE = 1000;

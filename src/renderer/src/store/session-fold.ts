@@ -13,7 +13,7 @@ import type { AgentEvent, AskKind, RunStatus } from '../../../shared/events';
 import { applyMemoryChange, emptyMemorySnapshot, type BlackboardSection, type MemoryChangeOf, type MemorySnapshot } from '../../../shared/memory';
 import { addToTotals, NO_TOTALS, type RunTotals } from '../../../shared/run-totals';
 import { emptyStep, foldStepEvent, type StepView } from '../../../shared/steps';
-import { addToWorkflowReport, type WorkflowReport } from '../../../shared/workflow';
+import { addToWorkflowReport, type WorkflowReport } from '../../../shared/workflow-report';
 
 export interface PendingQuestion {
   /** The ask-user event's `seq`: the question's id. */

@@ -6,7 +6,7 @@
  */
 import { useTranslation } from 'react-i18next';
 import { formatUsd } from '../../../../shared/format';
-import { WORKFLOW_DECISIONS } from '../../../../shared/workflow';
+import { WORKFLOW_DECISIONS } from '../../../../shared/workflow-run';
 import { useSession } from '../../app-context';
 import { formatTokens } from '../../format';
 import { NAMES } from '../../i18n/names';
