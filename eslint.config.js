@@ -11,10 +11,21 @@ const electronPatterns = [{ group: ['electron/*'], message: ELECTRON_MESSAGE }];
 
 /**
  * The layers of src/main (docs/architecture.md, "Layers"): each folder lists the folders it must
- * not import. The front ends (cli, app, server, mcp) sit on top and nothing below imports them.
+ * not import. The front ends (cli, app, server, mcp) sit on top and nothing below imports them;
+ * among themselves they are ordered: the two process entries (cli, app) may start the HTTP server
+ * and the MCP server, which know neither each other nor the entries (their HTTP primitives are
+ * http/, below them), and neither entry imports the other.
  */
 const FRONT_ENDS = ['cli', 'app', 'server', 'mcp'];
+const FRONT_END_ORDER = {
+  cli: ['app'],
+  app: ['cli', 'server', 'mcp'],
+  server: ['cli', 'app', 'mcp'],
+  mcp: ['cli', 'app', 'server'],
+};
 const LAYERS = {
+  // The HTTP primitives of the HTTP front ends (access, bodies, replies): nothing of the core.
+  http: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
   // Careful file writes (atomic, whole appends, write failures in words): used by every layer that writes.
   disk: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
   operator: ['model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
@@ -32,19 +43,21 @@ const LAYERS = {
   service: [],
 };
 
-/** `no-restricted-imports` for one folder: the Electron rule plus the folders it must not import. */
+/** `no-restricted-imports` for one folder: the Electron rule (but in the app) plus the folders it must not import. */
 function restrictedImports(folder) {
-  const banned = [...(LAYERS[folder] ?? []), ...FRONT_ENDS];
+  const banned = FRONT_ENDS.includes(folder) ? FRONT_END_ORDER[folder] : [...(LAYERS[folder] ?? []), ...FRONT_ENDS];
+  const electron = folder === 'app' ? { paths: [], patterns: [] } : { paths: electronPaths, patterns: electronPatterns };
   return {
     'no-restricted-imports': [
       'error',
       {
-        paths: electronPaths,
+        paths: electron.paths,
         patterns: [
-          ...electronPatterns,
+          ...electron.patterns,
           ...banned.map((other) => ({
-            // A folder of src/main, or its index; never a file of the same name elsewhere (shared/settings.ts).
-            group: [`**/${other}/**`, `../${other}`, `../../${other}`],
+            // A folder of src/main, or its index, reached relatively; never a file of the same name
+            // elsewhere (shared/settings.ts) nor a package's own folder (@modelcontextprotocol/sdk/server/…).
+            group: [1, 2, 3, 4].flatMap((depth) => [`${'../'.repeat(depth)}${other}`, `${'../'.repeat(depth)}${other}/**`]),
             message: `src/main/${folder}/ must not import src/main/${other}/ (see docs/architecture.md, Layers).`,
           })),
         ],
@@ -70,7 +83,7 @@ export default tseslint.config(
     ignores: ['src/main/app/**', 'src/preload/**'],
     rules: { 'no-restricted-imports': ['error', { paths: electronPaths, patterns: electronPatterns }] },
   },
-  ...Object.keys(LAYERS).map((folder) => ({ files: [`src/main/${folder}/**/*.ts`], rules: restrictedImports(folder) })),
+  ...[...Object.keys(LAYERS), ...FRONT_ENDS].map((folder) => ({ files: [`src/main/${folder}/**/*.ts`], rules: restrictedImports(folder) })),
   {
     // The renderer runs in the browser sandbox: DOM globals, no Node; it imports src/shared and itself only.
     files: ['src/renderer/**/*.{ts,tsx}'],

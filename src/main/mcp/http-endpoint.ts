@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { foreignRequest, hasToken, tokenMatches } from '../server/access';
-import { failure, json, readJson, send } from '../server/http-io';
+import { foreignRequest, hasToken, tokenMatches } from '../http/access';
+import { failure, json, readJson, send } from '../http/http-io';
 
 export const MCP_PATH = '/mcp';
 
@@ -36,6 +36,8 @@ interface Session {
 }
 
 export class McpHttpEndpoint {
+  /** Where the endpoint is mounted: `mnemo serve`'s /mcp, and `mnemo mcp --http`'s. */
+  readonly path = MCP_PATH;
   private readonly sessions = new Map<string, Session>();
   private closed = false;
 

@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { hostsOf, tokenProblem, urlHost } from '../server/access';
-import { failure, send } from '../server/http-io';
+import { hostsOf, tokenProblem, urlHost } from '../http/access';
+import { failure, send } from '../http/http-io';
 import { McpHttpEndpoint, MCP_PATH } from './http-endpoint';
 
 export interface McpHttpServerOptions {

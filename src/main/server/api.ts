@@ -60,7 +60,7 @@ import type { AppBackend } from '../service/app-backend';
 import { SessionFiles } from '../service/session-files';
 import { shownSessionWithRefs } from '../service/session-views';
 import { backendHandlers, fromService } from '../service/window-commands';
-import { failure, json, type Reply } from './http-io';
+import { failure, json, type Reply } from '../http/http-io';
 import { commandRoutes, createRouter, failed, type ApiRequest, type HttpHandlers, type Route } from './router';
 
 /** The version `mnemo serve` reports (the CLI's `--version`). */

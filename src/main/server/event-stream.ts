@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
 import type { AgentEvent } from '../../shared/events';
 import type { RunHandle, RunService } from '../service/run-service';
-import { failure, send as sendReply } from './http-io';
+import { failure, send as sendReply } from '../http/http-io';
 
 const KEEPALIVE_MS = 15_000;
 const FLUSH_EVERY_MS = 40;

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveFrames } from '../operator/live-frames';
 import { LIVE_CONTENT_TYPE, liveParts } from '../service/live-stream';
 import { API_PREFIX, matchPath, otherRoutes } from '../../shared/http-binding';
-import { failure, send } from './http-io';
+import { failure, send } from '../http/http-io';
 
 /** The run whose live view a path asks for (`/api/runs/<id>/live`, otherRoutes.runLive), or null. */
 export function liveViewRun(pathname: string): string | null {

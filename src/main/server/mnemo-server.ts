@@ -7,16 +7,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
 import { AppBackend, configFileKeyStore } from '../service/app-backend';
 import type { RunService } from '../service/run-service';
-import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from './access';
-import { McpHttpEndpoint, MCP_PATH } from '../mcp/http-endpoint';
+import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from '../http/access';
 import { createApi } from './api';
 import { streamEvents } from './event-stream';
 import { liveViewRun, streamLiveView } from './live-view';
-import { failure, readJson, send } from './http-io';
+import { failure, readJson, send } from '../http/http-io';
 import { rendererFile } from './renderer-files';
 
 export interface MnemoServerOptions {
@@ -29,8 +27,24 @@ export interface MnemoServerOptions {
   /** Default: a new random token; one given must pass `tokenProblem` (32 characters or more, Bearer characters). */
   token?: string;
   log?: (line: string) => void;
-  /** A new MCP server for each MCP client: the endpoint at /mcp (src/main/mcp/), with the same token; absent, no /mcp. */
-  mcp?: () => McpServer;
+  /**
+   * Endpoints of their own at a path (the CLI mounts MCP's at /mcp: src/main/mcp/), made with the
+   * server's token and the hosts it answers to; each does its own checks and is closed with it.
+   */
+  mounts?: (access: MountAccess) => Mount[];
+}
+
+/** What a mounted endpoint checks its requests with: the server's token, the hosts it answers to. */
+export interface MountAccess {
+  token: string;
+  hosts: () => readonly string[];
+}
+
+/** An endpoint mounted at one path: it answers its own requests, and closes with the server. */
+export interface Mount {
+  readonly path: string;
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface MnemoServer {
@@ -62,12 +76,13 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
   // Browser mode keeps the API key where the CLI reads it: config.json.
   const api = createApi(new AppBackend(options.service, configFileKeyStore(options.service)));
   let hosts: string[] = [];
-  const mcp = options.mcp ? new McpHttpEndpoint({ token, hosts: () => hosts, newServer: options.mcp, ...(options.log ? { log: options.log } : {}) }) : null;
+  const mounts = options.mounts?.({ token, hosts: () => hosts }) ?? [];
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    // Its own checks (the same token and origins), and ?token= on every request rather than a cookie.
-    if (mcp && url.pathname === MCP_PATH) return mcp.handle(request, response);
+    // Its own checks (the same token and origins; MCP takes ?token= on every request rather than a cookie).
+    const mounted = mounts.find((mount) => mount.path === url.pathname);
+    if (mounted) return mounted.handle(request, response);
     const foreign = foreignRequest(request, hosts);
     if (foreign) return send(response, failure(403, `forbidden: ${foreign}`));
 
@@ -116,7 +131,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     port,
     token,
     async close() {
-      await mcp?.close();
+      await Promise.all(mounts.map((mount) => mount.close()));
       await options.service.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

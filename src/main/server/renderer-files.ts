@@ -7,7 +7,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { contentSecurityPolicy } from '../../shared/csp';
 import { PACKAGE_ROOT } from '../package-root';
-import type { Reply } from './http-io';
+import type { Reply } from '../http/http-io';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

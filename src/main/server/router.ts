@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { describeConfigIssues } from '../../shared/config';
 import { commandNames, commands, HTTP_STATUS_OF, type CommandName, type DownloadCommand, type Handler, type IpcError, type ParsedRequestOf, type Result } from '../../shared/contract';
 import { commandRequestOf, fillName, hasBody, literalCount, matchPath, pathFieldsOf, segmentsOf, wireNameOf, type HttpBinding, type HttpMethod, type PathValues } from '../../shared/http-binding';
-import { failure, json, type BodyRead, type Reply } from './http-io';
+import { failure, json, type BodyRead, type Reply } from '../http/http-io';
 
 export interface ApiRequest {
   method: string;

@@ -1,7 +1,8 @@
 /**
  * The layering of src/main, enforced by ESLint (docs/architecture.md, "Layers"): the replayer does
  * not import the agent, the operator and the models do not import each other, and nothing below
- * the front ends (cli, app, server) imports them. Runs the project's real ESLint config.
+ * the front ends (cli, app, server, mcp) imports them, and the front ends keep their order. Runs the
+ * project's real ESLint config.
  */
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +28,13 @@ describe('layers of src/main', () => {
     ['src/main/disk/probe.ts', '../store/paths', /disk\/ must not import src\/main\/store\//],
     // What memory/ and store/ both need (process liveness) lives in disk/.
     ['src/main/memory/probe.ts', '../store/writer-identity', /memory\/ must not import src\/main\/store\//],
+    // The front ends in their order: the HTTP server and the MCP server know neither each other nor the entries.
+    ['src/main/server/probe.ts', '../mcp/http-endpoint', /server\/ must not import src\/main\/mcp\//],
+    ['src/main/mcp/probe.ts', '../server/mnemo-server', /mcp\/ must not import src\/main\/server\//],
+    ['src/main/mcp/tools/probe.ts', '../../cli/main', /mcp\/ must not import src\/main\/cli\//],
+    ['src/main/app/probe.ts', '../cli/main', /app\/ must not import src\/main\/cli\//],
+    ['src/main/cli/commands/probe.ts', '../../app/compose', /cli\/ must not import src\/main\/app\//],
+    ['src/main/http/probe.ts', '../service/run-service', /http\/ must not import src\/main\/service\//],
   ];
   for (const [file, from, message] of refused) {
     it(`refuses ${from} in ${file}`, async () => {
@@ -45,6 +53,13 @@ describe('layers of src/main', () => {
     ['src/main/memory/probe.ts', '../disk/files'],
     ['src/main/memory/probe.ts', '../disk/process-exists'],
     ['src/main/store/probe.ts', '../disk/folder-walk'],
+    // A process entry starts the HTTP and MCP servers; both take their HTTP primitives from http/.
+    ['src/main/cli/commands/probe.ts', '../../server/mnemo-server'],
+    ['src/main/cli/commands/probe.ts', '../../mcp/http-endpoint'],
+    ['src/main/mcp/probe.ts', '../http/access'],
+    ['src/main/server/probe.ts', '../http/http-io'],
+    // A package's own folder of the same name is not a layer.
+    ['src/main/mcp/probe.ts', '@modelcontextprotocol/sdk/server/mcp.js'],
   ];
   for (const [file, from] of allowed) {
     it(`allows ${from} in ${file}`, async () => {

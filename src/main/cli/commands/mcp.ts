@@ -56,7 +56,7 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
 
 /** The token of `--http`: MNEMO_MCP_TOKEN when set, refused (exit 2, the rule in one line) when it could not be sent as a Bearer token; else a new one. */
 async function configuredToken(): Promise<string> {
-  const { newToken, tokenProblem } = await import('../../server/access');
+  const { newToken, tokenProblem } = await import('../../http/access');
   const configured = process.env.MNEMO_MCP_TOKEN?.trim();
   if (!configured) return newToken();
   const problem = tokenProblem(configured, 'MNEMO_MCP_TOKEN');

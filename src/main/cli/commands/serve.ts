@@ -5,6 +5,7 @@
  * a run in progress cleanly (it ends `aborted`). Exit codes: 0 stopped, 1 the server could not start (port taken, no build), 2 bad
  * arguments.
  */
+import type { MountAccess } from '../../server/mnemo-server';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
@@ -20,7 +21,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   if (!config.ok) throw new InvalidInputError(config.message);
   const log = (line: string) => process.stderr.write(`mnemo serve: ${line}\n`);
   if (!LOOPBACK.has(options.host)) log(`warning: listening on ${options.host}, not only on this machine: anyone who can reach it and has the token can drive this desktop`);
-  const [{ RunService }, { openDesktopOperator }, { ensureRendererBuilt }, { startMnemoServer }, { SharedOperator }, { createIsolatedOperator }, { mcpServerFactory }] = await Promise.all([
+  const [{ RunService }, { openDesktopOperator }, { ensureRendererBuilt }, { startMnemoServer }, { SharedOperator }, { createIsolatedOperator }, { mcpServerFactory }, { McpHttpEndpoint }] = await Promise.all([
     import('../../service/run-service'),
     import('../../service/desktop'),
     import('../../server/renderer-files'),
@@ -28,6 +29,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     import('../../service/shared-operator'),
     import('../../operator/isolated-operator'),
     import('../../mcp/front-end'),
+    import('../../mcp/http-endpoint'),
   ]);
   const service = new RunService({ config: config.config, flags: options.liveFps !== undefined ? { liveFps: options.liveFps } : {}, openOperator: openDesktopOperator, log });
   // First of all: a data directory open to other accounts is tightened, and said in one line.
@@ -42,7 +44,10 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const operator = new SharedOperator(() => createIsolatedOperator());
   let server;
   try {
-    server = await startMnemoServer({ service, rendererDir: renderer.dir, host: options.host, port: options.port, log, mcp: mcpServerFactory({ service, operator }) });
+    // MCP for other agents at /mcp, with the server's token: a new MCP server per client.
+    const newServer = mcpServerFactory({ service, operator });
+    const mounts = ({ token, hosts }: MountAccess) => [new McpHttpEndpoint({ token, hosts, newServer, log })];
+    server = await startMnemoServer({ service, rendererDir: renderer.dir, host: options.host, port: options.port, log, mounts });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     log(code === 'EADDRINUSE' ? `port ${options.port} is in use: choose another with --port (0 picks a free one)` : `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);

@@ -1,5 +1,5 @@
 /**
- * Who may use `mnemo serve`: whoever holds the token printed at start. Opening
+ * Who may use Mnemo's HTTP front ends (`mnemo serve` and its `/mcp`, `mnemo mcp --http`): whoever holds the token printed at start. Opening
  * `/?token=<token>` trades it for an HttpOnly cookie and sends the browser on to `/`, so the token
  * leaves the address bar; scripts send `Authorization: Bearer <token>`. A request from another
  * origin (a page on the web calling 127.0.0.1) or with another Host (DNS rebinding) is refused.

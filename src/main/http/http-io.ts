@@ -1,4 +1,4 @@
-/** Small HTTP helpers for `mnemo serve`: JSON in and out, errors as JSON. */
+/** Small HTTP helpers for Mnemo's HTTP front ends (`mnemo serve`, `mnemo mcp --http`): JSON in and out, bodies within their cap, errors as JSON. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { MAX_BODY } from '../../shared/http-binding';
