@@ -8,7 +8,7 @@
  * inspector and "Save as workflow" take it unchanged.
  */
 import type { StartTeach } from '../../shared/app-api';
-import type { RunHandle } from './run-service';
+import type { RunHandle } from './live-run';
 import type { ServiceResult } from './service-result';
 
 export interface TeachHost {

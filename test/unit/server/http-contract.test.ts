@@ -13,7 +13,7 @@ import { commandNames, commands, err, ok, type CommandName, type RequestOf, type
 import { API_PREFIX, type HttpBinding } from '../../../src/shared/http-binding';
 import { createHttpCommands, type HttpTransport } from '../../../src/shared/http-commands';
 import { commandRoutes, createRouter, type HttpHandlers, type Route } from '../../../src/main/server/router';
-import { readJson, send } from '../../../src/main/server/http-io';
+import { readJson, send } from '../../../src/main/http/http-io';
 
 const servers: Server[] = [];
 afterEach(async () => {
