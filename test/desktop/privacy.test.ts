@@ -67,7 +67,7 @@ describe('owner-only at rest', () => {
     process.umask(umask);
   });
 
-  it('under umask 000, every folder Mnemo creates is 0700 and every file 0600; an export elsewhere keeps the umask', async () => {
+  it('under umask 000, every folder Mnemo creates is 0700 and every file 0600, an export elsewhere included', async () => {
     const dataDir = join(mkdtempSync(join(scratch, 'umask-')), 'data');
     const model = await startScriptedServer({ replies: [tool([{ type: 'mouse_move', x: 300, y: 300 }], 'Move.'), tool([{ type: 'finished', summary: 'ok' }], 'Done.')] });
     try {
@@ -90,12 +90,12 @@ describe('owner-only at rest', () => {
       const wider = Object.entries(modes).filter(([path, mode]) => mode !== (statSync(join(dataDir, path)).isDirectory() ? '700' : '600'));
       expect(wider).toEqual([]);
 
-      // A report written where the user chose: the user's umask, and a reminder of what it holds.
+      // A report written where the user chose: owner-only as well, whatever the umask, and a reminder of what it holds.
       const elsewhere = join(mkdtempSync(join(scratch, 'export-')), 'report.html');
       const exported = await mnemo(['export', id, '--data-dir', dataDir, '--html', elsewhere]);
       expect(exported.code, exported.stderr).toBe(0);
       expect(exported.stderr).toMatch(/the report holds the screenshots of the session .*share it with care/);
-      expect((statSync(elsewhere).mode & 0o777).toString(8)).toBe('666');
+      expect((statSync(elsewhere).mode & 0o777).toString(8)).toBe('600');
     } finally {
       await model.close();
     }

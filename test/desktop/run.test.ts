@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { computerToolDefinition } from '../../src/main/model/families';
+import { computerToolDefinition, zoomToolDefinition } from '../../src/main/model/families';
 import { smartResize } from '../../src/main/model/families/ui-tars';
 import { startScriptedServer, startMemoryModelServer, imagesIn, decodeDataUrl, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
@@ -120,7 +120,8 @@ describe('filling and submitting the form in Chromium', () => {
       // What the model received: the tool schema, the image size, at most 3 images a request.
       expect(model.requests).toHaveLength(5);
       for (const request of model.requests) {
-        expect(request.body.tools).toEqual([computerToolDefinition(IMAGE)]);
+        // The screen (1280x800) is larger than the image: zoom is declared beside the computer tool.
+        expect(request.body.tools).toEqual([computerToolDefinition(IMAGE), zoomToolDefinition(IMAGE)]);
         const images = imagesIn(request.body);
         expect(images.length).toBeGreaterThanOrEqual(1);
         expect(images.length).toBeLessThanOrEqual(3);
