@@ -66,6 +66,25 @@ function restrictedImports(folder) {
   };
 }
 
+/**
+ * One run context (docs/architecture.md, "The run's context"): only the launcher builds a run's
+ * lifecycle; the engines do their own job on it and neither sum usage nor mask text (the
+ * lifecycle does both, once).
+ */
+const ONE_CONTEXT = {
+  selector: "NewExpression[callee.name='RunLifecycle']",
+  message: 'Only the launcher (src/main/service/run-launcher.ts) builds a run\'s lifecycle; an engine receives it.',
+};
+const ENGINE_FILES = ['src/main/agent/**/*.ts', 'src/main/replay/**/*.ts', 'src/main/workflow/runner.ts', 'src/main/teach/**/*.ts', 'src/main/run/single-action.ts', 'src/main/run/user-steps.ts'];
+const ENGINE_RULES = [
+  ONE_CONTEXT,
+  { selector: "CallExpression[callee.name='sumUsage']", message: "An engine does not sum usage: it says what a model call spent with life.spend(usage) and the step's end carries the sum." },
+  {
+    selector: "CallExpression[callee.object.property.name='secrets'][callee.property.name=/^(text|rawReply)$/], CallExpression[callee.name=/^(maskSecrets|maskRawReply|chainRedactors)$/], NewExpression[callee.name='SecretMask']",
+    message: 'An engine does not mask text: the lifecycle masks every event where it is stamped, and a raw reply in life.saveReply.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**/*.html'] },
   js.configs.recommended,
@@ -84,6 +103,8 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: electronPaths, patterns: electronPatterns }] },
   },
   ...[...Object.keys(LAYERS), ...FRONT_ENDS].map((folder) => ({ files: [`src/main/${folder}/**/*.ts`], rules: restrictedImports(folder) })),
+  { files: ['src/**/*.ts'], ignores: ['src/main/service/run-launcher.ts'], rules: { 'no-restricted-syntax': ['error', ONE_CONTEXT] } },
+  { files: ENGINE_FILES, rules: { 'no-restricted-syntax': ['error', ...ENGINE_RULES] } },
   {
     // The renderer runs in the browser sandbox: DOM globals, no Node; it imports src/shared and itself only.
     files: ['src/renderer/**/*.{ts,tsx}'],

@@ -23,6 +23,7 @@ import { FileRunRecorder } from '../src/main/store/run-recorder';
 import { startMemoryModelServer, startScriptedServer, type RecordedRequest } from '../test/fixtures/openai-server';
 import { startPrivateXvfb } from './lib/xvfb';
 import { runCrossTask } from './lib/cross-task';
+import { RunLifecycle } from '../src/main/run/lifecycle';
 
 const STEPS = 200;
 const REPORT_AT = [10, 20, 50, 100, 200];
@@ -75,7 +76,7 @@ try {
   const conversation = new TieredMemory({}, { model: memoryModel });
   const recorder = await FileRunRecorder.create(dataDir, { task: 'bench', model: 'gpt-4.1', family: 'tools' });
   const agent = new DeviceAgent(
-    { model, operator: loaded.operator, recorder, askUser: async () => null, memory: { model: memoryModel, blackboard, conversation } },
+    { model, memory: { model: memoryModel, blackboard, conversation } },
     {
       limits: { maxSteps: STEPS + 1, maxCostUsd: null, maxConsecutiveErrors: 3, maxParseRetries: 3 },
       settle: { intervalMs: 20, timeoutMs: 0, threshold: 0.003 },
@@ -83,7 +84,7 @@ try {
   );
   const events: AgentEvent[] = [];
   const started = Date.now();
-  for await (const event of agent.run('Find the row labelled "Invoice 2031" in the long list and open it', new AbortController().signal)) events.push(event);
+  for await (const event of agent.run('Find the row labelled "Invoice 2031" in the long list and open it', new RunLifecycle({ recorder, operator: loaded.operator, askUser: async () => null }, new AbortController().signal))) events.push(event);
   const end = events.at(-1);
   if (end?.type !== 'run-finished' || end.steps !== STEPS) throw new Error(`the run ended early: ${JSON.stringify(end)}`);
 

@@ -37,6 +37,7 @@ import { startGeminiServer, type GeminiScript } from '../test/fixtures/gemini-se
 import { computer, startAnthropicServer, type MessageScript } from '../test/fixtures/anthropic-server';
 import { fmt, fmtSigned, median, timeRunsInTurn } from './lib/stats';
 import { startPrivateXvfb } from './lib/xvfb';
+import { RunLifecycle } from '../src/main/run/lifecycle';
 
 const STEPS = 50;
 const LONG_RUN = 1000;
@@ -151,11 +152,11 @@ async function run(steps: number, settleTimeoutMs: number, onStep?: (event: Agen
     flushes.push(performance.now() - started);
   };
   const agent = new DeviceAgent(
-    { model: vision, operator, recorder, askUser: async () => null },
+    { model: vision },
     { limits: { maxSteps: steps + 1, maxCostUsd: null, maxConsecutiveErrors: 3, maxParseRetries: 3 }, settle: { ...DEFAULT_SETTLE, timeoutMs: settleTimeoutMs } },
   );
   const events: AgentEvent[] = [];
-  for await (const event of agent.run('move the mouse back and forth', new AbortController().signal)) {
+  for await (const event of agent.run('move the mouse back and forth', new RunLifecycle({ recorder, operator, askUser: async () => null }, new AbortController().signal))) {
     if (event.type === 'step-finished') onStep?.(event);
     // A long run keeps only what the figures need, as a real consumer would.
     if (steps <= STEPS || event.type === 'step-finished' || event.type === 'run-finished') events.push(event);
@@ -229,10 +230,10 @@ try {
   const session = await readSession(dataDir, recorded.sessionId);
   if (!session.ok) throw new Error(session.message);
   const replayRecorder = await FileRunRecorder.create(dataDir, { task: 'bench replay', model: 'none', family: 'none', replayOf: recorded.sessionId });
-  const replayer = new Replayer({ operator, recorder: replayRecorder, askUser: async () => null });
+  const replayer = new Replayer();
   const replayStarted = performance.now();
   let replayEnd: AgentEventOf<'run-finished'> | undefined;
-  for await (const event of replayer.replay(session.session, { policy: 'stop', speed: 0, settle: { ...DEFAULT_SETTLE, timeoutMs: 0 } }, new AbortController().signal)) {
+  for await (const event of replayer.replay(session.session, { policy: 'stop', speed: 0, settle: { ...DEFAULT_SETTLE, timeoutMs: 0 } }, new RunLifecycle({ recorder: replayRecorder, operator, askUser: async () => null }, new AbortController().signal))) {
     if (event.type === 'run-finished') replayEnd = event;
   }
   const replayPerStep = (performance.now() - replayStarted) / REPLAY_STEPS;

@@ -24,11 +24,14 @@ import { FileRunRecorder, type SessionMeta } from '../../src/main/store/run-reco
 import { DeviceAgent, type AskRequest } from '../../src/main/agent/device-agent';
 import type { AgentOptions } from '../../src/main/agent/settings';
 import { MASK } from '../../src/main/run/masking';
+import type { ConfirmationRule } from '../../src/main/run/confirmation';
+import { PauseGate } from '../../src/main/run/pause-gate';
 import type { RunMemoryDeps } from '../../src/main/agent/run-memory';
 import { createTextModel, TieredMemory } from '../../src/main/memory';
 import { startScriptedServer, type RecordedRequest, type ReplyScript, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 import { failureScreenshot, requireDisplay, runX, xdotool } from '../fixtures/desktop/display';
 import { launchXterm, type Xterm } from '../fixtures/desktop/xterm';
+import { runContext } from '../fixtures/run-context';
 
 const display = requireDisplay();
 // nut-js reads DISPLAY when it loads: set it before the operator is created.
@@ -84,12 +87,14 @@ interface RunSpec {
   replies: ReplyScript;
   model?: Partial<ModelSettingsInput>;
   agent?: Omit<Partial<AgentOptions>, 'limits'> & { limits?: Partial<AgentOptions['limits']> };
+  /** The run's confirmation rules (the settings' agent.confirmationRules). */
+  confirmationRules?: ConfirmationRule[];
   askUser?: (request: AskRequest, signal: AbortSignal) => Promise<string | null>;
   prices?: PriceTable;
   /** The memory model, blackboard and conversation of the run. */
   memory?: RunMemoryDeps;
   /** Sees each event as it streams (to pause, resume or stop the run). */
-  onEvent?: (event: AgentEvent, control: { agent: DeviceAgent; stop: AbortController; server: ScriptedServer }) => void;
+  onEvent?: (event: AgentEvent, control: { gate: PauseGate; stop: AbortController; server: ScriptedServer }) => void;
 }
 
 interface RunOutcome {
@@ -117,8 +122,11 @@ async function runAgent(spec: RunSpec): Promise<RunOutcome> {
   const dataDir = mkdtempSync(join(scratch, 'data-'));
   const task = 'Do the scripted task';
   const recorder = await FileRunRecorder.create(dataDir, { task, model: settings.model, family: settings.family });
+  const stop = new AbortController();
+  const gate = new PauseGate();
+  const life = runContext({ operator, recorder, gate, ...(spec.askUser ? { askUser: spec.askUser } : {}), ...(spec.confirmationRules ? { confirmationRules: spec.confirmationRules } : {}) }, stop.signal);
   const agent = new DeviceAgent(
-    { model, operator, recorder, askUser: spec.askUser ?? (async () => null), ...(spec.memory ? { memory: spec.memory } : {}) },
+    { model, ...(spec.memory ? { memory: spec.memory } : {}) },
     {
       settle: FAST_SETTLE,
       capture: { maxWidth: IMAGE.width, format: 'jpeg', quality: 70 },
@@ -126,11 +134,10 @@ async function runAgent(spec: RunSpec): Promise<RunOutcome> {
       limits: { maxSteps: 10, maxCostUsd: null, maxConsecutiveErrors: 3, maxParseRetries: 3, ...spec.agent?.limits },
     },
   );
-  const stop = new AbortController();
   const events: AgentEvent[] = [];
-  for await (const event of agent.run(task, stop.signal)) {
+  for await (const event of agent.run(task, life)) {
     events.push(event);
-    spec.onEvent?.(event, { agent, stop, server });
+    spec.onEvent?.(event, { gate, stop, server });
   }
   const end = events.at(-1);
   if (end?.type !== 'run-finished') throw new Error(`the run did not end with run-finished: ${JSON.stringify(events.map((e) => e.type))}`);
@@ -457,12 +464,12 @@ describe('stop and pause', () => {
     let resumedAt = 0;
     const run = await runAgent({
       replies: [toolCall([{ type: 'mouse_move', x: 200, y: 200 }]), toolCall([{ type: 'mouse_move', x: 250, y: 220 }]), finished()],
-      onEvent: (event, { agent }) => {
-        if (event.type === 'step-finished' && event.step === 1) agent.pause();
+      onEvent: (event, { gate }) => {
+        if (event.type === 'step-finished' && event.step === 1) gate.pause();
         if (event.type === 'paused') {
           setTimeout(() => {
             resumedAt = Date.now();
-            agent.resume();
+            gate.resume();
           }, 300);
         }
       },
@@ -603,7 +610,7 @@ describe('confirmation rules', () => {
 
   it('asks before pressing Enter and never presses it after a no', async () => {
     const run = await runAgent({
-      agent: { confirmationRules: rules },
+      confirmationRules: rules,
       replies: [toolCall([{ type: 'hotkey', keys: ['enter'] }], 'I submit.'), finished()],
       askUser: async () => 'no',
     });
@@ -621,7 +628,7 @@ describe('confirmation rules', () => {
 
   it('presses Enter after a yes and goes on', async () => {
     const run = await runAgent({
-      agent: { confirmationRules: rules },
+      confirmationRules: rules,
       replies: [toolCall([{ type: 'hotkey', keys: ['enter'] }], 'I submit.'), finished()],
       askUser: async () => 'yes',
     });
@@ -724,7 +731,7 @@ describe('a confirmation rule on the focused window title', () => {
     await xterm!.focus();
     const asked: AskRequest[] = [];
     const run = await runAgent({
-      agent: { confirmationRules: rules },
+      confirmationRules: rules,
       replies: [toolCall([{ type: 'click', ...BARE }], 'I click.'), finished()],
       askUser: async (request) => {
         asked.push(request);
@@ -743,7 +750,7 @@ describe('a confirmation rule on the focused window title', () => {
     try {
       await other.focus();
       const run = await runAgent({
-        agent: { confirmationRules: rules },
+        confirmationRules: rules,
         replies: [toolCall([{ type: 'mouse_move', ...BARE }], 'I move.'), finished()],
         askUser: async () => {
           throw new Error('nothing should be asked');

@@ -20,6 +20,7 @@ import * as claude from '../fixtures/anthropic-server';
 import { xdotool } from '../fixtures/desktop/display';
 import { screenshotOnFailure, useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, sliderPoint, TARGET_LAYOUT } from '../fixtures/desktop/layout';
+import { runContext } from '../fixtures/run-context';
 
 const page = useKioskPage();
 screenshotOnFailure(page, 'anthropic-actions');
@@ -59,11 +60,11 @@ async function run(...replies: Array<claude.ScriptedBlock[]>): Promise<{ end: Ag
   const model = createVisionModel(ModelSettingsSchema.parse({ baseUrl: server.url, model: 'claude-sonnet-4-6', family: 'anthropic', maxRetries: 0, timeoutMs: 20_000 }));
   const recorder = await FileRunRecorder.create(mkdtempSync(join(scratch, 'data-')), { task: 'scripted', model: model.model, family: model.family });
   const agent = new DeviceAgent(
-    { model, operator, recorder, askUser: async () => null },
+    { model },
     { settle: { intervalMs: 50, timeoutMs: 1000, threshold: 0.003 }, capture: { maxWidth: IMAGE.width, format: 'jpeg', quality: 80 } },
   );
   const events: AgentEvent[] = [];
-  for await (const event of agent.run('Do the scripted task', new AbortController().signal)) events.push(event);
+  for await (const event of agent.run('Do the scripted task', runContext({ operator, recorder }))) events.push(event);
   const end = events.at(-1) as AgentEventOf<'run-finished'>;
   expect(end, JSON.stringify(events.filter((event) => event.type === 'model-error' || event.type === 'action-result'))).toMatchObject({ type: 'run-finished', status: 'finished' });
   return { end, server };

@@ -23,6 +23,7 @@ import { decodeDataUrl } from '../fixtures/openai-server';
 import { adoptDisplay, xdotool } from '../fixtures/desktop/display';
 import { screenshotOnFailure, useKioskPage } from '../fixtures/desktop/kiosk-page';
 import { centreOf, sliderPoint, TARGET_LAYOUT } from '../fixtures/desktop/layout';
+import { runContext } from '../fixtures/run-context';
 
 // nut-js reads DISPLAY when it loads: the operator below acts on the test display.
 const display = adoptDisplay();
@@ -57,15 +58,7 @@ async function runGemini(replies: GeminiReplies, answer: (request: AskRequest) =
   const recorder = await FileRunRecorder.create(desk.dataDir(), { task: 'the scripted task', model: MODEL, family: 'gemini' });
   const asked: AskRequest[] = [];
   const agent = new DeviceAgent(
-    {
-      model,
-      operator: desk.operator,
-      recorder,
-      askUser: async (request) => {
-        asked.push(request);
-        return answer(request);
-      },
-    },
+    { model },
     {
       settle: { intervalMs: 50, timeoutMs: 1000, threshold: 0.003 },
       capture: { maxWidth: IMAGE.width, format: 'jpeg', quality: 70 },
@@ -73,7 +66,17 @@ async function runGemini(replies: GeminiReplies, answer: (request: AskRequest) =
     },
   );
   const events: AgentEvent[] = [];
-  for await (const event of agent.run('the scripted task', new AbortController().signal)) events.push(event);
+  for await (const event of agent.run(
+    'the scripted task',
+    runContext({
+      operator: desk.operator,
+      recorder,
+      askUser: async (request) => {
+        asked.push(request);
+        return answer(request);
+      },
+    }),
+  )) events.push(event);
   const end = events.at(-1);
   if (end?.type !== 'run-finished') throw new Error('the run did not end with run-finished');
   return { events, end, server, asked };

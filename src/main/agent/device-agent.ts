@@ -17,28 +17,23 @@
  */
 import { actionPoints, isControlAction, isMemoryAction, type Action, type ActionOf } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
-import { sumUsage, ZERO_USAGE, type AgentEvent, type StepErrorKind, type StepTimings, type UsageSummary } from '../../shared/events';
+import type { AgentEvent, AgentEventOf, StepErrorKind, StepTimings } from '../../shared/events';
 import { formatUsdLimit } from '../../shared/format';
-import type { Redactor } from '../../shared/secret-mask';
 import type { CaptureOptions, Observation } from '../operator/capture';
 import { imageRectToScreen, imageToScreen, screenToImage } from '../operator/geometry';
-import type { Operator } from '../operator/desktop-operator';
 import type { ScreenFingerprint } from '../operator/screen-diff';
 import type { ActionReport, ActionsNotRun, ModelImage, PredictionSuccess, VisionModel, ZoomedRegion } from '../model/types';
 import type { Rect } from '../../shared/frame';
 import type { CaptureRequest, SafetyCheck } from '../model/families';
 import type { ProviderProbe } from '../model/provider-check';
 import { coordinateFrameOf, describeCoordinates, pointSpeaker } from '../model/speak';
-import type { RunRecorder } from '../store/run-recorder';
-import type { AskRequest, AskUser } from '../run/ask';
+import type { AskRequest } from '../run/ask';
 import { aimsAtPoint, BatchLooks, changesScreen, describeCut, judgeNextAction, type BatchVerdict } from '../run/batch-guard';
-import { confirmBeforeAction, isAffirmative } from '../run/confirmation';
+import { isAffirmative } from '../run/confirmation';
 import { internalError, STOPPED, type Ending } from '../run/ending';
-import { RunLifecycle } from '../run/lifecycle';
+import type { RunLifecycle } from '../run/lifecycle';
 import { isSecretTyping } from '../run/masking';
-import { PauseGate } from '../run/pause-gate';
 import type { RunWorkflows } from '../run/run-workflows';
-import type { Takeover } from '../run/takeover';
 import { describeHandback, serveTakeover } from '../run/user-steps';
 import { describeResult, type CompletedStep, type StepCapture } from './completed-step';
 import { RepetitionGuard } from './repetition';
@@ -48,26 +43,18 @@ import { StepHistory } from './step-history';
 
 export type { AskRequest, AskUser, PendingQuestion } from '../run/ask';
 
+/**
+ * What the agent needs besides its run's context (the lifecycle the launcher built: recorder,
+ * operator, questions, pause gate, redaction, confirmation rules, takeover).
+ */
 export interface DeviceAgentDeps {
   model: VisionModel;
-  operator: Operator;
-  recorder: RunRecorder;
-  askUser: AskUser;
-  now?: () => number;
   /** Extra system text for the model, read at every step (after the run's own memory). */
   systemContext?: () => string | undefined;
   /** The memory model, the shared blackboard and the conversation; without them the run still keeps its trace, layers and pruning. */
   memory?: RunMemoryDeps;
-  /** Pause and resume; one is made when none is given. */
-  gate?: PauseGate;
   /** Checks the provider before step 1: a failure retrying cannot fix ends the run at once. */
   preflight?: (signal: AbortSignal) => Promise<ProviderProbe>;
-  /** Notes said before the first step (a disk nearly full). */
-  notices?: readonly string[];
-  /** The redaction policy (the settings' secrets: the API key, ...): applied to everything the run records or shows. */
-  redaction?: Redactor;
-  /** The user taking the run over and handing it back; without one the run cannot be taken over. */
-  takeover?: Takeover;
   /** Saved workflows: offered in the instructions where they match the task, run by `run_workflow`. */
   workflows?: RunWorkflows;
 }
@@ -79,32 +66,16 @@ function modelImageOf(observation: Observation): ModelImage {
 
 export class DeviceAgent {
   private readonly options: AgentOptions;
-  private readonly gate: PauseGate;
 
   constructor(
     private readonly deps: DeviceAgentDeps,
     options: Partial<AgentOptions> = {},
   ) {
     this.options = { ...DEFAULT_AGENT_OPTIONS, ...options, limits: { ...DEFAULT_AGENT_OPTIONS.limits, ...options.limits } };
-    this.gate = deps.gate ?? new PauseGate();
   }
 
-  /** Takes effect at the next step boundary. */
-  pause(): void {
-    this.gate.pause();
-  }
-
-  resume(): void {
-    this.gate.resume();
-  }
-
-  get isPaused(): boolean {
-    return this.gate.paused;
-  }
-
-  run(task: string, signal: AbortSignal, extra: { conversationId?: string } = {}): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now, notices, redaction } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(redaction ? { redaction } : {}) }, signal);
+  /** Runs the task on the run's context; the events are the context's (`life.events`). */
+  run(task: string, life: RunLifecycle, extra: { conversationId?: string } = {}): AsyncIterable<AgentEvent> {
     void new AgentRun(task, life, this.deps, this.options, extra.conversationId).execute();
     return life.events;
   }
@@ -119,8 +90,6 @@ interface StepEnd {
 /** One run of the agent: its state lives here, so the DeviceAgent stays reusable. */
 class AgentRun {
   private step = 0;
-  /** What the step in progress spent so far (its model calls, failed ones included). */
-  private stepUsage: UsageSummary = { ...ZERO_USAGE };
   private readonly history = new StepHistory();
   private feedback: string[] = [];
   /** The model's `run_workflow`, run once its step is over (its steps follow as steps of the run). */
@@ -217,14 +186,13 @@ class AgentRun {
       this.step++;
       const started = this.life.clock();
       this.timings = {};
-      this.stepUsage = { ...ZERO_USAGE };
       this.life.emit({ type: 'step-started', step: this.step });
       const end = await this.runStep();
       if (end.completed) {
         this.history.add(end.completed);
         await this.memory.endStep(end.completed, this.signal);
       }
-      this.life.finishStep(this.step, this.life.clock() - started, this.stepUsage, this.timings);
+      this.life.finishStep(this.step, this.life.clock() - started, this.timings);
       // Durable on disk in the background; the next step does not wait for the fsync.
       void this.life.recorder.flush();
       if (end.ending) return end.ending;
@@ -260,7 +228,7 @@ class AgentRun {
 
   /** While the run is taken over: the user's steps, then the agent is told what they did. */
   private async letUserWork(): Promise<void> {
-    const takeover = this.deps.takeover;
+    const takeover = this.life.takeover;
     if (!takeover?.takenOver || this.signal.aborted) return;
     const served = await serveTakeover(this.life, takeover, { step: this.step, capture: this.capture });
     this.step = served.step;
@@ -276,7 +244,7 @@ class AgentRun {
 
   /** The user took the run over during this step: what the agent had planned is dropped. */
   private interrupted(planned: number): boolean {
-    if (!this.deps.takeover?.takenOver || this.signal.aborted) return false;
+    if (!this.life.takeover?.takenOver || this.signal.aborted) return false;
     const what = planned > 0 ? `${planned} planned action${planned === 1 ? ' was' : 's were'} not carried out` : "the model's reply was dropped";
     this.life.emit({ type: 'note', step: this.step, message: `the user took over: ${what}` });
     return true;
@@ -319,7 +287,7 @@ class AgentRun {
     const history = await this.history.withImages(pruned, (ref) => recorder.readScreenshot(ref));
     const modelStarted = this.life.clock();
     // A takeover cancels the model call: its actions would be for a screen the user is about to change.
-    const takeover = this.deps.takeover;
+    const takeover = this.life.takeover;
     const prediction = await this.deps.model.predict(
       {
         task: this.task,
@@ -341,13 +309,12 @@ class AgentRun {
     if (prediction.ok || prediction.error.kind === 'parse') this.acknowledged = [];
 
     if (!prediction.ok) {
-      if (prediction.usage) this.addUsage(prediction.usage);
+      if (prediction.usage) this.life.spend(prediction.usage);
       if (this.interrupted(0)) return {};
       const { error } = prediction;
       if (error.kind === 'aborted' || this.signal.aborted) return { ending: { status: 'aborted', reason: 'stopped by the user during a model call' } };
       if (error.kind === 'parse') {
-        const reply = error.raw !== undefined ? this.life.secrets.rawReply(error.raw) : undefined;
-        if (reply !== undefined) void recorder.saveReply?.(this.step, reply);
+        const reply = error.raw !== undefined ? this.life.saveReply(this.step, error.raw) : undefined;
         this.parseFailures++;
         const limit = this.options.limits.maxParseRetries;
         this.life.emit({ type: 'model-error', step: this.step, kind: 'parse', message: error.message, consecutive: this.parseFailures, limit });
@@ -378,7 +345,7 @@ class AgentRun {
     }
 
     this.parseFailures = 0;
-    this.addUsage(prediction.usage);
+    this.life.spend(prediction.usage);
     const end = await this.act(prediction, observation, screenshot, screenBefore);
     if (zoom && end.completed) end.completed.zoom = zoom.said;
     return end;
@@ -394,12 +361,17 @@ class AgentRun {
     for (const action of prediction.actions) {
       if (isSecretTyping(action, prediction.thought) && action.type === 'type') secrets.add(action.text);
     }
-    const shownActions = prediction.actions.map((action) => secrets.action(action));
-    const thought = prediction.thought === null ? null : secrets.text(prediction.thought);
-    const reply = secrets.rawReply(prediction.raw);
-    void this.life.recorder.saveReply?.(this.step, reply);
+    const reply = this.life.saveReply(this.step, prediction.raw);
     const { inputTokens, outputTokens, costUsd } = prediction.usage;
-    this.life.emit({ type: 'prediction', step: this.step, thought, actions: shownActions, usage: { inputTokens, outputTokens, costUsd }, attempts: prediction.attempts });
+    // As stamped, masked: what the record, the history and the memory keep.
+    const { thought, actions: shownActions } = this.life.emit({
+      type: 'prediction',
+      step: this.step,
+      thought: prediction.thought,
+      actions: prediction.actions,
+      usage: { inputTokens, outputTokens, costUsd },
+      attempts: prediction.attempts,
+    }) as AgentEventOf<'prediction'>;
     this.memory.beginStep(this.step, thought, shownActions);
 
     const results: string[] = [];
@@ -618,16 +590,15 @@ class AgentRun {
 
   /** Asks before a sensitive action; returns the ending when the user says no. */
   private async confirmIfNeeded(action: Action, prediction: PredictionSuccess): Promise<Ending | undefined> {
-    const shown = this.life.secrets.action(action);
     const checks = prediction.pendingSafetyChecks;
     if (checks.length > 0 && action.confirm) {
       const question = `The model's provider flagged this action: ${checks.map((check) => check.message ?? check.code ?? check.id).join('; ')}. Allow ${action.type}?`;
-      const answer = await this.ask({ kind: 'safety_check', question, action: shown });
+      const answer = await this.ask({ kind: 'safety_check', question, action });
       if (!isAffirmative(answer)) return { status: 'refused', reason: `the user did not acknowledge the safety check (${question})` };
       this.acknowledged = checks;
       return undefined;
     }
-    return confirmBeforeAction(this.life, this.step, action, this.options.confirmationRules);
+    return this.life.confirm(this.step, action);
   }
 
   private async ask(request: AskRequest): Promise<string | null> {
@@ -643,9 +614,5 @@ class AgentRun {
     if (emitEvent) this.life.emit({ type: 'model-error', step: this.step, kind, message, consecutive: this.consecutiveErrors, limit });
     if (this.consecutiveErrors >= limit) return { status: 'failed', reason: `${this.consecutiveErrors} errors in a row; last: ${message}` };
     return undefined;
-  }
-
-  private addUsage(usage: UsageSummary): void {
-    this.stepUsage = sumUsage(this.stepUsage, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
   }
 }

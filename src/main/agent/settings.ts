@@ -1,6 +1,5 @@
 /** The loop's limits and guards, with the defaults a user gets without configuring anything. */
 import type { CaptureOptions } from '../operator/capture';
-import type { ConfirmationRule } from '../run/confirmation';
 import { DEFAULT_SETTLE, type SettleOptions } from '../run/settle';
 import type { RunMemoryOptions } from './run-memory';
 
@@ -19,7 +18,6 @@ export interface AgentOptions {
   /** Screenshots in each request, the current one included; older steps get a placeholder. */
   keepScreenshots: number;
   settle: SettleOptions;
-  confirmationRules: ConfirmationRule[];
   capture: CaptureOptions;
   /** Layer budgets, pruning (keepScreenshots above is its screenshot count), trace bound. */
   memory?: RunMemoryOptions;
@@ -29,7 +27,6 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   limits: { maxSteps: 50, maxCostUsd: null, maxConsecutiveErrors: 3, maxParseRetries: 3 },
   keepScreenshots: 3,
   settle: DEFAULT_SETTLE,
-  confirmationRules: [],
   capture: { maxWidth: 1280, format: 'jpeg', quality: 80 },
 };
 

@@ -24,20 +24,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Action } from '../../shared/actions';
-import { sumUsage, ZERO_USAGE, type AgentEvent, type UsageSummary } from '../../shared/events';
+import { ZERO_USAGE, type AgentEvent } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
-import type { Redactor } from '../../shared/secret-mask';
 import type { ModelImage, VisionModel } from '../model/types';
 import type { CaptureOptions } from '../operator/capture';
-import type { Operator } from '../operator/desktop-operator';
-import type { AskRequest, AskUser } from '../run/ask';
+import type { AskRequest } from '../run/ask';
 import { isAffirmative } from '../run/confirmation';
 import { abortableDelay, internalError, STOPPED, type Ending } from '../run/ending';
-import { RunLifecycle } from '../run/lifecycle';
+import type { RunLifecycle } from '../run/lifecycle';
 import { MASK } from '../run/masking';
-import { PauseGate } from '../run/pause-gate';
 import { DEFAULT_SETTLE, type SettleOptions } from '../run/settle';
-import type { RunRecorder } from '../store/run-recorder';
 import type { SessionRecord } from '../store/session-reader';
 import {
   assessDivergence,
@@ -65,42 +61,19 @@ export interface ReplayOptions {
   capture?: CaptureOptions;
 }
 
+/** What a replay needs besides its run's context (the lifecycle the launcher built, recording it as a new session with `replayOf`). */
 export interface ReplayerDeps {
-  operator: Operator;
-  /** Records the replay as a new session (create it with `replayOf`). */
-  recorder: RunRecorder;
-  askUser: AskUser;
   /** Needed only for the `reground` policy (and offered under `ask`). */
   model?: VisionModel;
-  now?: () => number;
-  /** Pause and resume between steps; one is made when none is given. */
-  gate?: PauseGate;
-  /** Notes said before the first step (a disk nearly full). */
-  notices?: readonly string[];
-  /** The redaction policy (the settings' secrets: the API key, ...): applied to everything the run records or shows. */
-  redaction?: Redactor;
 }
 
 type Decision = 'recorded' | 'skip' | 'reground' | Ending;
 
 export class Replayer {
-  private readonly gate: PauseGate;
+  constructor(private readonly deps: ReplayerDeps = {}) {}
 
-  constructor(private readonly deps: ReplayerDeps) {
-    this.gate = deps.gate ?? new PauseGate();
-  }
-
-  pause(): void {
-    this.gate.pause();
-  }
-
-  resume(): void {
-    this.gate.resume();
-  }
-
-  replay(session: SessionRecord, options: ReplayOptions, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, now, notices, redaction } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, gate: this.gate, ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(redaction ? { redaction } : {}) }, signal);
+  /** Replays the session on the run's context; the events are the context's (`life.events`). */
+  replay(session: SessionRecord, options: ReplayOptions, life: RunLifecycle): AsyncIterable<AgentEvent> {
     void new ReplayRun(session, options, life, this.deps).execute();
     return life.events;
   }
@@ -112,8 +85,6 @@ class ReplayRun {
   private readonly thresholds: DivergenceThresholds;
   private readonly speed: number;
   private readonly signal: AbortSignal;
-  /** What the step being replayed spent so far (finding a target again with the model). */
-  private stepUsage: UsageSummary = { ...ZERO_USAGE };
   private replayed = 0;
   private regrounded = 0;
   /** The step being replayed (0 before the first), for events about questions. */
@@ -179,10 +150,9 @@ class ReplayRun {
       previous = { recordedAt: step.startedAt, replayedAt: started };
       lastStep = step.step;
       this.current = step.step;
-      this.stepUsage = { ...ZERO_USAGE };
       this.emit({ type: 'step-started', step: step.step });
       const ending = await this.replayStep(step);
-      this.life.finishStep(step.step, this.now() - started, this.stepUsage);
+      this.life.finishStep(step.step, this.now() - started);
       void this.life.recorder.flush();
       if (ending) return { ending, lastStep };
       if (step.finished) summary = step.finished.summary;
@@ -194,7 +164,7 @@ class ReplayRun {
 
   /** One recorded step; returns how the replay ends, or undefined to go on. */
   private async replayStep(step: PlannedStep): Promise<Ending | undefined> {
-    const { operator, recorder } = this.deps;
+    const { operator, recorder } = this.life;
     const n = step.step;
     for (const message of step.skipped) this.emit({ type: 'note', step: n, message });
 
@@ -345,13 +315,13 @@ class ReplayRun {
       (delta, attempt) => this.life.thought(n, delta, attempt),
     );
     if (!result.ok) {
-      if (result.usage) this.addUsage(result.usage);
+      if (result.usage) this.life.spend(result.usage);
       if (result.aborted) return { ok: false, ending: { status: 'aborted', reason: 'stopped by the user during a model call' } };
       this.emit({ type: 'model-error', step: n, kind: 'reground', message: result.reason, consecutive: 1, limit: 1 });
       return { ok: false, ending: { status: 'failed', reason: `step ${n} diverged (${difference}) and the model could not find the target again: ${result.reason}` } };
     }
     const { prediction } = result;
-    this.addUsage(prediction.usage);
+    this.life.spend(prediction.usage);
     this.emit({
       type: 'prediction',
       step: n,
@@ -370,8 +340,5 @@ class ReplayRun {
     return this.life.ask(this.current, request, { secret });
   }
 
-  private addUsage(usage: UsageSummary): void {
-    this.stepUsage = sumUsage(this.stepUsage, usage);
-  }
 }
 

@@ -6,8 +6,6 @@
 import type { Action } from '../../shared/actions';
 import type { ConfirmationRule } from '../../shared/config';
 import { normalizeKey } from '../../shared/keys';
-import type { Ending } from './ending';
-import type { RunLifecycle } from './lifecycle';
 
 export { ConfirmationRuleSchema, type ConfirmationRule } from '../../shared/config';
 
@@ -61,19 +59,4 @@ export function rulesUseWindowTitle(rules: readonly ConfirmationRule[]): boolean
 /** "yes", "y", "ok", "confirm", ... */
 export function isAffirmative(answer: string | null): boolean {
   return answer !== null && /^\s*(y|yes|ok|okay|confirm|confirmed|allow|go|go ahead|sure|proceed)\s*[.!]?\s*$/i.test(answer);
-}
-
-/**
- * Before an action on the desktop: asks the user when the action itself or a rule wants a yes
- * (the agent's actions and a single action alike). Returns the refusal (no yes came: a no, or
- * nobody to answer), or undefined to go ahead.
- */
-export async function confirmBeforeAction(life: RunLifecycle, step: number, action: Action, rules: readonly ConfirmationRule[]): Promise<Ending | undefined> {
-  const title = rulesUseWindowTitle(rules) ? await life.operator.activeWindowTitle() : undefined;
-  const need = confirmationNeeded(action, rules, title);
-  if (!need) return undefined;
-  const shown = life.secrets.action(action);
-  const question = `${need.reason}. Allow ${action.type} ${JSON.stringify(shown)}?`;
-  const answer = await life.ask(step, { kind: 'confirmation', question, action: shown });
-  return isAffirmative(answer) ? undefined : { status: 'refused', reason: `the user refused the action (${need.reason})` };
 }

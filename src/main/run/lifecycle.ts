@@ -1,7 +1,8 @@
 /**
- * The run lifecycle that the agent loop and the replayer share: emitting events (with `seq`),
- * recording them, asking the user, executing an action with masking, waiting for the screen to
- * settle, pausing at step boundaries, and ending the run.
+ * The run's context: what the launcher builds once for every kind of run (src/main/service/
+ * run-launcher.ts) and every engine (the agent, the replayer, the workflow runner, the
+ * demonstration, the single action) works through. Engines do their own job only: none builds
+ * one, sums usage or masks text.
  *
  * Events: each gets the run id, the time and the next `seq`, goes to the recorder (an ordered
  * writer in the background) and to the live stream (`events`). Thought deltas are coalesced
@@ -9,20 +10,24 @@
  * only when the next other event is emitted: by then the step's typed secrets are known, and a
  * password the model spelled out in its thought before its action revealed it is masked.
  *
- * The redaction policy (the settings' secrets: the API key, ...) is applied to every event here,
- * the one place all of them pass, before they are recorded or streamed; a streamed thought holds back a tail that may
- * be the start of one, so a key cut between two deltas is still masked whole.
+ * Masking, once, on the way out: every event is masked where it is stamped, with the redaction
+ * policy (the settings' secrets: the API key, ...) and the secrets typed so far; the recorder
+ * writes it as stamped. A raw reply is masked once in `saveReply`. A streamed thought holds back a
+ * tail that may be the start of a secret, so a key cut between two deltas is still masked whole.
  *
+ * Usage: the engines say what each model call spent (`spend`); the step's end carries the sum.
  * Totals: every emitted event goes through the shared fold (src/shared/run-totals.ts), so a
  * step's `costUsd`, the cost limit and the run-finished usage are what every reader of the record
  * computes from it.
  *
- * The record before acting: `checkpoint()` waits until everything recorded so far is written,
- * and ends the run when something could not be: no action without a record.
+ * Questions, confirmations (the run's rules), the pause gate and the takeover are the context's
+ * too. The record before acting: `checkpoint()` waits until everything recorded so far is
+ * written, and ends the run when something could not be: no action without a record.
  */
 import type { Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
-import type { Actor, AgentEvent, AgentEventInput, AgentEventOf, StepTimings, UsageSummary } from '../../shared/events';
+import type { ConfirmationRule } from '../../shared/config';
+import { sumUsage, ZERO_USAGE, type Actor, type AgentEvent, type AgentEventInput, type AgentEventOf, type StepTimings, type UsageSummary } from '../../shared/events';
 import { addToTotals, NO_TOTALS, type RunTotals } from '../../shared/run-totals';
 import type { Frame } from '../../shared/frame';
 import { SecretMask, type Redactor } from '../../shared/secret-mask';
@@ -30,10 +35,12 @@ import type { Operator } from '../operator/desktop-operator';
 import type { RunRecorder } from '../store/run-recorder';
 import type { AskRequest, AskUser } from './ask';
 import { AsyncQueue } from './async-queue';
+import { confirmationNeeded, isAffirmative, rulesUseWindowTitle } from './confirmation';
 import type { Ending } from './ending';
-import { MASK, SecretSet } from './masking';
+import { MASK, maskSecrets, SecretSet } from './masking';
 import { PauseGate } from './pause-gate';
 import { waitForSettle, type SettleOptions, type SettleOutcome } from './settle';
+import type { Takeover } from './takeover';
 
 export interface RunLifecycleDeps {
   recorder: RunRecorder;
@@ -46,6 +53,10 @@ export interface RunLifecycleDeps {
   notices?: readonly string[];
   /** The redaction policy, applied to every event (the settings' secrets, whole or by pieces of 8 characters or more). */
   redaction?: Redactor;
+  /** When to ask before an action (the settings' agent.confirmationRules); an action the model marked `confirm` is always asked about. */
+  confirmationRules?: readonly ConfirmationRule[];
+  /** The user taking the run over and handing it back (runs the agent serves); absent: it cannot be taken over. */
+  takeover?: Takeover;
 }
 
 /** Deltas that arrive within this long go out as one event. */
@@ -63,11 +74,14 @@ export class RunLifecycle {
   readonly events = new AsyncQueue<AgentEvent>();
   readonly secrets: SecretSet;
   readonly runId: string;
+  /** Pause and resume, shared with whoever pauses the run (its live handle). */
+  readonly gate: PauseGate;
   private readonly now: () => number;
-  private readonly gate: PauseGate;
   private seq = 0;
-  /** Emitted thought deltas not yet recorded (see the module comment). */
-  private unrecordedThoughts: Array<AgentEventOf<'thought-delta'>> = [];
+  /** What the step in progress spent so far (`spend`), said and reset by `finishStep`. */
+  private stepUsage: UsageSummary = { ...ZERO_USAGE };
+  /** Emitted thought deltas not yet recorded, with how many typed secrets were known when each was masked (see the module comment). */
+  private unrecordedThoughts: Array<{ event: AgentEventOf<'thought-delta'>; typedKnown: number }> = [];
   private pendingThought: PendingThought | null = null;
   private runTotals: RunTotals = NO_TOTALS;
 
@@ -93,12 +107,26 @@ export class RunLifecycle {
     return this.now;
   }
 
+  get takeover(): Takeover | undefined {
+    return this.deps.takeover;
+  }
+
   /** The steps finished so far and what they spent, folded from the events emitted. */
   get totals(): RunTotals {
     return this.runTotals;
   }
 
-  /** Stamps, records and streams one event. */
+  /**
+   * The model's raw reply for the step into the record (where the recorder keeps replies), masked
+   * here, once, as the reply may hold the typed secrets JSON-escaped. Returns it as kept.
+   */
+  saveReply(step: number, raw: string): string {
+    const kept = this.secrets.rawReply(raw);
+    void this.deps.recorder.saveReply?.(step, kept);
+    return kept;
+  }
+
+  /** Stamps (masking it, once: the settings' and the typed secrets), records and streams one event; returns it as stamped. */
   emit = (input: AgentEventInput): AgentEvent => {
     this.flushThought();
     this.recordThoughts();
@@ -131,17 +159,21 @@ export class RunLifecycle {
     this.pendingThought = held > 0 ? { ...pending, text: pending.text.slice(pending.text.length - held), timer: null } : null;
     const text = pending.text.slice(0, pending.text.length - held);
     if (text === '') return;
-    const event = this.stamp({ type: 'thought-delta', step: pending.step, delta: this.secrets.text(text), attempt: pending.attempt }) as AgentEventOf<'thought-delta'>;
-    this.unrecordedThoughts.push(event);
+    const event = this.stamp({ type: 'thought-delta', step: pending.step, delta: text, attempt: pending.attempt }) as AgentEventOf<'thought-delta'>;
+    this.unrecordedThoughts.push({ event, typedKnown: this.secrets.list.length });
     this.events.push(event);
   }
 
+  /** The streamed deltas into the record; a secret typed since one streamed is masked in it now. */
   private recordThoughts(): void {
-    for (const event of this.unrecordedThoughts.splice(0)) void this.deps.recorder.record({ ...event, delta: this.secrets.text(event.delta) });
+    for (const { event, typedKnown } of this.unrecordedThoughts.splice(0)) {
+      const learned = this.secrets.list.slice(typedKnown);
+      void this.deps.recorder.record(learned.length === 0 ? event : { ...event, delta: maskSecrets(event.delta, learned) });
+    }
   }
 
   private stamp(input: AgentEventInput): AgentEvent {
-    const event = this.secrets.value({ ...input, runId: this.runId, at: this.now(), seq: ++this.seq } as AgentEvent);
+    const event = this.secrets.event({ ...input, runId: this.runId, at: this.now(), seq: ++this.seq } as AgentEvent);
     this.runTotals = addToTotals(this.runTotals, event);
     return event;
   }
@@ -170,13 +202,35 @@ export class RunLifecycle {
     return answer;
   }
 
+  /** A model call of the step in progress (failed ones included): its tokens and cost go on the step's end. */
+  spend(usage: UsageSummary): void {
+    this.stepUsage = sumUsage(this.stepUsage, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd: usage.costUsd });
+  }
+
   /**
-   * The step's end: what it spent (`usage`, every model call of the step) and, as `costUsd`, the
-   * run's cost with it, which is what the fold of the record gives after this event.
+   * The step's end: what it spent (every `spend` since the last step's end) and, as `costUsd`,
+   * the run's cost with it, which is what the fold of the record gives after this event.
    */
-  finishStep(step: number, durationMs: number, usage: UsageSummary, timings?: StepTimings, actor?: Actor): void {
+  finishStep(step: number, durationMs: number, timings?: StepTimings, actor?: Actor): void {
+    const usage = this.stepUsage;
+    this.stepUsage = { ...ZERO_USAGE };
     const costUsd = this.runTotals.usage.costUsd + usage.costUsd;
-    this.emit({ type: 'step-finished', step, durationMs, costUsd, usage: { ...usage }, ...(timings ? { timings } : {}), ...(actor ? { actor } : {}) });
+    this.emit({ type: 'step-finished', step, durationMs, costUsd, usage, ...(timings ? { timings } : {}), ...(actor ? { actor } : {}) });
+  }
+
+  /**
+   * Before an action on the desktop: asks the user when the action itself or a confirmation rule
+   * wants a yes. Returns the refusal (a no, or nobody to answer), or undefined to go ahead.
+   */
+  async confirm(step: number, action: Action): Promise<Ending | undefined> {
+    const rules = this.deps.confirmationRules ?? [];
+    const title = rulesUseWindowTitle(rules) ? await this.deps.operator.activeWindowTitle() : undefined;
+    const need = confirmationNeeded(action, rules, title);
+    if (!need) return undefined;
+    const shown = this.secrets.action(action);
+    const question = `${need.reason}. Allow ${action.type} ${JSON.stringify(shown)}?`;
+    const answer = await this.ask(step, { kind: 'confirmation', question, action: shown });
+    return isAffirmative(answer) ? undefined : { status: 'refused', reason: `the user refused the action (${need.reason})` };
   }
 
   /**

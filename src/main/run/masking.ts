@@ -7,6 +7,7 @@
  * the field the user typed into stand for it (src/main/teach/secret-field.ts).
  */
 import type { Action } from '../../shared/actions';
+import type { AgentEvent } from '../../shared/events';
 
 import { MASK } from '../../shared/describe-action';
 import { SecretMask, type Redactor } from '../../shared/secret-mask';
@@ -78,9 +79,14 @@ export class SecretSet {
     return this.configured.text(this.secrets.length === 0 ? raw : maskRawReply(raw, this.secrets));
   }
 
-  /** A value about to be recorded or shown (an event): the settings' secrets masked in every string. */
-  value<T>(value: T): T {
-    return this.configured.deep(value);
+  /**
+   * An event about to be recorded or shown: the settings' secrets masked in every string, the
+   * typed ones in the texts a typed secret can reach (a thought, an action, an error, a note to
+   * the model). Not everywhere: a short PIN must not cut into a screenshot's path.
+   */
+  event(event: AgentEvent): AgentEvent {
+    const configured = this.configured.deep(event);
+    return this.secrets.length === 0 ? configured : typedMaskedIn(configured, (text) => maskSecrets(text, this.secrets), (action) => this.action(action));
   }
 
   /** Characters at the end of a streamed text to hold until the next piece (see SecretMask.heldTail). */
@@ -91,5 +97,25 @@ export class SecretSet {
   /** The action as it may be recorded: typed secrets masked. */
   action(action: Action): Action {
     return action.type === 'type' && this.secrets.includes(action.text) ? maskAction(action) : action;
+  }
+}
+
+/** The texts of an event a typed secret can reach, masked (`text`: inside a text; `action`: a typed secret's action). */
+function typedMaskedIn(event: AgentEvent, text: (text: string) => string, action: (action: Action) => Action): AgentEvent {
+  switch (event.type) {
+    case 'prediction':
+      return { ...event, thought: event.thought === null ? null : text(event.thought), actions: event.actions.map(action) };
+    case 'thought-delta':
+      return { ...event, delta: text(event.delta) };
+    case 'action':
+      return { ...event, action: action(event.action) };
+    case 'action-result':
+      return { ...event, action: action(event.action), result: event.result.ok ? event.result : { ...event.result, error: { ...event.result.error, message: text(event.result.error.message) } } };
+    case 'ask-user':
+      return event.action ? { ...event, action: action(event.action) } : event;
+    case 'handed-back':
+      return event.note === null ? event : { ...event, note: text(event.note) };
+    default:
+      return event;
   }
 }

@@ -2,7 +2,7 @@
  * One action on the desktop, as a run of one step: what a caller that acts a step at a time (the
  * MCP server's `act`) does, with everything a run of the agent has. The session records the
  * screen the coordinates refer to (the observation), the action and its result; the confirmation
- * rules ask before it (and refuse without a yes); the record is written before it acts; a typed
+ * rules of the run's context ask before it (and refuse without a yes); the record is written before it acts; a typed
  * secret is masked; the fail-safe, cancellation and a lost display end it as they end a run.
  *
  * A peer of the agent and the replayer on the run lifecycle: no model, no memory.
@@ -12,14 +12,9 @@ import type { ActionResult } from '../../shared/action-result';
 import type { AgentEvent } from '../../shared/events';
 import { ZERO_USAGE } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
-import type { Redactor } from '../../shared/secret-mask';
-import type { Operator } from '../operator/desktop-operator';
 import { screenFrame } from '../operator/geometry';
-import type { RunRecorder } from '../store/run-recorder';
-import type { AskUser } from './ask';
-import { confirmBeforeAction, type ConfirmationRule } from './confirmation';
 import { internalError, type Ending } from './ending';
-import { RunLifecycle } from './lifecycle';
+import type { RunLifecycle } from './lifecycle';
 import { isSecretTyping } from './masking';
 
 /**
@@ -29,32 +24,18 @@ import { isSecretTyping } from './masking';
  */
 export type ActionBasis = { kind: 'image'; image: Buffer; mime: 'image/jpeg' | 'image/png'; frame: Frame } | { kind: 'screen' };
 
-export interface SingleActionDeps {
-  operator: Operator;
-  recorder: RunRecorder;
-  askUser: AskUser;
-  notices?: readonly string[];
-  redaction?: Redactor;
-  now?: () => number;
-}
-
 export interface SingleActionRequest {
   /** The session's task, in words (`act: click at (10, 20)`). */
   task: string;
   action: Action;
   basis: ActionBasis;
-  confirmationRules: readonly ConfirmationRule[];
 }
 
 /** The single step's number. */
 const STEP = 1;
 
-/** The events of one action, ending with run-finished (status finished when it succeeded). */
-export function runSingleAction(deps: SingleActionDeps, request: SingleActionRequest, signal: AbortSignal): AsyncIterable<AgentEvent> {
-  const life = new RunLifecycle(
-    { recorder: deps.recorder, operator: deps.operator, askUser: deps.askUser, ...(deps.notices ? { notices: deps.notices } : {}), ...(deps.redaction ? { redaction: deps.redaction } : {}), ...(deps.now ? { now: deps.now } : {}) },
-    signal,
-  );
+/** The events of one action on the run's context, ending with run-finished (status finished when it succeeded). */
+export function runSingleAction(request: SingleActionRequest, life: RunLifecycle): AsyncIterable<AgentEvent> {
   void execute(life, request);
   return life.events;
 }
@@ -68,7 +49,7 @@ async function execute(life: RunLifecycle, request: SingleActionRequest): Promis
     const started = life.clock();
     life.emit({ type: 'step-started', step: STEP });
     ending = await actOnce(life, request);
-    life.finishStep(STEP, life.clock() - started, { ...ZERO_USAGE });
+    life.finishStep(STEP, life.clock() - started);
   } catch (error) {
     ending = internalError(error);
   }
@@ -82,9 +63,9 @@ async function actOnce(life: RunLifecycle, request: SingleActionRequest): Promis
   if (isSecretTyping(action, null) && action.type === 'type') life.secrets.add(action.text);
   // Said as the replayer says a recorded step: a prediction of no model, so every reader (the step
   // fold, show, the report, replay) sees the step's action as it sees a run's.
-  life.emit({ type: 'prediction', step: STEP, thought: null, actions: [life.secrets.action(action)], usage: { ...ZERO_USAGE }, attempts: 0 });
+  life.emit({ type: 'prediction', step: STEP, thought: null, actions: [action], usage: { ...ZERO_USAGE }, attempts: 0 });
 
-  const refusal = await confirmBeforeAction(life, STEP, action, request.confirmationRules);
+  const refusal = await life.confirm(STEP, action);
   if (refusal) return life.signal.aborted ? { status: 'aborted', reason: 'stopped while a confirmation waited for its answer' } : refusal;
   const unrecorded = await life.checkpoint();
   if (unrecorded) return unrecorded;

@@ -7,7 +7,6 @@
  */
 import { describeAction } from '../../shared/describe-action';
 import { mapActionCoordinates, screenPoint, type Action, type ImagePoint, type Point } from '../../shared/actions';
-import { ZERO_USAGE } from '../../shared/events';
 import type { Frame, Size } from '../../shared/frame';
 import type { CaptureOptions } from '../operator/capture';
 import { screenFrame, screenToImage } from '../operator/geometry';
@@ -70,7 +69,7 @@ export async function runUserStep(life: RunLifecycle, step: number, action: Acti
   const started = life.clock();
   life.emit({ type: 'step-started', step, ...user });
   // The user's step spends nothing: its end repeats the run's cost so far.
-  const finish = () => life.finishStep(step, life.clock() - started, ZERO_USAGE, undefined, 'user');
+  const finish = () => life.finishStep(step, life.clock() - started, undefined, 'user');
   const captured = await life.operator.observe(context.capture);
   if (!captured.ok) {
     life.emit({ type: 'note', step, message: `your action was not carried out: the screen could not be captured (${captured.message})`, ...user });
@@ -106,7 +105,7 @@ export async function serveTakeover(life: RunLifecycle, takeover: Takeover, cont
     const turn = await takeover.next(life.signal);
     if (turn.kind === 'stopped') return { step, report: null };
     if (turn.kind === 'handback') {
-      life.emit({ type: 'handed-back', step, note: turn.note === null ? null : life.secrets.text(turn.note) });
+      life.emit({ type: 'handed-back', step, note: turn.note });
       return { step, report: { actions, image, note: turn.note } };
     }
     step++;

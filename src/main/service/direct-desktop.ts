@@ -94,8 +94,8 @@ export class DirectDesktop {
       interactive: request.interactive,
       what: 'the action',
       prepare: async () => ({ ok: true, value: { conversationId: null } }),
-      engine: (parts) =>
-        runSingleAction(parts, { task, action: request.action, basis: request.basis, confirmationRules: service.loadedConfig.file.agent?.confirmationRules ?? [] }, parts.signal),
+      confirmationRules: service.loadedConfig.file.agent?.confirmationRules ?? [],
+      engine: (life) => runSingleAction({ task, action: request.action, basis: request.basis }, life),
     });
     return launched.ok ? launched : { ok: false, error: { ...launched.error, message: service.redact(launched.error.message) } };
   }

@@ -4,8 +4,11 @@
  * run-desktops.ts), locked (one run per display, across processes) and its operator opened, in
  * that order; what the engine needs besides prepared (`prepare`: the memory of a run, the text
  * reader of a workflow run), which may still refuse; the session recorded from the start (through
- * the redaction policy, with the desktop it runs on); the disk checked; then the engine (the
- * DeviceAgent, the Replayer or the WorkflowRunner) started on these parts, its live handle (with
+ * the redaction policy, with the desktop it runs on); the disk checked; then the run's context
+ * built, once, for every kind of run: its lifecycle (src/main/run/lifecycle.ts: seq and stamping,
+ * usage, the one redaction, the recorder, the questions, the pause gate, the confirmation rules,
+ * the takeover). The engine (the DeviceAgent, the Replayer, the WorkflowRunner, the Demonstration
+ * or the single action) is started on it and does its own job only; its live handle (with
  * the live view of its display and, for a run, the takeover) listed in the registry and its events
  * pumped through it. When the engine's events end: `finish` (the memory saved, the reader closed),
  * the operator closed, the desktop unlocked and a private one stopped (or kept, when asked),
@@ -25,10 +28,11 @@ import { describeWriteFailure, displayPath } from '../disk/write-failure';
 import type { CaptureOptions } from '../operator/capture';
 import type { Operator } from '../operator/desktop-operator';
 import { LiveFrames } from '../operator/live-frames';
-import type { AskUser } from '../run/ask';
+import type { ConfirmationRule } from '../run/confirmation';
+import { RunLifecycle } from '../run/lifecycle';
 import { PauseGate } from '../run/pause-gate';
 import { Takeover } from '../run/takeover';
-import { FileRunRecorder, sessionsRoot, type RunRecorder } from '../store/run-recorder';
+import { FileRunRecorder, sessionsRoot } from '../store/run-recorder';
 import { DisplayLock } from './display-lock';
 import { LiveRun, type RunHandle } from './live-run';
 import type { OpenedDesktop, RunDesktops } from './run-desktops';
@@ -49,6 +53,8 @@ export interface RunLauncherDeps {
   /** Free bytes on the disk holding a folder (default: statfs), for the warning before a run. */
   freeBytes?: (path: string) => Promise<number | null>;
   log: (message: string) => void;
+  /** The clock of the runs' events (tests). */
+  now?: () => number;
 }
 
 /** What a launch prepared once the desktop is held; its hooks run when the run has ended. */
@@ -59,20 +65,6 @@ export interface Prepared {
   finish?(): Promise<void>;
   /** After the desktop is let go (the blackboard compaction, in the background). */
   afterRelease?(): void;
-}
-
-/** The parts a launch gives the engine. */
-export interface LaunchedParts {
-  operator: Operator;
-  recorder: RunRecorder;
-  askUser: AskUser;
-  gate: PauseGate;
-  /** Said as notes before the first step (a disk nearly full). */
-  notices: string[];
-  redaction: Redactor;
-  signal: AbortSignal;
-  /** The user taking the run over (runs only: `LaunchPlan.takeover`). */
-  takeover?: Takeover;
 }
 
 export interface LaunchPlan<P extends Prepared> {
@@ -92,12 +84,14 @@ export interface LaunchPlan<P extends Prepared> {
   takeover?: boolean;
   /** False: questions are not asked, they go unanswered. Default true. */
   interactive?: boolean | undefined;
+  /** When to ask before an action (the settings' agent.confirmationRules); none by default. */
+  confirmationRules?: readonly ConfirmationRule[];
   /** Said in the error when the session cannot be recorded: `the session`, `the replay`. */
   what: string;
   /** After the desktop is held and before the session is recorded; a failure lets the desktop go. */
   prepare(): Promise<ServiceResult<P>>;
-  /** The engine on the launched parts: its events, ending with run-finished. */
-  engine(parts: LaunchedParts, prepared: P): AsyncIterable<AgentEvent>;
+  /** The engine on the run's context: its events (the context's), ending with run-finished. */
+  engine(life: RunLifecycle, prepared: P): AsyncIterable<AgentEvent>;
 }
 
 interface HeldDesktop {
@@ -151,8 +145,21 @@ export class RunLauncher {
       ...(takeover ? { takeover } : {}),
       live: this.liveFrames(operator, plan.display),
     });
-    const parts: LaunchedParts = { operator, recorder, askUser: live.askUser, gate, notices, redaction: plan.redaction, signal: stop.signal, ...(takeover ? { takeover } : {}) };
-    const events = plan.engine(parts, prepared.value);
+    const life = new RunLifecycle(
+      {
+        recorder,
+        operator,
+        askUser: live.askUser,
+        gate,
+        notices,
+        redaction: plan.redaction,
+        ...(plan.confirmationRules ? { confirmationRules: plan.confirmationRules } : {}),
+        ...(takeover ? { takeover } : {}),
+        ...(this.deps.now ? { now: this.deps.now } : {}),
+      },
+      stop.signal,
+    );
+    const events = plan.engine(life, prepared.value);
     this.deps.runs.add(live);
     void live.pump(events, async () => {
       try {

@@ -22,7 +22,6 @@ import { Demonstrations, type TeachHost } from './teach';
 import type { DesktopRequest } from '../../shared/desktop';
 import type { MemorySnapshot } from '../../shared/memory';
 import type { AgentEvent } from '../../shared/events';
-import { MASK } from '../../shared/describe-action';
 import { untrustedReason } from '../../shared/workflow';
 import { DEFAULT_PRICES, ImageSettingsSchema, type ModelSettings, type ModelSettingsInput, type PriceTable } from '../../shared/settings';
 import { DeviceAgent } from '../agent/device-agent';
@@ -45,14 +44,14 @@ import { MemoryHost } from './memory-host';
 import type { MemoryService } from './memory-service';
 import type { OpenedMemory } from './memory-setup';
 import { RunDesktops } from './run-desktops';
-import { RunLauncher, type LaunchedParts, type OperatorOpen, type Prepared } from './run-launcher';
+import { RunLauncher, type OperatorOpen, type Prepared } from './run-launcher';
 import { RunRegistry, type LiveRunSummary } from './run-registry';
 import { ServiceConfig } from './service-config';
 import type { ServiceResult } from './service-result';
 import { SessionQueries, type FoundSession } from './session-queries';
 import { WorkflowService } from './workflow-service';
 import { TesseractReader } from '../workflow/ocr';
-import { completeParamValues, fillText } from '../workflow/params';
+import { completeParamValues, fillText, secretParamNames, shownParamValues, workflowRunRedaction } from '../workflow/params';
 import { WorkflowRunner } from '../workflow/runner';
 import { InRunWorkflows } from '../workflow/in-run';
 import { offerFor } from './workflow-offer';
@@ -196,7 +195,7 @@ export class RunService {
     this.records = new SessionQueries({ config: this.config, runs: this.registry, ...(deps.now ? { now: deps.now } : {}), log });
     this.memoryHost = new MemoryHost({ config: this.config, ...(deps.memoryKey ? { memoryKey: deps.memoryKey } : {}), ...(deps.now ? { now: deps.now } : {}), log });
     this.desktops = new RunDesktops({ config: this.config, log });
-    this.launcher = new RunLauncher({ config: this.config, runs: this.registry, desktops: this.desktops, openOperator: deps.openOperator, ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}), log });
+    this.launcher = new RunLauncher({ config: this.config, runs: this.registry, desktops: this.desktops, openOperator: deps.openOperator, ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}), ...(deps.now ? { now: deps.now } : {}), log });
     this.demonstrations = deps.demonstrations ?? new Demonstrations((request) => this.teach(request));
     this.workflows = new WorkflowService({ config: this.config, session: (ref) => this.records.recorded(ref), ...(deps.now ? { now: deps.now } : {}) });
   }
@@ -270,21 +269,14 @@ export class RunService {
           },
         };
       },
-      engine: (parts, prepared) => {
+      confirmationRules: run.confirmationRules,
+      engine: (life, prepared) => {
         const display = request.display ?? request.overrides?.display;
         const agent = new DeviceAgent(
           {
             model,
-            operator: parts.operator,
-            recorder: parts.recorder,
-            askUser: parts.askUser,
             memory: prepared.memory.deps,
             workflows: prepared.workflows,
-            gate: parts.gate,
-            notices: parts.notices,
-            redaction: parts.redaction,
-            ...(parts.takeover ? { takeover: parts.takeover } : {}),
-            ...(this.deps.now ? { now: this.deps.now } : {}),
             ...(request.skipProviderCheck ? {} : { preflight: (signal: AbortSignal) => probe(run.model, signal) }),
           },
           {
@@ -292,7 +284,6 @@ export class RunService {
             memory: { layers: run.memory.layers, pruning: run.memory.pruning, budgets: run.memory.budgets },
             limits: { maxSteps: run.maxSteps, maxCostUsd: run.maxCostUsd, maxConsecutiveErrors: run.maxConsecutiveErrors, maxParseRetries: 3, ...request.agent?.limits },
             keepScreenshots: run.keepScreenshots,
-            confirmationRules: run.confirmationRules,
             capture: {
               maxWidth: run.image.maxWidth,
               format: run.image.format,
@@ -303,7 +294,7 @@ export class RunService {
           },
         );
         // The model gets the task as the user wrote it; the record and the handle show it redacted.
-        return agent.run(request.task, parts.signal, { conversationId: prepared.conversationId ?? undefined });
+        return agent.run(request.task, life, { conversationId: prepared.conversationId ?? undefined });
       },
     });
     return this.redacted(launched);
@@ -328,8 +319,8 @@ export class RunService {
       interactive: request.interactive,
       what: 'the replay',
       prepare: async () => ({ ok: true, value: { conversationId: null } }),
-      engine: (parts) =>
-        new Replayer(this.reexecution(parts, model)).replay(
+      engine: (life) =>
+        new Replayer(model ? { model } : {}).replay(
           session,
           {
             policy: request.policy,
@@ -337,7 +328,7 @@ export class RunService {
             ...(request.thresholds ? { thresholds: request.thresholds } : {}),
             capture: { ...(request.display !== undefined ? { display: request.display } : {}) },
           },
-          parts.signal,
+          life,
         ),
     });
     return this.redacted(launched);
@@ -359,14 +350,13 @@ export class RunService {
     const chosen = this.modelFor(request.model, request.policy);
     if (!chosen.ok) return chosen;
     const model = chosen.value;
-    const secret = new Set(workflow.params.filter((param) => param.secret).map((param) => param.name));
-    // The task as recorded: the values in, a secret's masked.
-    const shown = new Map([...request.values].map(([name, value]) => [name, secret.has(name) ? MASK : value]));
     const desktop = this.desktops.specFor(request.desktop);
     const launched = await this.launcher.launch<WorkflowPrepared>({
       kind: 'workflow',
-      task: fillText(workflow.description, shown),
-      redaction: this.config.redaction(request.model),
+      // The task as recorded: the values in, a secret's masked.
+      task: fillText(workflow.description, shownParamValues(request.values, secretParamNames(workflow.params))),
+      // The secret values are masked in every event and everything written, as the settings' secrets are.
+      redaction: workflowRunRedaction(workflow.params, request.values, this.config.redaction(request.model)),
       session: modelOfSession(model),
       display: request.display,
       desktop,
@@ -377,8 +367,8 @@ export class RunService {
         const reader = new TesseractReader();
         return { ok: true, value: { conversationId: null, reader, finish: () => reader.close().catch(() => undefined) } };
       },
-      engine: (parts, prepared) =>
-        new WorkflowRunner({ ...this.reexecution(parts, model), reader: prepared.reader, files: this.workflows.files(workflow.name) }).run(
+      engine: (life, prepared) =>
+        new WorkflowRunner({ ...(model ? { model } : {}), reader: prepared.reader, files: this.workflows.files(workflow.name) }).run(
           workflow,
           {
             policy: request.policy,
@@ -388,7 +378,7 @@ export class RunService {
             // Apps started for the run may show their window before their page: the first step waits for its target a while.
             ...(desktop && desktop.apps.length > 0 ? { firstLookPatienceMs: APP_START_PATIENCE_MS } : {}),
           },
-          parts.signal,
+          life,
         ),
     });
     return this.redacted(launched);
@@ -424,8 +414,8 @@ export class RunService {
         };
         return { ok: true, value: { conversationId: null, recording: recording.value, reader, finish } };
       },
-      engine: (parts, prepared) =>
-        new Demonstration({ ...this.reexecution(parts, undefined), recording: prepared.recording, reader: prepared.reader, ...(request.screens ? { screens: request.screens } : {}) }).record(
+      engine: (life, prepared) =>
+        new Demonstration({ recording: prepared.recording, reader: prepared.reader, ...(request.screens ? { screens: request.screens } : {}) }).record(
           {
             task: request.task,
             capture: {
@@ -436,17 +426,12 @@ export class RunService {
               ...(request.display !== undefined ? { display: request.display } : {}),
             },
           },
-          parts.signal,
+          life,
         ),
     });
     return this.redacted(launched);
   }
 
-  /** What the engines that re-execute a recording (the Replayer, the WorkflowRunner) are given: the launched parts, and the model that may reground. */
-  private reexecution(parts: LaunchedParts, model: VisionModel | undefined) {
-    const { operator, recorder, askUser, gate, notices, redaction } = parts;
-    return { operator, recorder, askUser, gate, notices, redaction, ...(model ? { model } : {}), ...(this.deps.now ? { now: this.deps.now } : {}) };
-  }
 
   /** The model a replay or a workflow run may ask (to reground), when flags were given for one. */
   private modelFor(flags: RunFlags | undefined, policy: string): ServiceResult<VisionModel | undefined> {

@@ -22,8 +22,10 @@
  * start (session-ending.ts), so a session on a disk that filled up still reads back as `failed`
  * with its reason, not as `interrupted`.
  *
- * What it records passes the store writer (`storeWriter`: the redaction policy, disk/store-writer.ts)
- * as it comes in: the task, each event, each raw reply; everything written derives from those.
+ * Masked once: the events come stamped by the run's lifecycle and the raw replies from its
+ * `saveReply`, both masked there (src/main/run/lifecycle.ts), and are written as they come. The
+ * task passes the store writer (`storeWriter`: the redaction policy, disk/store-writer.ts);
+ * everything else written derives from those.
  */
 import type { RunDesktop } from '../../shared/desktop';
 import { readFile, rm, type FileHandle } from 'node:fs/promises';
@@ -60,9 +62,9 @@ export interface RunRecorder {
   ): ScreenshotRef;
   /** A screenshot saved earlier in this run, read back (from memory while its write is queued). */
   readScreenshot(ref: ScreenshotRef): Promise<Buffer>;
-  /** Saves the model's raw reply for a step (already masked); optional. Must never reject. */
+  /** Saves the model's raw reply for a step, masked by the lifecycle; optional. Must never reject. */
   saveReply?(step: number, raw: string): Promise<void>;
-  /** Appends one event; the write is queued in order. Must never reject (the loop does not wait). */
+  /** Appends one event as stamped (masked) by the lifecycle; the write is queued in order. Must never reject (the loop does not wait). */
   record(event: AgentEvent): Promise<void>;
   /** Resolves once everything queued so far is written (not yet synced): the record of the steps before. */
   written(): Promise<void>;
@@ -218,12 +220,11 @@ export class FileRunRecorder implements RunRecorder {
         });
         this.repliesReady = true;
       }
-      await this.writeFile(`${REPLIES_DIR}/${stepStem(step)}.txt`, this.kept.text(raw));
+      await this.writeFile(`${REPLIES_DIR}/${stepStem(step)}.txt`, raw);
     }, `reply of step ${step}`);
   }
 
-  record(recorded: AgentEvent): Promise<void> {
-    const event = this.kept.value(recorded);
+  record(event: AgentEvent): Promise<void> {
     if (event.type === 'run-finished') {
       this.finished = event;
       // The ending goes first into the reserved space: on a full disk it is what still fits.

@@ -15,20 +15,15 @@
  * whether a click focused the field or the keyboard did.
  */
 import { actionPoints, screenPoint, type Action, type Point } from '../../shared/actions';
-import { ZERO_USAGE, type AgentEvent } from '../../shared/events';
-import type { Redactor } from '../../shared/secret-mask';
+import { type AgentEvent } from '../../shared/events';
 import type { CaptureOptions, Observation } from '../operator/capture';
-import type { Operator } from '../operator/desktop-operator';
 import { KeyDecoder } from '../operator/keyboard/key-decoder';
 import type { InputRecording } from '../operator/x11/input-recorder';
 import type { DeviceEvent } from '../operator/x11/record';
 import { AsyncQueue } from '../run/async-queue';
-import type { AskUser } from '../run/ask';
 import type { Ending } from '../run/ending';
-import { RunLifecycle } from '../run/lifecycle';
-import type { PauseGate } from '../run/pause-gate';
+import type { RunLifecycle } from '../run/lifecycle';
 import { screenToImagePixels } from '../run/user-steps';
-import type { RunRecorder } from '../store/run-recorder';
 import type { TextReader } from '../workflow/ocr';
 import { deviceInput } from './device-input';
 import { ActionGrouper, DEFAULT_GROUPING, type GroupedAction, type GroupingOptions } from './grouping';
@@ -41,17 +36,11 @@ export const DEMONSTRATION_MODEL = { model: 'none', family: 'demonstration' } as
 
 export const STOP_CHORD_TEXT = STOP_CHORD.join('+');
 
+/** What a demonstration needs besides its run's context (the lifecycle the launcher built). */
 export interface DemonstrationDeps {
-  operator: Operator;
-  recorder: RunRecorder;
-  askUser: AskUser;
   recording: InputRecording;
   /** Reads the words next to a field (is it a password field?); null: nothing is masked by its label. */
   reader: TextReader | null;
-  gate?: PauseGate;
-  notices?: readonly string[];
-  redaction?: Redactor;
-  now?: () => number;
   grouping?: Partial<GroupingOptions>;
   screens?: Partial<RecentScreensOptions>;
 }
@@ -68,9 +57,8 @@ const TICK_MS = 100;
 export class Demonstration {
   constructor(private readonly deps: DemonstrationDeps) {}
 
-  record(request: DemonstrationRequest, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const { recorder, operator, askUser, gate, notices, redaction, now } = this.deps;
-    const life = new RunLifecycle({ recorder, operator, askUser, ...(gate ? { gate } : {}), ...(now ? { now } : {}), ...(notices ? { notices } : {}), ...(redaction ? { redaction } : {}) }, signal);
+  /** Records the user's demonstration on the run's context; the events are the context's (`life.events`). */
+  record(request: DemonstrationRequest, life: RunLifecycle): AsyncIterable<AgentEvent> {
     void new DemonstrationRun(this.deps, request, life).execute();
     return life.events;
   }
@@ -119,7 +107,7 @@ class DemonstrationRun {
   ) {
     this.grouper = new ActionGrouper({ ...DEFAULT_GROUPING, ...deps.grouping });
     this.keys = new KeyTracker(KeyDecoder.fromCore(deps.recording.layout));
-    this.screens = new RecentScreens(() => deps.operator.observe(request.capture), { ...DEFAULT_RECENT_SCREENS, ...deps.screens });
+    this.screens = new RecentScreens(() => life.operator.observe(request.capture), { ...DEFAULT_RECENT_SCREENS, ...deps.screens });
     this.clock = new ServerClock(life.clock);
   }
 
@@ -200,7 +188,7 @@ class DemonstrationRun {
     const screenshot = life.recorder.saveScreenshot(step, before.image, mime, frame.image, { fullResolution: before.fullResolution });
     life.emit({ type: 'observation', step, screenshot, frame, ...user });
     const finish = () => {
-      life.finishStep(step, life.clock() - began, ZERO_USAGE, undefined, 'user');
+      life.finishStep(step, life.clock() - began, undefined, 'user');
       void life.recorder.flush();
     };
     const { bounds } = frame;
@@ -213,13 +201,12 @@ class DemonstrationRun {
     const action = screenToImagePixels(grouped.action, frame);
     if (action.type === 'type' && typed && (await this.typedIntoSecretField(typed))) life.secrets.add(action.text);
     this.followField(action, before.image);
-    const shown = life.secrets.action(action);
-    life.emit({ type: 'action', step, index: 0, action: shown, ...user });
+    life.emit({ type: 'action', step, index: 0, action, ...user });
     life.emit({
       type: 'action-result',
       step,
       index: 0,
-      action: shown,
+      action,
       result: { ok: true, type: action.type, points: points.map((p) => screenPoint({ x: p.x, y: p.y })), durationMs: Math.max(0, grouped.endedAt - grouped.startedAt) },
       ...user,
     });
@@ -238,7 +225,8 @@ class DemonstrationRun {
    * when there is none or it shows no change, in one taken now.
    */
   private async typedIntoSecretField({ baselines, after }: TypedScreens): Promise<boolean> {
-    const { reader, operator } = this.deps;
+    const { reader } = this.deps;
+    const { operator } = this.life;
     if (!reader) return false;
     try {
       if (this.field) return isSecretField(await wordsNearField(this.field.image, this.field.point, reader));

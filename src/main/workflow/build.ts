@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { actionPoints, type Action } from '../../shared/actions';
 import { MASK } from '../../shared/describe-action';
 import type { ScreenshotRef } from '../../shared/events';
+import { totalsOf } from '../../shared/run-totals';
 import {
   WORKFLOW_FORMAT,
   WORKFLOW_VERSION,
@@ -30,7 +31,7 @@ import { planReplay } from '../replay/plan';
 import type { SessionRecord } from '../store/session-reader';
 import { patchAround, textAnchors, textRegion } from './anchors';
 import type { TextReader } from './ocr';
-import { applyParams, fillText, proposeParams, proposalsAsRequests, type ParamRequest, type TypedText } from './params';
+import { applyParams, fillText, proposeParams, proposalsAsRequests, shownParamValues, type ParamRequest, type TypedText } from './params';
 
 export interface BuildRequest {
   name: string;
@@ -66,18 +67,11 @@ export function targetPoints(action: Action): Array<{ point: { x: number; y: num
   ];
 }
 
-/** The recorded usage: model calls (replies), tokens and dollars. */
+/** The recorded usage: model calls (its predictions), and the tokens and dollars of the record's one fold (src/shared/run-totals.ts). */
 function recordingCost(session: SessionRecord): Workflow['source']['recording'] {
-  let modelCalls = 0;
-  let tokens = 0;
-  let costUsd = 0;
-  for (const event of session.events) {
-    if (event.type !== 'prediction') continue;
-    modelCalls++;
-    tokens += event.usage.inputTokens + event.usage.outputTokens;
-    costUsd += event.usage.costUsd;
-  }
-  return { modelCalls, tokens, costUsd };
+  const { usage } = totalsOf(session.events);
+  const modelCalls = session.events.filter((event) => event.type === 'prediction').length;
+  return { modelCalls, tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd };
 }
 
 export async function buildWorkflow(session: SessionRecord, request: BuildRequest, reader: TextReader): Promise<BuildResult> {
@@ -207,5 +201,5 @@ export async function buildWorkflow(session: SessionRecord, request: BuildReques
 
 /** A step's typed text as shown and recorded: values filled in, secrets masked. */
 export function shownText(text: string, values: ReadonlyMap<string, string>, secrets: ReadonlySet<string>): string {
-  return fillText(text, new Map([...values].map(([name, value]) => [name, secrets.has(name) ? MASK : value])));
+  return fillText(text, shownParamValues(values, secrets));
 }

@@ -13,7 +13,6 @@
  * is refused, the model told that only the user can trust it.
  */
 import type { ActionOf } from '../../shared/actions';
-import { MASK } from '../../shared/describe-action';
 import type { CheckedWorkflow, Workflow, WorkflowImage } from '../../shared/workflow';
 import type { VisionModel } from '../model/types';
 import type { CaptureOptions } from '../operator/capture';
@@ -81,12 +80,11 @@ export class InRunWorkflows implements RunWorkflows {
       model: this.deps.model,
     });
     const counts = `${outcome.replayed} replayed, ${outcome.refound} found again, ${outcome.grounded} grounded by you`;
-    const shown = (text: string) => workflow.params.filter((param) => param.secret).reduce((result, param) => result.split(values.get(param.name) ?? MASK).join(MASK), text);
     const { ending } = outcome;
     const report =
       ending.status === 'finished'
         ? `run_workflow "${workflow.name}" finished: its ${workflow.steps.length} steps done (${counts}). Check the screen before going on.`
-        : `run_workflow "${workflow.name}" ${ending.status === 'aborted' ? 'was stopped' : 'stopped'} at its step ${outcome.steps} of ${workflow.steps.length} (${counts}): ${shown(ending.reason)}. The steps before it were done; go on from the screen as it is.`;
+        : `run_workflow "${workflow.name}" ${ending.status === 'aborted' ? 'was stopped' : 'stopped'} at its step ${outcome.steps} of ${workflow.steps.length} (${counts}): ${life.secrets.text(ending.reason)}. The steps before it were done; go on from the screen as it is.`;
     // Only the user stopping ends the run; a workflow that stopped is the model's to handle.
     return { steps: outcome.steps, report, ...(ending.status === 'aborted' ? { ending } : {}) };
   }

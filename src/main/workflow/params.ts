@@ -11,6 +11,7 @@
  */
 import type { Action } from '../../shared/actions';
 import { MASK } from '../../shared/describe-action';
+import { chainRedactors, SecretMask, type Redactor } from '../../shared/secret-mask';
 import { ParamNameSchema, placeholdersIn, type ProposedParam, type WorkflowParam } from '../../shared/workflow';
 
 export interface ParamRequest {
@@ -137,6 +138,24 @@ export function fillText(text: string, values: ReadonlyMap<string, string>): str
   return text.replace(/\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g, (whole, name: string) => values.get(name) ?? whole);
 }
 
+/** The names of a workflow's secret parameters. */
+export function secretParamNames(params: readonly WorkflowParam[]): Set<string> {
+  return new Set(params.filter((param) => param.secret).map((param) => param.name));
+}
+
+/** The values as a run shows and records them: a secret parameter's value is the mask. */
+export function shownParamValues(values: ReadonlyMap<string, string>, secretNames: ReadonlySet<string>): Map<string, string> {
+  return new Map([...values].map(([name, value]) => [name, secretNames.has(name) ? MASK : value]));
+}
+
+/** The values of the secret parameters among those given (the run masks them wherever they would show). */
+export function secretParamValues(params: readonly WorkflowParam[], values: ReadonlyMap<string, string>): string[] {
+  return params.flatMap((param) => {
+    const value = param.secret ? values.get(param.name) : undefined;
+    return value ? [value] : [];
+  });
+}
+
 /** The action to run: typed text with the values in. */
 export function fillAction(action: Action, values: ReadonlyMap<string, string>): Action {
   return action.type === 'type' ? { ...action, text: fillText(action.text, values) } : action;
@@ -198,4 +217,13 @@ export function resolveParamValues(params: readonly WorkflowParam[], sets: reado
     (name) => `--set ${name}=VALUE`,
   );
   return complete.ok ? { ok: true, values, missingSecrets } : complete;
+}
+
+/**
+ * The redaction of a workflow run of its own: its secret values masked in every event and in
+ * everything written, as the settings' secrets are (`settings`, after them). The workflow recipe gives it
+ * to the launcher, which builds the run's context with it.
+ */
+export function workflowRunRedaction(params: readonly WorkflowParam[], values: ReadonlyMap<string, string>, settings: Redactor): Redactor {
+  return chainRedactors(new SecretMask(secretParamValues(params, values)), settings);
 }

@@ -19,32 +19,28 @@
  * the values are masked in every event), and never sent to the model.
  */
 import { actionPoints, dragPath, type Action, type Point } from '../../shared/actions';
-import { describeAction, MASK } from '../../shared/describe-action';
-import { sumUsage, ZERO_USAGE, type AgentEvent, type ScreenshotRef, type UsageSummary } from '../../shared/events';
+import { describeAction } from '../../shared/describe-action';
+import { ZERO_USAGE, type AgentEvent, type ScreenshotRef, type UsageSummary } from '../../shared/events';
 import type { Frame, Rect } from '../../shared/frame';
-import { chainRedactors, SecretMask, type Redactor } from '../../shared/secret-mask';
 import type { Workflow, WorkflowImage, WorkflowStep } from '../../shared/workflow';
 import type { WorkflowReport } from '../../shared/workflow-report';
 import type { WorkflowDecisionKind } from '../../shared/workflow-run';
 import type { ModelImage, VisionModel } from '../model/types';
 import type { CaptureOptions, Observation } from '../operator/capture';
-import type { Operator } from '../operator/desktop-operator';
 import { actRecorded, modelImageOf } from '../replay/act';
 import { decodeGrey, type GreyImage } from '../replay/divergence';
 import type { WorkflowPolicy } from '../replay/policy';
 import { reground } from '../replay/reground';
-import type { AskRequest, AskUser } from '../run/ask';
+import type { AskRequest } from '../run/ask';
 import { internalError, STOPPED, type Ending } from '../run/ending';
-import { RunLifecycle } from '../run/lifecycle';
-import type { PauseGate } from '../run/pause-gate';
+import type { RunLifecycle } from '../run/lifecycle';
 import { DEFAULT_SETTLE, type SettleOptions } from '../run/settle';
-import type { RunRecorder } from '../store/run-recorder';
 import { facesLike, locateByText, textRegion } from './anchors';
 import { compareAt } from './compare';
 import { decideStep, DEFAULT_DECISION_THRESHOLDS, type DecisionThresholds, type Grounding, type StepEvidence, type TargetEvidence } from './decide';
 import { checkEffect } from './effect';
 import type { OcrWord, ReadMode, TextReader } from './ocr';
-import { fillAction, fillText } from './params';
+import { fillAction, fillText, secretParamNames, secretParamValues, shownParamValues } from './params';
 import { searchTemplate } from './template-match';
 
 export interface WorkflowRunOptions {
@@ -75,28 +71,15 @@ export interface WorkflowStepDeps {
   model?: VisionModel;
 }
 
-export interface WorkflowRunnerDeps extends WorkflowStepDeps {
-  operator: Operator;
-  /** Records the run as a new session. */
-  recorder: RunRecorder;
-  askUser: AskUser;
-  now?: () => number;
-  gate?: PauseGate;
-  notices?: readonly string[];
-  /** The redaction policy (the settings' secrets: the API key, ...); the secret parameters' values are masked with it. */
-  redaction?: Redactor;
-}
-
-/** Runs workflows; pausing is the gate's (`deps.gate`, which the run service shares with the run's handle). */
+/**
+ * Runs workflows on a run's context (the lifecycle the launcher built, recording it as a new
+ * session). The launcher's redaction already masks the secret parameters' values (the workflow
+ * recipe chains them in front of the settings' policy).
+ */
 export class WorkflowRunner {
-  constructor(private readonly deps: WorkflowRunnerDeps) {}
+  constructor(private readonly deps: WorkflowStepDeps) {}
 
-  run(workflow: Workflow, options: WorkflowRunOptions, signal: AbortSignal): AsyncIterable<AgentEvent> {
-    const secretValues = workflow.params.filter((param) => param.secret).map((param) => options.values.get(param.name) ?? '');
-    // The secret values are masked in every event as the settings' secrets are, and wherever typed.
-    const redaction = chainRedactors(new SecretMask(secretValues), this.deps.redaction ?? SecretMask.none);
-    const life = new RunLifecycle({ ...this.deps, redaction }, signal);
-    for (const value of secretValues) life.secrets.add(value);
+  run(workflow: Workflow, options: WorkflowRunOptions, life: RunLifecycle): AsyncIterable<AgentEvent> {
     void new WorkflowRun(workflow, options, life, this.deps, 0).execute();
     return life.events;
   }
@@ -117,7 +100,6 @@ export interface WorkflowOutcome extends Pick<WorkflowReport, 'steps' | 'replaye
  * run's secrets.
  */
 export async function runWorkflowWithin(workflow: Workflow, options: WorkflowRunOptions, life: RunLifecycle, firstStep: number, deps: WorkflowStepDeps): Promise<WorkflowOutcome> {
-  for (const param of workflow.params) if (param.secret && options.values.get(param.name)) life.secrets.add(options.values.get(param.name) as string);
   return new WorkflowRun(workflow, options, life, deps, firstStep - 1).within();
 }
 
@@ -168,8 +150,6 @@ class WorkflowRun {
   private readonly thresholds: DecisionThresholds;
   private readonly signal: AbortSignal;
   private readonly now: () => number;
-  /** What the current step spent: its model calls, failed ones included (step-finished carries it). */
-  private stepUsage: UsageSummary = { ...ZERO_USAGE };
   private readonly counts = { replayed: 0, refound: 0, grounded: 0, stopped: 0 };
   private modelCalls = 0;
   /** The latest capture: the screen after the last step, the next step's before. */
@@ -187,8 +167,7 @@ class WorkflowRun {
   private readonly images = new Map<string, Promise<{ bytes: Buffer; grey: GreyImage } | null>>();
   /** Where the time of the current step went (step-finished carries it). */
   private timings = { observe: 0, model: 0, act: 0, settle: 0 };
-  /** Secret parameter names: their values are masked wherever shown. */
-  private readonly secretNames: Set<string>;
+  /** The values as shown and recorded (a secret parameter's masked). */
   private readonly shownValues: Map<string, string>;
 
   constructor(
@@ -202,8 +181,9 @@ class WorkflowRun {
     this.thresholds = { ...DEFAULT_DECISION_THRESHOLDS, ...options.thresholds };
     this.signal = life.signal;
     this.now = life.clock;
-    this.secretNames = new Set(workflow.params.filter((param) => param.secret).map((param) => param.name));
-    this.shownValues = new Map([...options.values].map(([name, value]) => [name, this.secretNames.has(name) ? MASK : value]));
+    this.shownValues = shownParamValues(options.values, secretParamNames(workflow.params));
+    // Typed into a field, a secret value is masked as a typed secret is (an error that echoes it, too).
+    for (const value of secretParamValues(workflow.params, options.values)) life.secrets.add(value);
     const image = workflow.image;
     this.capture = { ...options.capture, maxWidth: image.width, maxHeight: image.height, format: image.format };
   }
@@ -253,7 +233,6 @@ class WorkflowRun {
       reached(this.eventStep(step));
       const started = this.now();
       this.timings = { observe: 0, model: 0, act: 0, settle: 0 };
-      this.stepUsage = { ...ZERO_USAGE };
       this.life.emit({ type: 'step-started', step: this.eventStep(step) });
       const groupStart = i === 0 || workflow.steps[i - 1]?.recordedStep !== step.recordedStep;
       const outcome = await this.runStep(step, groupStart);
@@ -262,7 +241,7 @@ class WorkflowRun {
         this.counts[outcome.decided.decision]++;
         this.life.emit({ type: 'workflow-step', step: this.eventStep(step), decision: outcome.decided.decision, how: outcome.decided.how, modelCalls: outcome.modelCalls });
       }
-      this.life.finishStep(this.eventStep(step), this.now() - started, this.stepUsage, { ...this.timings });
+      this.life.finishStep(this.eventStep(step), this.now() - started, { ...this.timings });
       void this.life.recorder.flush();
       if (outcome.ending) return outcome.ending;
     }
@@ -532,13 +511,13 @@ class WorkflowRun {
     );
     this.timings.model += this.now() - asked;
     if (!result.ok) {
-      if (result.usage) this.stepUsage = sumUsage(this.stepUsage, result.usage);
+      if (result.usage) this.life.spend(result.usage);
       if (result.aborted) return { ending: { status: 'aborted', reason: 'stopped by the user during a model call' }, called: true };
       this.life.emit({ type: 'model-error', step: this.eventStep(step), kind: 'reground', message: result.reason, consecutive: 1, limit: 1 });
       return { grounding: { ok: false, reason: result.reason }, prediction: none, called: true };
     }
     const usage = { inputTokens: result.prediction.usage.inputTokens, outputTokens: result.prediction.usage.outputTokens, costUsd: result.prediction.usage.costUsd };
-    this.stepUsage = sumUsage(this.stepUsage, usage);
+    this.life.spend(usage);
     const prediction = { thought: result.prediction.thought, usage, attempts: result.prediction.attempts };
     // The model's place for our action: its action of the same kind, else its first that points somewhere.
     const answer = result.actions.find((action) => action.type === step.action.type && actionPoints(action).length > 0) ?? result.actions.find((action) => actionPoints(action).length > 0);

@@ -6,9 +6,13 @@
 import type { AgentEvent } from '../../../src/shared/events';
 import { DeviceAgent, type DeviceAgentDeps, type PendingQuestion } from '../../../src/main/agent/device-agent';
 import { DEFAULT_AGENT_OPTIONS, type AgentLimits, type AgentOptions } from '../../../src/main/agent/settings';
+import type { ConfirmationRule } from '../../../src/main/run/confirmation';
+import { PauseGate } from '../../../src/main/run/pause-gate';
 import type { SettleOptions } from '../../../src/main/run/settle';
+import type { Takeover } from '../../../src/main/run/takeover';
 import type { ImageLimits } from '../../../src/main/model/types';
 import type { CoordinateSpace } from '../../../src/main/model/families/coordinates';
+import { runContext } from '../../fixtures/run-context';
 import { collect, FakeOperator, MemoryRecorder, recordingAsker, runFinished, ScriptedModel, type ModelTurn } from '../../fixtures/fakes';
 
 /** The screen counts as settled at the second look: no real waiting. */
@@ -43,7 +47,9 @@ export interface AgentSetup {
   answers?: Answers;
   preflight?: DeviceAgentDeps['preflight'];
   memory?: DeviceAgentDeps['memory'];
-  takeover?: DeviceAgentDeps['takeover'];
+  takeover?: Takeover;
+  /** The run's confirmation rules (the settings' agent.confirmationRules). */
+  confirmationRules?: ConfirmationRule[];
   task?: string;
   /** Sees each event as it streams, with the run's controls. */
   onEvent?: (event: AgentEvent, controls: AgentControls) => void;
@@ -51,6 +57,8 @@ export interface AgentSetup {
 
 export interface AgentControls {
   agent: DeviceAgent;
+  /** The run's pause gate (the launcher shares it with the run's handle). */
+  gate: PauseGate;
   stop: () => void;
 }
 
@@ -73,20 +81,21 @@ export function startAgent(setup: AgentSetup = {}): AgentRun {
   const questions: PendingQuestion[] = [];
   const answers = setup.answers ?? [];
   const controller = new AbortController();
+  const gate = new PauseGate();
+  const life = runContext(
+    { operator, recorder, askUser: recordingAsker(questions, answers), gate, ...(setup.takeover ? { takeover: setup.takeover } : {}), ...(setup.confirmationRules ? { confirmationRules: setup.confirmationRules } : {}) },
+    controller.signal,
+  );
   const agent = new DeviceAgent(
     {
       model,
-      operator,
-      recorder,
-      askUser: recordingAsker(questions, answers),
       ...(setup.preflight ? { preflight: setup.preflight } : {}),
       ...(setup.memory ? { memory: setup.memory } : {}),
-      ...(setup.takeover ? { takeover: setup.takeover } : {}),
     },
     { settle: FAST_SETTLE, ...setup.options },
   );
-  const controls: AgentControls = { agent, stop: () => controller.abort() };
-  const done = collect(agent.run(setup.task ?? 'Do the task', controller.signal), (event) => setup.onEvent?.(event, controls)).then((events) => ({
+  const controls: AgentControls = { agent, gate, stop: () => controller.abort() };
+  const done = collect(agent.run(setup.task ?? 'Do the task', life), (event) => setup.onEvent?.(event, controls)).then((events) => ({
     events,
     end: runFinished(events),
   }));

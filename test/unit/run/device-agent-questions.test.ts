@@ -48,7 +48,7 @@ describe('questions', () => {
   it('a confirmation answered yes runs the action', async () => {
     const run = await runAgent({
       turns: [reply([click(5)]), done],
-      options: { confirmationRules: [{ windowTitleContains: 'delete', reason: 'the window in front deletes things' }] },
+      confirmationRules: [{ windowTitleContains: 'delete', reason: 'the window in front deletes things' }],
       operator: new FakeOperator({ windowTitle: 'Delete 3 files?' }),
       answers: ['Yes.'],
     });

@@ -179,12 +179,12 @@ describe('pause', () => {
     let callsWhenPaused = -1;
     const run = startAgent({
       turns: [reply([click(10)]), reply([click(20)]), done],
-      onEvent: (event, { agent }) => {
-        if (event.type === 'step-finished' && event.step === 1) agent.pause();
+      onEvent: (event, { gate }) => {
+        if (event.type === 'step-finished' && event.step === 1) gate.pause();
         if (event.type === 'paused') {
           callsWhenPaused = run.model.calls.length;
-          expect(agent.isPaused).toBe(true);
-          agent.resume();
+          expect(gate.paused).toBe(true);
+          gate.resume();
         }
       },
     });

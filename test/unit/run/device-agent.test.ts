@@ -252,8 +252,8 @@ describe('aborted', () => {
   it('when stopped while paused', async () => {
     const run = await runAgent({
       then: reply([click(5)]),
-      onEvent: (event, { agent, stop }) => {
-        if (event.type === 'step-finished' && event.step === 1) agent.pause();
+      onEvent: (event, { gate, stop }) => {
+        if (event.type === 'step-finished' && event.step === 1) gate.pause();
         if (event.type === 'paused') stop();
       },
     });
@@ -267,7 +267,7 @@ describe('refused', () => {
   it('when the user says no to an action a confirmation rule matches', async () => {
     const run = await runAgent({
       turns: [reply([click(5)])],
-      options: { confirmationRules: [{ types: ['click'], reason: 'clicks need a yes' }] },
+      confirmationRules: [{ types: ['click'], reason: 'clicks need a yes' }],
       answers: ['no'],
     });
     expect(run.end).toMatchObject({ status: 'refused', reason: 'the user refused the action (clicks need a yes)' });

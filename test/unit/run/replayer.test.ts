@@ -17,6 +17,7 @@ import { readSession, type SessionRecord } from '../../../src/main/store/session
 import { recordFixtureSession, type FixtureStep } from '../../fixtures/session-fixture';
 import { FAST_SETTLE, type Answers } from './agent-harness';
 import { collect, FakeOperator, MemoryRecorder, ofType, oneToN, recordingAsker, reply, runFinished, ScriptedModel, textOf, type Screen } from '../../fixtures/fakes';
+import { runContext } from '../../fixtures/run-context';
 
 const usage = { inputTokens: 1000, outputTokens: 20, costUsd: 0.001 };
 const ok = (type: Action['type']): ActionResult => ({ ok: true, type, durationMs: 5 });
@@ -80,13 +81,9 @@ async function replay(steps: FixtureStep[], options: Omit<ReplayOptions, 'speed'
   const questions: PendingQuestion[] = [];
   const answers = setup.answers ?? [];
   const controller = new AbortController();
-  const replayer = new Replayer({
-    operator,
-    recorder,
-    askUser: recordingAsker(questions, answers),
-    ...(setup.model ? { model: setup.model } : {}),
-  });
-  const events = await collect(replayer.replay(session, { speed: 0, settle: FAST_SETTLE, ...options }, controller.signal), (event) => setup.onEvent?.(event, () => controller.abort()));
+  const replayer = new Replayer(setup.model ? { model: setup.model } : {});
+  const life = runContext({ operator, recorder, askUser: recordingAsker(questions, answers) }, controller.signal);
+  const events = await collect(replayer.replay(session, { speed: 0, settle: FAST_SETTLE, ...options }, life), (event) => setup.onEvent?.(event, () => controller.abort()));
   return { session, operator, recorder, questions, events, end: runFinished(events) };
 }
 

@@ -19,6 +19,7 @@ import { readSession } from '../../../src/main/store/session-reader';
 import { Demonstration } from '../../../src/main/teach/demonstration';
 import type { OcrWord, TextReader } from '../../../src/main/workflow/ocr';
 import { FakeOperator } from '../../fixtures/fakes';
+import { runContext } from '../../fixtures/run-context';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-teach-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -94,7 +95,7 @@ async function record(script: Script, reader: TextReader, signal = new AbortCont
   const recording = scriptedRecording(script);
   const operator = new FakeOperator({ bounds: { x: 0, y: 0, width: 1280, height: 800 } });
   const events: AgentEvent[] = [];
-  for await (const event of new Demonstration({ operator, recorder, askUser: async () => null, recording, reader }).record({ task: 'sign in as Ada', capture: { maxWidth: 640 } }, signal)) {
+  for await (const event of new Demonstration({ recording, reader }).record({ task: 'sign in as Ada', capture: { maxWidth: 640 } }, runContext({ operator, recorder }, signal))) {
     events.push(event);
   }
   const read = await readSession(dataDir, recorder.sessionId);
@@ -142,8 +143,9 @@ describe('Demonstration', () => {
     const recorder = await FileRunRecorder.create(dataDir, { task: 't', model: 'none', family: 'demonstration' });
     const recording = scriptedRecording(script);
     const events: AgentEvent[] = [];
-    const demo = new Demonstration({ operator: new FakeOperator({ bounds: { x: 0, y: 0, width: 1280, height: 800 } }), recorder, askUser: async () => null, recording, reader: null });
-    for await (const event of demo.record({ task: 't', capture: {} }, stop.signal)) {
+    const demo = new Demonstration({ recording, reader: null });
+    const life = runContext({ operator: new FakeOperator({ bounds: { x: 0, y: 0, width: 1280, height: 800 } }), recorder }, stop.signal);
+    for await (const event of demo.record({ task: 't', capture: {} }, life)) {
       events.push(event);
       if (event.type === 'note' && event.step === 0) stop.abort();
     }

@@ -25,9 +25,12 @@ import { buildWorkflow } from '../../../src/main/workflow/build';
 import type { WorkflowPolicy } from '../../../src/main/replay/policy';
 import type { OcrWord } from '../../../src/main/workflow/ocr';
 import { WorkflowRunner } from '../../../src/main/workflow/runner';
+import { workflowRunRedaction } from '../../../src/main/workflow/params';
+import { SecretMask } from '../../../src/shared/secret-mask';
 import { collect, MemoryRecorder, ofType, reply, runFinished, ScriptedModel, textOf } from '../../fixtures/fakes';
 import { FORM_WORDS, NAME, POINTS, recordFormSession, StaticReader } from './recording';
 import { encode, FORM, moved, type Scene } from './scene';
+import { runContext } from '../../fixtures/run-context';
 
 const SCREEN = { width: 960, height: 600 };
 const NEW_NAME = 'Grace Hopper';
@@ -100,16 +103,14 @@ async function run(scene: Scene, options: { policy?: WorkflowPolicy; words?: Ocr
   operator.typingLands = options.typingLands ?? true;
   const recorder = new MemoryRecorder();
   const reader = new StaticReader(options.words ?? FORM_WORDS);
+  const values = new Map([['name', NEW_NAME], ['password', PASSWORD]]);
   const runner = new WorkflowRunner({
-    operator,
-    recorder,
-    askUser: async () => null,
     reader,
     files: async (image) => files.get(image.file) ?? null,
     ...(options.model ? { model: options.model } : {}),
   });
   const events = await collect(
-    runner.run(workflow, { policy: options.policy ?? 'stop', values: new Map([['name', NEW_NAME], ['password', PASSWORD]]), settle: { intervalMs: 1, timeoutMs: 20, threshold: 0 } }, new AbortController().signal),
+    runner.run(workflow, { policy: options.policy ?? 'stop', values, settle: { intervalMs: 1, timeoutMs: 20, threshold: 0 } }, runContext({ operator, recorder, redaction: workflowRunRedaction(workflow.params, values, SecretMask.none) })),
   );
   const decisions = ofType(events, 'workflow-step').map((event) => event.decision);
   return { operator, recorder, reader, events, decisions, end: runFinished(events), report: workflowReport(events) };
