@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
 import { AppBackend, configFileKeyStore } from '../service/app-backend';
 import type { RunService } from '../service/run-service';
+import type { KeyStore } from '../settings/key-store';
 import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from './access';
 import { McpHttpEndpoint, MCP_PATH } from '../mcp/http-endpoint';
 import { createApi } from './api';
@@ -29,6 +30,8 @@ export interface MnemoServerOptions {
   /** Default: a new random token; one given must pass `tokenProblem` (32 characters or more, Bearer characters). */
   token?: string;
   log?: (line: string) => void;
+  /** Where the API key saved in Settings is kept (`mnemo serve`: the OS keychain of the data directory, else config.json); default config.json. */
+  keys?: KeyStore;
   /** A new MCP server for each MCP client: the endpoint at /mcp (src/main/mcp/), with the same token; absent, no /mcp. */
   mcp?: () => McpServer;
 }
@@ -59,8 +62,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
   // A configured token is checked where it is read (the CLI); one that slips through is a bug.
   const unusable = tokenProblem(token, 'the token');
   if (unusable) throw new Error(unusable);
-  // Browser mode keeps the API key where the CLI reads it: config.json.
-  const api = createApi(new AppBackend(options.service, configFileKeyStore(options.service)));
+  const api = createApi(new AppBackend(options.service, options.keys ?? configFileKeyStore(options.service)));
   let hosts: string[] = [];
   const mcp = options.mcp ? new McpHttpEndpoint({ token, hosts: () => hosts, newServer: options.mcp, ...(options.log ? { log: options.log } : {}) }) : null;
 
