@@ -6,7 +6,8 @@
  * `mnemo doctor` on the same data directory send it to a scripted OpenAI-compatible server as
  * their bearer token; `mnemo doctor --json` names the store; another data directory does not get
  * it. Without a Secret Service on the bus the key lands in config.json (0600) and doctor says so.
- * A locked keyring refuses a new key with the reason and keeps the one it holds.
+ * A locked keyring refuses a new key with the reason and keeps the one it holds. A session
+ * recorded (by an older version) with a key that is now kept only in the keyring prints masked.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ import { startScriptedServer, type ScriptedServer } from '../../fixtures/openai-
 import { runMnemo, startMnemo, type StartedMnemo } from '../../fixtures/mnemo-cli';
 import { startSessionBus, type TestSessionBus } from '../../fixtures/secret-service';
 import { waitFor } from '../../fixtures/fakes';
+import { piecesIn } from '../../fixtures/secrets';
+import { SessionBuilder } from '../../fixtures/session-builder';
 
 const LEGACY = 'sk-legacy-in-config-0123456789';
 const SAVED = 'sk-saved-in-keyring-9876543210';
@@ -236,5 +239,26 @@ describe.skipIf(process.platform !== 'linux')('mnemo serve keeps the API key in 
 
     // The doctor, which never prompts, says the keyring is locked.
     expect(await doctorKeyStore(dataDir, bus.env)).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^the Secret Service: the keyring holding "Mnemo API key \(.*\)" is locked/), fix: expect.stringMatching(/^unlock the keyring/) });
+  });
+
+  it('show, sessions and export mask an old record holding the key the keyring keeps', { timeout: 600_000 }, async () => {
+    const bus = await sessionBus();
+    await bus.startKeyring();
+    const dataDir = dataDirWith(modelOf());
+    expect(bus.secretTool(['store', `--label=Mnemo API key (${dataDir})`, 'application', 'mnemo', 'data-dir', dataDir], SAVED).code).toBe(0);
+    // As a version before the redaction policy recorded it: the key on disk.
+    const task = `Log in with ${SAVED}`;
+    const session = await SessionBuilder.create(dataDir, { task, model: 'scripted-model', family: 'tools' });
+    await session.record({ type: 'run-started', task, model: 'scripted-model', family: 'tools', limits: { maxSteps: 5, maxCostUsd: null } });
+    await session.record({ type: 'run-finished', status: 'failed', reason: `the model endpoint refused the request: ${SAVED}`, summary: null, steps: 0, usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 } });
+    await session.recorder.close();
+
+    const out = join(scratch, `export-${session.id}.json`);
+    for (const args of [['show', session.id, '--json'], ['sessions', '--json'], ['export', session.id, '--json', out]]) {
+      const run = await runMnemo([...args, '--data-dir', dataDir], { env: { ...NO_KEY_ENV, ...bus.env } });
+      expect(run.code, run.stderr).toBe(0);
+      expect(piecesIn(run.stdout + run.stderr, SAVED), args[0]).toEqual([]);
+    }
+    expect(piecesIn(readFileSync(out, 'utf8'), SAVED)).toEqual([]);
   });
 });
