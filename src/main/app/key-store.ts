@@ -63,6 +63,10 @@ export function keychainKeyStore(file: string, log: (line: string) => void): Key
     status(inFile) {
       if (!safeStorage.isEncryptionAvailable()) return { status: 'warn', detail: `${UNAVAILABLE}${inFile !== undefined ? '; config.json holds the API key' : ''}`, fix: 'set OPENAI_API_KEY (or the family\'s key variable) before starting Mnemo, or log in to a session with a keyring' };
       if (inFile !== undefined) return { status: 'warn', detail: `${NAME} can keep the API key, but config.json still holds it in clear`, fix: `save the settings once (Settings → Save) to move it to ${NAME}` };
+      // On Linux without a keyring Chromium encrypts with a fixed password: obfuscated, not protected.
+      if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') {
+        return { status: 'warn', detail: `${NAME} found no keyring in this session and encrypts ${file} with a fixed password (basic_text)`, fix: 'log in to a session with a keyring (GNOME Keyring, KWallet) and save the key again' };
+      }
       return { status: 'ok', detail: `${NAME} keeps the API key (${file})`, fix: '' };
     },
     async refresh() {
