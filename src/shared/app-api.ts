@@ -164,10 +164,14 @@ export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 /** The settings as the Settings view edits them: the config file without the API key itself. */
 export const SettingsViewSchema = z.object({
   config: ConfigFileSchema,
-  /** An API key is stored (in the keychain in the app, in the config file in browser mode). */
+  /** An API key is stored (in the OS keychain, or in the config file where no keychain can keep it). */
   hasApiKey: z.boolean(),
   dataDir: z.string(),
   configPath: z.string(),
+  /** Where a key saved here is kept, in words (the doctor's `key store` line): the OS keychain, or config.json and why. */
+  keyStore: z.object({ status: z.enum(['ok', 'warn']), detail: z.string(), fix: z.string() }).optional(),
+  /** What a save did that the user should know: a key moved out of config.json, or kept there for want of a keychain. */
+  notice: z.string().optional(),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 

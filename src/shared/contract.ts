@@ -204,7 +204,7 @@ export const commands = {
    */
   'sessions:export': command(SessionRefSchema, z.object({ path: z.string().nullable() }), GET('/sessions/:id/report.html', { download: 'mnemo-:id.html' })),
   'settings:get': command(NoRequestSchema, SettingsViewSchema, GET('/settings')),
-  /** Saves to the same config.json the CLI reads; the API key goes to the OS keychain. */
+  /** Saves to the same config.json the CLI reads; the API key goes to the OS keychain (config.json, 0600, where none can keep it). */
   'settings:save': command(SaveSettingsSchema, SettingsViewSchema, PUT('/settings')),
   /** "Test connection": latency, whether an image is accepted, or the exact error. */
   'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema, POST('/provider/check')),

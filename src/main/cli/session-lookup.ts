@@ -8,6 +8,7 @@ import { redactionOfDataDir } from '../settings/redaction';
 import type { SessionRecord } from '../store/session-reader';
 import { SessionStore } from '../store/session-store';
 import { ExitCode, InvalidInputError } from './exit-codes';
+import { keychainApiKeyQuietly } from './stored-key';
 import { printWarnings } from './commands/sessions';
 
 export async function readNamedSession(dataDir: string, ref: string): Promise<SessionRecord | undefined> {
@@ -26,5 +27,5 @@ export async function readNamedSession(dataDir: string, ref: string): Promise<Se
     return undefined;
   }
   printWarnings(read.warnings ?? []);
-  return (await redactionOfDataDir(dataDir)).deep(read.session);
+  return (await redactionOfDataDir(dataDir, undefined, process.env, await keychainApiKeyQuietly(dataDir))).deep(read.session);
 }

@@ -11,6 +11,7 @@ import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
 import { AppBackend, configFileKeyStore } from '../service/app-backend';
 import type { RunService } from '../service/run-service';
 import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from '../http/access';
+import type { KeyStore } from '../settings/key-store';
 import { createApi } from './api';
 import { streamEvents } from './event-stream';
 import { liveViewRun, streamLiveView } from './live-view';
@@ -27,6 +28,8 @@ export interface MnemoServerOptions {
   /** Default: a new random token; one given must pass `tokenProblem` (32 characters or more, Bearer characters). */
   token?: string;
   log?: (line: string) => void;
+  /** Where the API key saved in Settings is kept (`mnemo serve`: the OS keychain of the data directory, else config.json); default config.json. */
+  keys?: KeyStore;
   /**
    * Endpoints of their own at a path (the CLI mounts MCP's at /mcp: src/main/mcp/), made with the
    * server's token and the hosts it answers to; each does its own checks and is closed with it.
@@ -73,8 +76,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
   // A configured token is checked where it is read (the CLI); one that slips through is a bug.
   const unusable = tokenProblem(token, 'the token');
   if (unusable) throw new Error(unusable);
-  // Browser mode keeps the API key where the CLI reads it: config.json.
-  const api = createApi(new AppBackend(options.service, configFileKeyStore(options.service)));
+  const api = createApi(new AppBackend(options.service, options.keys ?? configFileKeyStore(options.service)));
   let hosts: string[] = [];
   const mounts = options.mounts?.({ token, hosts: () => hosts }) ?? [];
 

@@ -4,9 +4,10 @@
  * window's commands with the same handlers over these methods (window-commands.ts), so a button
  * behaves the same in both. Everything is a ServiceResult value.
  *
- * The API key never reaches the window: the settings view says only whether one is stored. Where
- * it is stored is the shell's choice (`KeyStore`): the OS keychain in the app, config.json in
- * browser mode (as the CLI reads it).
+ * The API key never reaches the window: the settings view says only whether one is stored, and
+ * where. Where it is stored is the shell's choice (`KeyStore`, src/main/settings/key-store.ts):
+ * Electron's safeStorage in the app; in browser mode the OS keychain of the data directory, or
+ * config.json (owner-only) where no keychain can keep it, as the CLI reads them.
  */
 import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../shared/app-api';
 import type { Action } from '../../shared/actions';
@@ -23,6 +24,7 @@ import type { ReplayPolicy } from '../replay/policy';
 import { displayNotNamed } from '../operator/display-check';
 import { screenshotReader } from '../replay/inspect';
 import { renderHtmlReport } from '../replay/report';
+import type { KeyChange, KeyStore } from '../settings/key-store';
 import { saveConfig } from '../settings/settings';
 import type { RunHandle, RunService, ServiceResult } from './run-service';
 import { runDoctor, type DoctorCheck } from './doctor';
@@ -30,21 +32,13 @@ import type { MemoryService, WorkingMemoryView } from './memory-service';
 import { PACKAGE_ROOT } from '../package-root';
 import { listItemOf } from './session-views';
 
-/** Where the API key is kept; `undefined` means none. */
-export interface KeyStore {
-  get(): string | undefined;
-  set(key: string | undefined): Promise<void>;
-  /** Whether the key lives in config.json's `model.apiKey` (browser mode), so saving keeps it there. */
-  readonly inConfigFile: boolean;
-}
-
-/** The key kept in config.json, as the CLI reads it. */
+/** Keys kept in config.json's `model.apiKey` only (no keychain asked), written with the rest of the file. */
 export function configFileKeyStore(service: RunService): KeyStore {
   return {
-    inConfigFile: true,
-    get: () => service.loadedConfig.file.model?.apiKey || undefined,
-    // Written by saveSettings together with the rest of the file.
-    set: async () => undefined,
+    get: () => undefined,
+    save: async (change, inFile) => ({ ok: true, inFile: change.kind === 'set' ? change.key : change.kind === 'remove' ? undefined : inFile, note: null }),
+    status: () => ({ status: 'ok', detail: `config.json (${service.loadedConfig.path}, owner-only, 0600) keeps the keys saved in Settings`, fix: '' }),
+    refresh: async () => undefined,
   };
 }
 
@@ -81,6 +75,8 @@ export class AppBackend {
 
   /** The checks of `mnemo doctor`, for the Settings view and the first start. */
   async doctor(): Promise<DoctorCheck[]> {
+    // A keyring unlocked or started since the last look is seen now.
+    await this.keys.refresh();
     const settings = this.service.settings();
     const { createIsolatedOperator } = await import('../operator/isolated-operator');
     return runDoctor({
@@ -90,7 +86,13 @@ export class AppBackend {
       model: settings.ok ? { ok: true, settings: settings.value.model } : { ok: false, message: settings.error.message },
       openOperator: () => createIsolatedOperator(),
       packageRoot: this.packageRoot,
+      keyStore: this.keys.status(this.keyInFile()),
     });
+  }
+
+  /** The key config.json holds (browser mode's fallback, or one written by hand). */
+  private keyInFile(): string | undefined {
+    return this.service.loadedConfig.file.model?.apiKey || undefined;
   }
 
   /** The displays as the operator sees them (through its isolated host, as a run would open it). */
@@ -225,21 +227,32 @@ export class AppBackend {
     const loaded = this.service.loadedConfig;
     const { apiKey: _key, ...model } = loaded.file.model ?? {};
     const config: ConfigFile = { ...loaded.file, ...(loaded.file.model ? { model } : {}) };
-    return { config, hasApiKey: this.keys.get() !== undefined, dataDir: loaded.dataDir, configPath: loaded.path };
+    const inFile = this.keyInFile();
+    return { config, hasApiKey: inFile !== undefined || this.keys.get() !== undefined, dataDir: loaded.dataDir, configPath: loaded.path, keyStore: this.keys.status(inFile) };
   }
 
-  /** Saves to config.json (the file the CLI reads); a new API key goes to the key store. */
+  /**
+   * Saves to config.json (the file the CLI reads). The key store acts first (a new key kept, a key
+   * config.json holds moved out of it where it can): a key it refuses is a `settings` failure
+   * with its reason, and nothing is written.
+   */
   async saveSettings(request: SaveSettings): Promise<ServiceResult<SettingsView>> {
     const loaded = this.service.loadedConfig;
-    const key = request.apiKey === undefined ? this.keys.get() : request.apiKey === '' ? undefined : request.apiKey;
+    const change: KeyChange = request.apiKey === undefined ? { kind: 'keep' } : request.apiKey === '' ? { kind: 'remove' } : { kind: 'set', key: request.apiKey };
+    const kept = await this.keys.save(change, this.keyInFile());
+    if (!kept.ok) return { ok: false, error: { kind: 'settings', message: kept.message } };
     const { apiKey: _given, ...model } = request.config.model ?? {};
-    const withKey = this.keys.inConfigFile && key !== undefined ? { ...model, apiKey: key } : model;
+    const withKey = kept.inFile !== undefined ? { ...model, apiKey: kept.inFile } : model;
     const file: ConfigFile = { ...request.config, ...(Object.keys(withKey).length > 0 ? { model: withKey } : {}) };
     const saved = await saveConfig(loaded, file);
     if (!saved.ok) return { ok: false, error: { kind: 'settings', message: saved.message } };
-    if (request.apiKey !== undefined) await this.keys.set(key);
     this.service.useConfig(saved.config);
-    return { ok: true, value: this.settings() };
+    return { ok: true, value: { ...this.settings(), ...(kept.note ? { notice: kept.note } : {}) } };
+  }
+
+  /** The key "Test connection" uses when the form has none: config.json's first, as a run resolves it, then the key store's. */
+  private savedKey(): string | undefined {
+    return this.keyInFile() ?? this.keys.get();
   }
 
   /** The long-lived memory the runs use (the data directory or Redis, as the settings say). */
@@ -278,11 +291,11 @@ export class AppBackend {
 
   /** "Test connection" with the model settings as the form holds them. */
   checkProvider(model: Partial<ModelSettingsInput> = {}, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
-    return this.service.checkProvider(model, apiKey ?? this.keys.get());
+    return this.service.checkProvider(model, apiKey ?? this.savedKey());
   }
 
   /** "Check grounding" with the model settings as the form holds them. */
   checkGrounding(model: Partial<ModelSettingsInput> = {}, apiKey?: string, targets?: number): Promise<ServiceResult<GroundingOutcome>> {
-    return this.service.checkGroundingCandidate(model, apiKey ?? this.keys.get(), targets !== undefined ? { targets } : {});
+    return this.service.checkGroundingCandidate(model, apiKey ?? this.savedKey(), targets !== undefined ? { targets } : {});
   }
 }

@@ -12,6 +12,7 @@ import { MODEL_FAMILIES, type ModelSettings } from '../../shared/settings';
 import { checkModel, probeProvider } from '../model/provider-check';
 import { screenFrame } from '../operator/geometry';
 import type { IsolatedOperator, IsolatedOperatorLoad } from '../operator/isolated-operator';
+import type { KeyStoreStatus } from '../settings/key-store';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -34,6 +35,8 @@ export interface DoctorDeps {
   hasProgram?: (name: string) => boolean;
   /** Where the package is installed (to find Electron's binary). */
   packageRoot: string;
+  /** Where an API key saved in Settings is kept (the OS keychain, or config.json and why); absent, no line. */
+  keyStore?: KeyStoreStatus;
   /** Free space below this is a warning (bytes). Default 200 MB. */
   minFreeBytes?: number;
   now?: () => number;
@@ -112,6 +115,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
 
   checks.push(electronCheck(deps.packageRoot));
   checks.push(await dataDirCheck(deps.dataDir, deps.minFreeBytes ?? 200e6));
+  if (deps.keyStore) checks.push({ check: 'key store', ...deps.keyStore });
   checks.push(await providerCheck(deps.model, now));
   return checks;
 }

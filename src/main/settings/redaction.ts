@@ -70,12 +70,13 @@ export class LiveRedaction implements Redactor {
 
 /**
  * For the commands that print or export what was recorded, also before masking existed:
- * config.json read as it is (valid or not) and the environment.
+ * config.json read as it is (valid or not), the environment, and the key the OS keychain keeps
+ * for the data directory (`storedApiKey`: a key moved out of config.json since).
  */
-export async function secretsOfDataDir(dataDir: string, configFlag?: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
-  return policySecrets({ file: await readConfigLeniently(dataDir, configFlag), env });
+export async function secretsOfDataDir(dataDir: string, configFlag?: string, env: NodeJS.ProcessEnv = process.env, storedApiKey?: string): Promise<string[]> {
+  return policySecrets({ file: await readConfigLeniently(dataDir, configFlag), env, storedApiKey });
 }
 
-export async function redactionOfDataDir(dataDir: string, configFlag?: string, env: NodeJS.ProcessEnv = process.env): Promise<SecretMask> {
-  return new SecretMask(await secretsOfDataDir(dataDir, configFlag, env));
+export async function redactionOfDataDir(dataDir: string, configFlag?: string, env: NodeJS.ProcessEnv = process.env, storedApiKey?: string): Promise<SecretMask> {
+  return new SecretMask(await secretsOfDataDir(dataDir, configFlag, env, storedApiKey));
 }

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
-import { AppBackend, configFileKeyStore, type KeyStore } from '../../../src/main/service/app-backend';
+import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
+import type { KeyStore } from '../../../src/main/settings/key-store';
 import type { RunHandle, RunService } from '../../../src/main/service/run-service';
 import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';
 import { runMnemo } from '../../fixtures/mnemo-cli';
@@ -129,7 +130,12 @@ describe('the redaction policy', () => {
         },
       },
     });
-    const keychain: KeyStore = { inConfigFile: false, get: () => KEYCHAIN_KEY, set: async () => undefined };
+    const keychain: KeyStore = {
+      get: () => KEYCHAIN_KEY,
+      save: async () => ({ ok: true, inFile: undefined, note: null }),
+      status: () => ({ status: 'ok', detail: 'a keychain', fix: '' }),
+      refresh: async () => undefined,
+    };
     const backend = new AppBackend(service, keychain);
 
     const { handle, emitted } = await runToEnd(service, `Paste ${KEYCHAIN_KEY} into the form`);

@@ -12,6 +12,7 @@
 import type { GroundingOutcome } from '../../model/grounding-check';
 import { groundingPassed } from '../../../shared/grounding';
 import { loadConfig, type RunFlags } from '../../settings/settings';
+import { keychainApiKey } from '../stored-key';
 import type { RunService } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
@@ -26,7 +27,7 @@ export async function checkModelCommand(options: CheckOptions): Promise<void> {
   if (!config.ok) throw new InvalidInputError(config.message);
   if (options.targets !== undefined && !options.grounding) throw new InvalidInputError('--targets applies to --grounding only');
   const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
-  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator });
+  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, ...(await keychainApiKey(config.config, options, (line) => process.stderr.write(`mnemo: ${line}\n`))) });
   const settings = service.settings();
   if (!settings.ok) throw new InvalidInputError(settings.error.message);
   if (options.grounding) {

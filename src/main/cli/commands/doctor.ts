@@ -2,7 +2,8 @@
  * `mnemo doctor [--json]`: every precondition of a run, each ✓, ! (a warning) or ✗ with its fix in
  * one line (src/main/service/doctor.ts). --json prints `[{"check", "status": "ok"|"warn"|"fail",
  * "detail", "fix"}]`. Exit codes: 0 nothing fails (warnings allowed), 1 something fails, 2 bad
- * arguments.
+ * arguments. The `key store` line says where an API key saved in Settings is kept for this data
+ * directory (the OS keychain, or config.json and why), asking the keychain without a prompt.
  */
 import { loadConfig, runSettingsOf, type RunFlags } from '../../settings/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
@@ -16,12 +17,16 @@ const MARK = { ok: '✓', warn: '!', fail: '✗' } as const;
 export async function doctorCommand(options: DoctorOptions): Promise<void> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
-  const settings = runSettingsOf(config.config, options);
-  const [{ runDoctor }, { createIsolatedOperator }, { PACKAGE_ROOT }] = await Promise.all([
+  const [{ runDoctor }, { createIsolatedOperator }, { PACKAGE_ROOT }, { dataDirKeyStoreOf }] = await Promise.all([
     import('../../service/doctor'),
     import('../../operator/isolated-operator'),
     import('../../package-root'),
+    import('../../settings/data-dir-key-store'),
   ]);
+  // The provider is checked with the key a run would use, the keychain's included.
+  const keys = dataDirKeyStoreOf(config.config);
+  await keys.load({ interactive: false });
+  const settings = runSettingsOf(config.config, options, process.env, keys.get());
   const checks = await runDoctor({
     env: process.env,
     platform: process.platform,
@@ -29,6 +34,7 @@ export async function doctorCommand(options: DoctorOptions): Promise<void> {
     model: settings.ok ? { ok: true, settings: settings.settings.model } : { ok: false, message: settings.message },
     openOperator: () => createIsolatedOperator(),
     packageRoot: PACKAGE_ROOT,
+    keyStore: keys.status(config.config.file.model?.apiKey || undefined),
   });
   if (options.json) process.stdout.write(`${JSON.stringify(checks)}\n`);
   else {

@@ -16,6 +16,7 @@ import { screenshotReader } from '../../replay/inspect';
 import { renderHtmlReport } from '../../replay/report';
 import { ExitCode } from '../exit-codes';
 import { openDataDir } from '../data-dir';
+import { keychainApiKeyQuietly } from '../stored-key';
 
 export interface ExportOptions {
   html?: string;
@@ -62,7 +63,7 @@ export async function exportCommand(sessionId: string, options: ExportOptions): 
     fail(ExitCode.errorResult, read.message);
     return;
   }
-  const session = (await redactionOfDataDir(dataDir)).deep(read.session);
+  const session = (await redactionOfDataDir(dataDir, undefined, process.env, await keychainApiKeyQuietly(dataDir))).deep(read.session);
   // A damaged record still exports; say what was left out.
   for (const warning of session.warnings.slice(0, 5)) {
     const file = (warning as { file?: string }).file ?? 'events.jsonl';

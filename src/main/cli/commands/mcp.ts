@@ -8,6 +8,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { loadConfig, type RunFlags } from '../../settings/settings';
+import { keychainApiKey } from '../stored-key';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
 export interface McpOptions extends RunFlags {
@@ -37,7 +38,7 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
   if (!chosen.ok) throw new InvalidInputError(chosen.message);
 
   const operator = new SharedOperator(() => createIsolatedOperator());
-  const service = new RunService({ config: config.config, flags: options, openOperator: operator.openForRun, log });
+  const service = new RunService({ config: config.config, flags: options, openOperator: operator.openForRun, log, ...(await keychainApiKey(config.config, options, log)) });
   // First of all: a data directory open to other accounts is tightened, and said in one line.
   await service.open();
   const newServer = mcpServerFactory({ service, operator, tools: chosen.tools });

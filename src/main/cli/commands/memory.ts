@@ -20,6 +20,7 @@ import { keptPrivate, openDataDir } from '../data-dir';
 import { failWith, memoryStoreFlags, openMemoryService, type MemoryStoreOptions } from './facts';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { loadConfig } from '../../settings/settings';
+import { keychainApiKey } from '../stored-key';
 import type { OperatorOpen } from '../../service/run-service';
 
 export interface MemoryShowOptions {
@@ -87,7 +88,8 @@ export async function memoryCompactCommand(options: MemoryCompactOptions): Promi
   if (!config.ok) throw new InvalidInputError(config.message);
   await keptPrivate(config.config.dataDir);
   const { RunService } = await import('../../service/run-service');
-  const service = new RunService({ config: config.config, flags: memoryStoreFlags(options), openOperator: noOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+  const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
+  const service = new RunService({ config: config.config, flags: memoryStoreFlags(options), openOperator: noOperator, log, ...(await keychainApiKey(config.config, memoryStoreFlags(options), log)) });
   const stop = new AbortController();
   // Ctrl+C stops after the summary being written; every one written so far is kept.
   const interrupt = () => stop.abort();

@@ -17,6 +17,7 @@ import type { ReplayPolicy as Policy } from '../../replay/policy';
 import { InvalidInputError } from '../exit-codes';
 import { desktopRequestOf, type DesktopFlags } from '../desktop-flags';
 import { loadConfig, type RunFlags } from '../../settings/settings';
+import { keychainApiKey } from '../stored-key';
 import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
 
 export interface ReplayCommandOptions extends RunFlags, DesktopFlags {
@@ -63,7 +64,8 @@ export async function replayCommand(id: string, options: ReplayCommandOptions): 
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
-  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+  const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
+  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
   // The model is needed only to reground; under ask, a model given on the command line is offered as an answer.
   const wantsModel = options.policy === 'reground' || (options.policy === 'ask' && options.model !== undefined);
   const started = await service.replay({

@@ -9,6 +9,7 @@
 import { InvalidInputError } from '../exit-codes';
 import { desktopRequestOf, type DesktopFlags } from '../desktop-flags';
 import { loadConfig, type RunFlags } from '../../settings/settings';
+import { keychainApiKey } from '../stored-key';
 import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
 
 export interface RunOptions extends RunFlags, DesktopFlags {
@@ -25,7 +26,8 @@ export async function runCommand(task: string, options: RunOptions): Promise<voi
   if (!config.ok) throw new InvalidInputError(config.message);
   // Loaded on demand: the service brings the model client, the store and the memory.
   const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
-  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+  const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
+  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
   const settings = service.settings();
   if (!settings.ok) throw new InvalidInputError(settings.error.message);
 

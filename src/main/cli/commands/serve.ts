@@ -2,7 +2,10 @@
  * `mnemo serve [--port P] [--host H] [--data-dir DIR]`: the app in a browser, over the same run
  * service as everything else, and MCP for other agents at /mcp. Prints the URL to open (it carries
  * a new token each start) and the MCP endpoint's, then serves until Ctrl+C or SIGTERM, which stop
- * a run in progress cleanly (it ends `aborted`). Exit codes: 0 stopped, 1 the server could not start (port taken, no build), 2 bad
+ * a run in progress cleanly (it ends `aborted`). An API key saved in Settings is kept in the OS
+ * keychain of the data directory (the Secret Service, the macOS Keychain, the Windows Credential
+ * Manager), or in config.json (owner-only) where none can keep it; one line at start says which.
+ * Exit codes: 0 stopped, 1 the server could not start (port taken, no build), 2 bad
  * arguments.
  */
 import type { MountAccess } from '../../server/mnemo-server';
@@ -21,7 +24,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   if (!config.ok) throw new InvalidInputError(config.message);
   const log = (line: string) => process.stderr.write(`mnemo serve: ${line}\n`);
   if (!LOOPBACK.has(options.host)) log(`warning: listening on ${options.host}, not only on this machine: anyone who can reach it and has the token can drive this desktop`);
-  const [{ RunService }, { openDesktopOperator }, { ensureRendererBuilt }, { startMnemoServer }, { SharedOperator }, { createIsolatedOperator }, { mcpServerFactory }, { McpHttpEndpoint }] = await Promise.all([
+  const [{ RunService }, { openDesktopOperator }, { ensureRendererBuilt }, { startMnemoServer }, { SharedOperator }, { createIsolatedOperator }, { mcpServerFactory }, { McpHttpEndpoint }, { dataDirKeyStoreOf }] = await Promise.all([
     import('../../service/run-service'),
     import('../../service/desktop'),
     import('../../server/renderer-files'),
@@ -30,10 +33,23 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     import('../../operator/isolated-operator'),
     import('../../mcp/front-end'),
     import('../../mcp/http-endpoint'),
+    import('../../settings/data-dir-key-store'),
   ]);
-  const service = new RunService({ config: config.config, flags: options.liveFps !== undefined ? { liveFps: options.liveFps } : {}, openOperator: openDesktopOperator, log });
+  const keys = dataDirKeyStoreOf(config.config, { log });
+  const service = new RunService({
+    config: config.config,
+    flags: options.liveFps !== undefined ? { liveFps: options.liveFps } : {},
+    openOperator: openDesktopOperator,
+    // The keychain's key, after the environment's and config.json's, as everywhere.
+    storedApiKey: () => keys.get(),
+    log,
+  });
   // First of all: a data directory open to other accounts is tightened, and said in one line.
   await service.open();
+  // The keychain may show its unlock prompt on the desktop now, once, rather than at the first run.
+  await keys.load({ interactive: true });
+  const store = keys.status(service.loadedConfig.file.model?.apiKey || undefined);
+  log(`key store: ${store.detail}${store.fix ? ` (${store.fix})` : ''}`);
   const renderer = await ensureRendererBuilt(undefined, log);
   if (!renderer.ok) {
     log(renderer.message);
@@ -47,7 +63,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     // MCP for other agents at /mcp, with the server's token: a new MCP server per client.
     const newServer = mcpServerFactory({ service, operator });
     const mounts = ({ token, hosts }: MountAccess) => [new McpHttpEndpoint({ token, hosts, newServer, log })];
-    server = await startMnemoServer({ service, rendererDir: renderer.dir, host: options.host, port: options.port, log, mounts });
+    server = await startMnemoServer({ service, rendererDir: renderer.dir, host: options.host, port: options.port, log, keys, mounts });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     log(code === 'EADDRINUSE' ? `port ${options.port} is in use: choose another with --port (0 picks a free one)` : `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);

@@ -15,6 +15,7 @@ import { loadConfig, storeSettingsOf } from '../../settings/settings';
 import { redactionOfDataDir } from '../../settings/redaction';
 import { formatUsd } from '../../../shared/format';
 import { openDataDir } from '../data-dir';
+import { keychainApiKeyQuietly } from '../stored-key';
 
 export interface SessionsOptions {
   json?: boolean;
@@ -108,7 +109,7 @@ export async function sessionsCommand(options: SessionsOptions): Promise<void> {
 
   const found = await store.list(options.search !== undefined ? { search: options.search } : {});
   // A task may hold a secret of the settings (a session recorded before they were masked).
-  const listing = (await redactionOfDataDir(dataDir, options.config)).deep(found);
+  const listing = (await redactionOfDataDir(dataDir, options.config, process.env, await keychainApiKeyQuietly(dataDir))).deep(found);
   printWarnings(listing.warnings);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(listing.sessions.map(listItemOf))}\n`);

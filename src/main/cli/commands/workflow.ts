@@ -24,6 +24,7 @@ import { formatUsd } from '../../../shared/format';
 import { keyboardInputOf, summarizeWorkflow, untrustedReason, visibleText, WORKFLOW_FILE_MAX, type ProposedParam, type Workflow } from '../../../shared/workflow';
 import { workflowReport } from '../../../shared/workflow-report';
 import { loadConfig, type RunFlags } from '../../settings/settings';
+import { keychainApiKey } from '../stored-key';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { ParamRequest } from '../../workflow/params';
 import { desktopRequestOf, type DesktopFlags } from '../desktop-flags';
@@ -63,7 +64,8 @@ export async function openService(options: StorageOptions & RunFlags): Promise<R
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
-  return new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log: (line) => process.stderr.write(`mnemo: ${line}\n`) });
+  const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
+  return new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
 }
 
 /** A failure said and turned into the exit code: `invalid` is bad input here only where asked (not a damaged workflow); a name taken is. */

@@ -187,6 +187,7 @@ export const en = {
     apiKey: 'API key',
     apiKeyEnv: 'or set {{name}} in the environment before starting Mnemo',
     apiKeyStored: 'a key is stored; type to replace it',
+    keyStore: 'Kept in',
     checking: 'Testing…',
     checkOk: 'Connected in {{ms}} ms; images {{images}}.',
     imagesAccepted: 'accepted',

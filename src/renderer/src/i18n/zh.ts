@@ -265,6 +265,7 @@ export const zh: Messages = {
     apiKey: 'API 密钥',
     apiKeyEnv: '或在启动 Mnemo 前设置环境变量 {{name}}',
     apiKeyStored: '已保存密钥；输入新值以替换',
+    keyStore: '保存位置',
     checking: '测试中…',
     checkOk: '已连接，用时 {{ms}} 毫秒；图片{{images}}。',
     imagesAccepted: '可用',

@@ -21,7 +21,8 @@ export interface SettingsStore {
   saved: SettingsView | null;
   loadError: string | null;
   saving: boolean;
-  saveMessage: { ok: boolean; text: string } | null;
+  /** `notice`: what the save did with the API key that the user should know (moved out of config.json, kept there). */
+  saveMessage: { ok: boolean; text: string; notice?: string } | null;
   check: CheckState;
   grounding: GroundingState;
   doctor: DoctorState;
@@ -54,7 +55,11 @@ export function createSettingsStore(client: MnemoClient): StoreApi<SettingsStore
     async save(request) {
       set({ saving: true, saveMessage: null });
       const saved = await client['settings:save'](request);
-      set(saved.ok ? { saved: saved.value, saving: false, saveMessage: { ok: true, text: saved.value.configPath } } : { saving: false, saveMessage: { ok: false, text: saved.error.message } });
+      set(
+        saved.ok
+          ? { saved: saved.value, saving: false, saveMessage: { ok: true, text: saved.value.configPath, ...(saved.value.notice ? { notice: saved.value.notice } : {}) } }
+          : { saving: false, saveMessage: { ok: false, text: saved.error.message } },
+      );
       return saved.ok;
     },
     async testConnection(request) {

@@ -272,6 +272,12 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
           />
         </label>
         <p className="hint">{t('settingsView.apiKeyEnv', { name: endpointOf(draft.family).apiKeyEnv.join(' / ') })}</p>
+        {saved?.keyStore && (
+          <p className={saved.keyStore.status === 'ok' ? 'hint' : 'hint warn'}>
+            {t('settingsView.keyStore')}: {saved.keyStore.detail}
+            {saved.keyStore.fix ? ` (${saved.keyStore.fix})` : ''}
+          </p>
+        )}
         <div className="field-row">
           <button type="button" aria-label={NAMES.testConnection} onClick={testConnection} disabled={check.status === 'checking'}>
             {t('testConnection')}
@@ -347,6 +353,11 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
         {saveMessage && (
           <span className={saveMessage.ok ? 'ok' : 'error'} role={saveMessage.ok ? 'status' : 'alert'}>
             {saveMessage.ok ? t('settingsView.saved', { path: saveMessage.text }) : t('settingsView.invalid', { message: saveMessage.text })}
+          </span>
+        )}
+        {saveMessage?.notice && (
+          <span className="note" role="status">
+            {saveMessage.notice}
           </span>
         )}
       </div>
