@@ -49,6 +49,8 @@ export interface RunLauncherDeps {
   /** Free bytes on the disk holding a folder (default: statfs), for the warning before a run. */
   freeBytes?: (path: string) => Promise<number | null>;
   log: (message: string) => void;
+  /** Told of each session once its run has ended and its record is closed (the shared store's upload). */
+  recorded?: (sessionId: string) => void;
 }
 
 /** What a launch prepared once the desktop is held; its hooks run when the run has ended. */
@@ -159,6 +161,8 @@ export class RunLauncher {
         await prepared.value.finish?.();
         await release(plan.keepDesktop === true);
         prepared.value.afterRelease?.();
+        // Shared session store: the session is whole on disk now.
+        this.deps.recorded?.(live.id);
       } finally {
         this.deps.runs.remove(live.id);
       }

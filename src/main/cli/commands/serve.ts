@@ -9,7 +9,7 @@ import type { MountAccess } from '../../server/mnemo-server';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
-export interface ServeOptions extends Pick<RunFlags, 'dataDir' | 'config' | 'liveFps'> {
+export interface ServeOptions extends Pick<RunFlags, 'dataDir' | 'config' | 'liveFps' | 'store'> {
   port: number;
   host: string;
 }
@@ -31,7 +31,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     import('../../mcp/front-end'),
     import('../../mcp/http-endpoint'),
   ]);
-  const service = new RunService({ config: config.config, flags: options.liveFps !== undefined ? { liveFps: options.liveFps } : {}, openOperator: openDesktopOperator, log });
+  const flags = { ...(options.liveFps !== undefined ? { liveFps: options.liveFps } : {}), ...(options.store !== undefined ? { store: options.store } : {}) };
+  const service = new RunService({ config: config.config, flags, openOperator: openDesktopOperator, log });
   // First of all: a data directory open to other accounts is tightened, and said in one line.
   await service.open();
   const renderer = await ensureRendererBuilt(undefined, log);
