@@ -154,6 +154,35 @@ describe('an upload that fails', { timeout: 90_000 }, () => {
   });
 });
 
+describe('replay from a shared store', { timeout: 90_000 }, () => {
+  it('another machine replays a stored session (fetched whole), and its replay goes to the store too', async () => {
+    const where = 's3://sessions/replayed';
+    const recorder = await serviceOn(dataDir('recorded-here'), { shared: where }, s3.env);
+    let handle: RunHandle;
+    try {
+      handle = await runTask(recorder.service);
+    } finally {
+      await recorder.close();
+    }
+    const other = dataDir('replayed-there');
+    const replayer = await serviceOn(other, { shared: where }, s3.env);
+    let replayId: string;
+    try {
+      const started = await replayer.service.replay({ session: handle.id.slice(0, 15), policy: 'stop', speed: 0 });
+      if (!started.ok) throw new Error(started.error.message);
+      replayId = started.value.id;
+      const outcome = await started.value.done;
+      expect(outcome.status, outcome.reason).toBe('finished');
+      await replayer.service.records.uploadsSettled();
+    } finally {
+      await replayer.close();
+    }
+    expect(existsSync(sessionDirectory(other, replayId))).toBe(false);
+    const listed = await cli(['sessions', '--json', '--data-dir', dataDir('third'), '--store', where], s3.env);
+    expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id: handle.id, store: where }), expect.objectContaining({ id: replayId, store: where })]));
+  });
+});
+
 describe('mnemo serve on a shared store', { timeout: 90_000 }, () => {
   it('lists stored sessions with the local ones, shows one, and serves its screenshots from the store', async () => {
     const where = 's3://sessions/served';
