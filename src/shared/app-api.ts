@@ -158,6 +158,8 @@ export const SessionListItemSchema = z.object({
   cost: z.number(),
   /** The sample session Mnemo ships, to explore before configuring a provider. */
   sample: z.literal(true).optional(),
+  /** The shared session store it is read from (`s3://bucket/prefix`, a folder); absent: this machine's data directory. */
+  store: z.string().optional(),
 });
 export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 

@@ -33,6 +33,24 @@ export const StoreSettingsSchema = z
     keepFullResolution: z.boolean().default(false),
     /** Warn before a run when the disk holding the data directory has less free than this (MB, 10^6 bytes); 0: never. */
     minFreeMb: z.number().nonnegative().default(200),
+    /**
+     * A shared session store: `s3://BUCKET/PREFIX` or a folder on a shared mount (`--store`,
+     * env MNEMO_STORE win). Sessions go there after their run and are read from there.
+     */
+    shared: z.string().min(1).nullable().optional(),
+    /** Keep a session's local copy after the store has all of it (default: removed once verified). */
+    keepLocal: z.boolean().optional(),
+    /** The S3 client for `s3://` stores; the AWS variables win (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, AWS_REGION). */
+    s3: z
+      .object({
+        /** An S3-compatible server, e.g. http://127.0.0.1:9000. */
+        endpoint: z.url().optional(),
+        region: z.string().min(1).optional(),
+        /** Bucket in the path (http://host/bucket/key); default: on when an endpoint is set. */
+        pathStyle: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type StoreSettings = z.output<typeof StoreSettingsSchema>;

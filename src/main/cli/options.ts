@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { COMPUTER_TOOL_CHOICES, COORDINATE_FAMILIES, COORDINATE_SPACES, MODEL_FAMILIES, UI_TARS_VERSIONS } from '../../shared/model-families';
+import { parseStoreLocation } from '../../shared/store-location';
 import type { Size } from '../../shared/frame';
 
 export function parsePositiveInt(name: string) {
@@ -76,6 +77,28 @@ const meaning = (base: string, note?: string) => (note ? `${base}; ${note}` : ba
 /** `--data-dir`: every command that reads or writes what Mnemo keeps. */
 export function addDataDirOption(command: Command, note?: string): Command {
   return command.option('--data-dir <dir>', meaning('where sessions, settings and memory live (default ~/.mnemo, env MNEMO_DATA_DIR)', note));
+}
+
+/** `--store`: s3://BUCKET/PREFIX or a folder, checked as it is read. */
+export function parseStore(value: string): string {
+  const parsed = parseStoreLocation(value);
+  if (!parsed.ok) throw new InvalidArgumentError(`--store: ${parsed.message}`);
+  return value;
+}
+
+/**
+ * `--store`: the shared session store, for every command that records or reads sessions (run,
+ * workflow run, replay, sessions, show, export, serve). `note` says what it does in this command.
+ */
+export function addStoreOption(command: Command, note?: string): Command {
+  return command.option(
+    '--store <where>',
+    meaning(
+      'a shared session store: s3://BUCKET/PREFIX (endpoint, region and credentials from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) or a folder on a shared mount (env MNEMO_STORE; config store.shared)',
+      note,
+    ),
+    parseStore,
+  );
 }
 
 /** `--data-dir` and `--config`: the commands that also read the settings. */

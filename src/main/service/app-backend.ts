@@ -218,7 +218,8 @@ export class AppBackend {
 
   /** The self-contained HTML report of a session. */
   async report(id: string): Promise<ServiceResult<{ html: string; sessionId: string }>> {
-    const read = await this.service.session(id);
+    // Whole: a stored session's screenshots fetched before the report embeds them.
+    const read = await this.service.records.session(id, { whole: true });
     if (!read.ok) return read;
     return { ok: true, value: { html: await renderHtmlReport(read.value, screenshotReader(read.value.directory)), sessionId: read.value.meta.id } };
   }

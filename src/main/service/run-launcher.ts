@@ -55,6 +55,8 @@ export interface RunLauncherDeps {
   log: (message: string) => void;
   /** The clock of the runs' events (tests). */
   now?: () => number;
+  /** Told of each session once its run has ended and its record is closed (the shared store's upload). */
+  recorded?: (sessionId: string) => void;
 }
 
 /** What a launch prepared once the desktop is held; its hooks run when the run has ended. */
@@ -166,6 +168,8 @@ export class RunLauncher {
         await prepared.value.finish?.();
         await release(plan.keepDesktop === true);
         prepared.value.afterRelease?.();
+        // Shared session store: the session is whole on disk now.
+        this.deps.recorded?.(live.id);
       } finally {
         this.deps.runs.remove(live.id);
       }

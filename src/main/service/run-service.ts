@@ -38,7 +38,7 @@ import type { DivergenceThresholds } from '../replay/divergence';
 import type { CompactionOptions, CompactionReport } from '../memory/blackboard-compaction';
 import { redactionOf } from '../settings/redaction';
 import type { LoadedConfig, RunFlags, RunSettings } from '../settings/settings';
-import type { SessionListing } from '../store/session-store';
+import type { LibraryListing } from '../store/session-library';
 import type { RunHandle } from './live-run';
 import { MemoryHost } from './memory-host';
 import type { MemoryService } from './memory-service';
@@ -195,7 +195,21 @@ export class RunService {
     this.records = new SessionQueries({ config: this.config, runs: this.registry, ...(deps.now ? { now: deps.now } : {}), log });
     this.memoryHost = new MemoryHost({ config: this.config, ...(deps.memoryKey ? { memoryKey: deps.memoryKey } : {}), ...(deps.now ? { now: deps.now } : {}), log });
     this.desktops = new RunDesktops({ config: this.config, log });
-    this.launcher = new RunLauncher({ config: this.config, runs: this.registry, desktops: this.desktops, openOperator: deps.openOperator, ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}), ...(deps.now ? { now: deps.now } : {}), log });
+    this.launcher = new RunLauncher({
+      config: this.config,
+      runs: this.registry,
+      desktops: this.desktops,
+      openOperator: deps.openOperator,
+      ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}),
+      ...(deps.now ? { now: deps.now } : {}),
+      log,
+      // Shared session store: each session is uploaded once its run has ended (and what an earlier
+      // process left pending, when no run's start has tried it yet: a replay, a workflow run).
+      recorded: (sessionId) => {
+        this.records.uploadAfterRun(sessionId);
+        void this.records.retryUploads();
+      },
+    });
     this.demonstrations = deps.demonstrations ?? new Demonstrations((request) => this.teach(request));
     this.workflows = new WorkflowService({ config: this.config, session: (ref) => this.records.recorded(ref), ...(deps.now ? { now: deps.now } : {}) });
   }
@@ -209,6 +223,8 @@ export class RunService {
   async open(): Promise<void> {
     await this.config.dataDirReady();
     await this.desktops.reapLeftovers();
+    // Shared session store: what an earlier process could not upload, tried again (in the background).
+    await this.records.retryUploads();
   }
 
   get dataDir(): string {
@@ -470,7 +486,7 @@ export class RunService {
     return this.records.events(sessionId, since);
   }
 
-  sessions(options: { search?: string } = {}): Promise<SessionListing> {
+  sessions(options: { search?: string } = {}): Promise<LibraryListing> {
     return this.records.list(options);
   }
 
@@ -559,6 +575,9 @@ export class RunService {
   async close(): Promise<void> {
     await this.registry.stopAll();
     await this.memoryHost.close();
+    // Shared session store: the uploads of the runs that ended finish (or stay pending) before the process goes.
+    await this.records.uploadsSettled();
+    this.config.closeSharedStore();
   }
 
   /** A text with the redaction policy applied, for a front end to print (an error message, a path). */

@@ -18,6 +18,9 @@ import { keepDataDirPrivate } from '../disk/private-dir';
 import { StoreWriter } from '../disk/store-writer';
 import { LiveRedaction, redactionOf } from '../settings/redaction';
 import { desktopSettingsOf, memoryStoreSettingsOf, runSettingsOf, storeSettingsOf, type LoadedConfig, type MemoryStoreSettings, type RunFlags, type RunSettings } from '../settings/settings';
+import { sharedStoreSettingsOf } from '../settings/shared-store-settings';
+import { openSharedStore } from '../store/shared-store/open-store';
+import type { SharedStore } from '../store/shared-store/types';
 import type { ServiceResult } from './service-result';
 
 export interface ServiceConfigDeps {
@@ -48,6 +51,8 @@ export class ServiceConfig {
   private readonly policy: LiveRedaction;
   private readonly writer: StoreWriter;
   private privateDataDir: Promise<void> | null = null;
+  /** The shared session store, opened once per settings (one S3 client for every read and upload). */
+  private opened: { key: string; store: SharedStore } | null = null;
 
   constructor(private readonly deps: ServiceConfigDeps) {
     this.current = deps.config;
@@ -92,6 +97,28 @@ export class ServiceConfig {
 
   storeSettings(): StoreSettings {
     return storeSettingsOf(this.current);
+  }
+
+  /**
+   * The shared session store sessions go to and are read from (`--store`, MNEMO_STORE,
+   * `store.shared`), or null: the data directory alone.
+   */
+  sharedStore(): ServiceResult<{ store: SharedStore; keepLocal: boolean } | null> {
+    const resolved = sharedStoreSettingsOf(this.current, this.flags, this.env);
+    if (!resolved.ok) return { ok: false, error: { kind: 'settings', message: resolved.message } };
+    if (resolved.settings === null) return { ok: true, value: null };
+    const key = JSON.stringify(resolved.settings);
+    if (this.opened?.key !== key) {
+      this.opened?.store.close();
+      this.opened = { key, store: openSharedStore(resolved.settings) };
+    }
+    return { ok: true, value: { store: this.opened.store, keepLocal: resolved.settings.keepLocal } };
+  }
+
+  /** Lets go of the shared store's connections (at the service's close). */
+  closeSharedStore(): void {
+    this.opened?.store.close();
+    this.opened = null;
   }
 
   /** Private desktops (the defaults of a run's desktop, how they start) and the live view's pace (`--live-fps` wins). */

@@ -3,8 +3,7 @@
  * strips and lists) or a raw reply. Served by `mnemo serve` over HTTP and by the app over its
  * `mnemo-file:` protocol; nothing outside the session folder is ever read.
  */
-import { readFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import sharp from 'sharp';
 import type { RunService, ServiceResult } from './run-service';
 
@@ -37,12 +36,10 @@ export class SessionFiles {
     if (invalid || !contentType) return { ok: false, error: { kind: 'not_found', message: `no such file ${relative} in a session` } };
     const read = await this.service.session(sessionId);
     if (!read.ok) return read;
-    let data: Buffer;
-    try {
-      data = await readFile(join(read.value.directory, ...parts));
-    } catch {
-      return { ok: false, error: { kind: 'not_found', message: `no file ${relative} in session ${read.value.meta.id}` } };
-    }
+    // From the session folder, or fetched from the shared store the session was read from.
+    const file = await this.service.records.file(read.value, relative);
+    if (!file.ok) return { ok: false, error: { kind: 'not_found', message: file.message } };
+    const data = file.data;
     if (!contentType.startsWith('image/') || !Number.isInteger(thumbnailWidth) || thumbnailWidth <= 0) return { ok: true, value: { data, contentType } };
     const width = Math.min(thumbnailWidth, MAX_THUMBNAIL);
     const key = `${read.value.meta.id}/${relative}@${width}`;

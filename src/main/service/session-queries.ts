@@ -4,15 +4,21 @@
  * `seq` (followed live while it runs in this process), its memory snapshot, its deletion, and the
  * housekeeping before a run (sessions whose process died marked so, retention applied).
  *
+ * With a shared session store set, the sessions are those of the data directory and of the store,
+ * read alike (store/session-library.ts), and each run's session is uploaded when the run ends
+ * (store/session-uploads.ts; what an earlier process left pending at the first start or run).
+ *
  * Every query waits until the data directory has been made private (service-config.ts).
  */
 import { buildMemorySnapshot, type MemorySnapshot } from '../../shared/memory';
 import type { AgentEvent } from '../../shared/events';
 import { offerSampleSession } from '../store/sample-session';
-import { stat } from 'node:fs/promises';
-import { SESSION_ID_PATTERN, sessionDirectory } from '../store/paths';
-import { readSession, type SessionRecord } from '../store/session-reader';
-import { SessionStore, type SessionListing, type StoreWarning } from '../store/session-store';
+import { SESSION_ID_PATTERN } from '../store/paths';
+import type { SessionRecord } from '../store/session-reader';
+import { SessionLibrary, type FileRead, type LibraryListing } from '../store/session-library';
+import { SessionStore, type StoreWarning } from '../store/session-store';
+import { SessionUploads } from '../store/session-uploads';
+import { StoreCache } from '../store/store-cache';
 import { retentionOf } from '../store/store-settings';
 import type { RunRegistry } from './run-registry';
 import type { ServiceConfig } from './service-config';
@@ -30,6 +36,9 @@ export type FoundSession = SessionRecord & { storeWarnings: StoreWarning[] };
 export class SessionQueries {
   private readonly store: SessionStore;
   private readonly warned = new Set<string>();
+  /** The uploads to the shared store, made at the first that is needed (per store). */
+  private uploads: { store: unknown; uploads: SessionUploads } | null = null;
+  private retried = false;
 
   constructor(private readonly deps: SessionQueriesDeps) {
     this.store = new SessionStore(deps.config.dataDir, deps.now ? { now: deps.now } : {});
@@ -39,39 +48,56 @@ export class SessionQueries {
     return this.deps.config.dataDir;
   }
 
-  /** The listing; its warnings (a damaged session folder) are also logged, each once per process (the window lists often). */
-  async list(options: { search?: string } = {}): Promise<SessionListing> {
+  /** The sessions here and in the shared store, if one is set (a store setting that does not read: said, and the local ones only). */
+  private library(): { library: SessionLibrary; problem: string | null } {
+    const shared = this.deps.config.sharedStore();
+    if (!shared.ok) return { library: new SessionLibrary(this.store, null), problem: shared.error.message };
+    const store = shared.value?.store;
+    return { library: new SessionLibrary(this.store, store ? { store, cache: StoreCache.of(this.dataDir, store.name) } : null), problem: null };
+  }
+
+  /** The listing; its warnings (a damaged session folder, a store that cannot be read) are also logged, each once per process (the window lists often). */
+  async list(options: { search?: string } = {}): Promise<LibraryListing> {
     await this.deps.config.dataDirReady();
     // A data directory without sessions yet gets the sample to explore.
     await offerSampleSession(this.dataDir);
-    const listing = await this.store.list(options);
-    for (const warning of listing.warnings) {
-      if (this.warned.has(warning.message)) continue;
-      this.warned.add(warning.message);
-      this.deps.log(`warning: ${warning.message}`);
+    const { library, problem } = this.library();
+    const listing = await library.list(options);
+    const storeProblem = problem ?? listing.storeProblem;
+    for (const message of [...listing.warnings.map((warning) => warning.message), ...(storeProblem ? [storeProblem] : [])]) {
+      if (this.warned.has(message)) continue;
+      this.warned.add(message);
+      this.deps.log(`warning: ${message}`);
     }
-    return listing;
+    return { ...listing, storeProblem };
   }
 
-  /** One session by id, unique prefix or `last`. */
-  async session(ref: string): Promise<ServiceResult<FoundSession>> {
+  /** One session by id, unique prefix or `last`; a stored one with its screenshots fetched when asked for (`whole`: all at once). */
+  async session(ref: string, options: { whole?: boolean } = {}): Promise<ServiceResult<FoundSession>> {
     await this.deps.config.dataDirReady();
-    const lookup = await this.store.resolve(ref);
-    if (!lookup.ok) return { ok: false, error: { kind: lookup.kind === 'invalid' ? 'settings' : 'not_found', message: lookup.message } };
-    const read = await this.store.read(lookup.id);
+    const { library, problem } = this.library();
+    if (problem) return { ok: false, error: { kind: 'settings', message: problem } };
+    const lookup = await library.resolve(ref);
+    if (!lookup.ok) return { ok: false, error: { kind: lookup.kind === 'invalid' ? 'settings' : lookup.kind === 'store' ? 'unavailable' : 'not_found', message: lookup.message } };
+    if (lookup.warning) this.deps.log(`warning: ${lookup.warning}`);
+    const read = await library.read(lookup.id, options);
     if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
     return { ok: true, value: { ...read.session, storeWarnings: read.warnings ?? [] } };
   }
 
-  /** A session to replay: every event read, the lines that did not read said in the log. */
+  /** A session to replay (or to save as a workflow): every event and file read, the lines that did not read said in the log. */
   async recorded(ref: string): Promise<ServiceResult<SessionRecord>> {
-    await this.deps.config.dataDirReady();
-    const lookup = await this.store.resolve(ref);
-    if (!lookup.ok) return { ok: false, error: { kind: 'not_found', message: lookup.message } };
-    const read = await readSession(this.dataDir, lookup.id);
-    if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
-    for (const warning of read.session.warnings) this.deps.log(`session ${read.session.meta.id}, line ${warning.line}: ${warning.message}`);
-    return { ok: true, value: read.session };
+    if (ref !== 'last' && ref !== 'latest' && !SESSION_ID_PATTERN.test(ref)) return { ok: false, error: { kind: 'not_found', message: `"${ref}" is not a session id` } };
+    const read = await this.session(ref, { whole: true });
+    if (!read.ok) return read;
+    for (const warning of read.value.warnings) this.deps.log(`session ${read.value.meta.id}, line ${warning.line}: ${warning.message}`);
+    const { storeWarnings: _warnings, ...session } = read.value;
+    return { ok: true, value: session };
+  }
+
+  /** A file of a session read here (a screenshot, a raw reply): from its folder, or fetched from the store it came from. */
+  file(session: SessionRecord, path: string): Promise<FileRead> {
+    return this.library().library.file(session, path);
   }
 
   /** The session `sessionId` names exactly (no prefix, no `last`): a run going on here, or a recorded one; else `not_found`, with why. */
@@ -79,8 +105,8 @@ export class SessionQueries {
     if (this.deps.runs.get(sessionId)) return { ok: true, value: { id: sessionId } };
     if (!SESSION_ID_PATTERN.test(sessionId)) return { ok: false, error: { kind: 'not_found', message: `"${sessionId}" is not a session id` } };
     await this.deps.config.dataDirReady();
-    const folder = await stat(sessionDirectory(this.dataDir, sessionId)).then((info) => info.isDirectory(), () => false);
-    return folder ? { ok: true, value: { id: sessionId } } : { ok: false, error: { kind: 'not_found', message: `no session "${sessionId}"` } };
+    const found = await this.library().library.has(sessionId);
+    return found ? { ok: true, value: { id: sessionId } } : { ok: false, error: { kind: 'not_found', message: `no session "${sessionId}"` } };
   }
 
   /** A session's events after `since`: followed live while it runs here, else read from its record. */
@@ -91,7 +117,7 @@ export class SessionQueries {
       return;
     }
     await this.deps.config.dataDirReady();
-    const read = await readSession(this.dataDir, sessionId);
+    const read = await this.library().library.read(sessionId);
     if (!read.ok) return;
     for (const event of read.session.events) if (event.seq > since) yield event;
   }
@@ -113,15 +139,48 @@ export class SessionQueries {
 
   async delete(ref: string): Promise<ServiceResult<{ id: string }>> {
     await this.deps.config.dataDirReady();
-    const deleted = await this.store.delete(ref);
+    const deleted = await this.library().library.delete(ref);
     return deleted.ok ? { ok: true, value: { id: deleted.id } } : { ok: false, error: { kind: 'not_found', message: deleted.message } };
   }
 
-  /** Before a run's session exists: mark sessions whose process died, apply retention. */
+  /** Before a run's session exists: mark sessions whose process died, apply retention, retry the uploads left pending. */
   async housekeeping(): Promise<void> {
     const pruned = await this.store.prune(retentionOf(this.deps.config.storeSettings()));
     for (const warning of pruned.warnings) this.deps.log(`warning: ${warning.message}`);
     for (const id of pruned.interrupted) this.deps.log(`session ${id} was interrupted (its process is gone): marked so`);
     if (pruned.deleted.length > 0) this.deps.log(`retention: deleted ${pruned.deleted.length} old session(s)`);
+    await this.retryUploads();
+  }
+
+  /** A run's session to the shared store, now that the run has ended (nothing when no store is set). */
+  uploadAfterRun(sessionId: string): void {
+    this.sessionUploads()?.afterRun(sessionId);
+  }
+
+  /** The uploads an earlier process left pending, tried again once per process (in the background). */
+  async retryUploads(): Promise<void> {
+    if (this.retried) return;
+    this.retried = true;
+    await this.deps.config.dataDirReady();
+    this.sessionUploads()?.retryPending();
+  }
+
+  /** Resolves when every upload asked for so far has ended. */
+  async uploadsSettled(): Promise<void> {
+    await this.uploads?.uploads.settled();
+  }
+
+  private sessionUploads(): SessionUploads | null {
+    const shared = this.deps.config.sharedStore();
+    if (!shared.ok) {
+      this.deps.log(`warning: sessions stay in this data directory: ${shared.error.message}`);
+      return null;
+    }
+    if (!shared.value) return null;
+    if (this.uploads?.store !== shared.value.store) {
+      const { store, keepLocal } = shared.value;
+      this.uploads = { store, uploads: new SessionUploads({ local: this.store, store, keepLocal, log: this.deps.log, ...(this.deps.now ? { now: this.deps.now } : {}) }) };
+    }
+    return this.uploads.uploads;
   }
 }

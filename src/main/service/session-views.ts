@@ -22,6 +22,8 @@ export interface SessionListItem {
   cost: number;
   /** The sample session Mnemo ships (present only then). */
   sample?: true;
+  /** The shared session store it is read from (present only then): `s3://bucket/prefix`, a folder. */
+  store?: string;
 }
 
 export function listItemOf(summary: SessionSummary): SessionListItem {
@@ -33,6 +35,7 @@ export function listItemOf(summary: SessionSummary): SessionListItem {
     steps: summary.steps,
     cost: summary.costUsd,
     ...(summary.sample ? { sample: true as const } : {}),
+    ...(summary.store ? { store: summary.store } : {}),
   };
 }
 
@@ -79,7 +82,10 @@ export interface ShownSession {
   usage: UsageSummary | null;
   reason: string | null;
   replayOf: string | null;
+  /** The session folder: in the data directory, or the store cache's copy of a stored session. */
   directory: string;
+  /** The shared session store it was read from (present only then). */
+  store?: string;
   warnings: Array<{ file: string; line: number; message: string }>;
   steps: ShownStep[];
 }
@@ -121,6 +127,7 @@ export function shownSession(session: SessionRecord): ShownSession {
     reason: meta.reason,
     replayOf: meta.replayOf ?? null,
     directory,
+    ...(session.store ? { store: session.store } : {}),
     warnings: session.warnings.map((w) => ({ file: w.file ?? 'events.jsonl', line: w.line, message: w.message })),
     steps: session.steps.map((view) => shownStep(view, directory)),
   };

@@ -43,7 +43,9 @@ export function policySecrets(sources: RedactionSources): string[] {
     keychain: { apiKey: sources.storedApiKey },
     environment: { memorySecret: env.MNEMO_MEMORY_KEY, redisUrl: flags.redisUrl ?? env.MNEMO_REDIS_URL },
   };
-  const found = [...configuredSecrets(sources.file, flags, env), ...configuredSecrets(resolved, {}, {}), ...(sources.extra ?? [])];
+  // The shared session store's S3 secrets (the access key id alone opens nothing).
+  const storeSecrets = [env.AWS_SECRET_ACCESS_KEY, env.AWS_SESSION_TOKEN].filter((secret): secret is string => secret !== undefined);
+  const found = [...configuredSecrets(sources.file, flags, env), ...configuredSecrets(resolved, {}, {}), ...storeSecrets, ...(sources.extra ?? [])];
   return [...new Set(found.flatMap((secret) => [secret, secret.trim()]).filter((secret) => secret.trim() !== ''))];
 }
 

@@ -42,6 +42,8 @@ export interface RunFlags {
   memoryKeyFile?: string;
   /** Frames a second of the live view at most (desktop.liveFps). */
   liveFps?: number;
+  /** The shared session store: s3://BUCKET/PREFIX or a folder (env MNEMO_STORE, store.shared; shared-store-settings.ts). */
+  store?: string;
 }
 
 /** Where the memory key comes from; null: the memory files are not encrypted. */

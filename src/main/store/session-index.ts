@@ -33,6 +33,8 @@ export interface SessionSummary {
   bytes: number | null;
   replayOf?: string;
   sample?: boolean;
+  /** The shared store it is read from; absent: the data directory's own (never written to the index). */
+  store?: string;
 }
 
 type IndexLine = ({ v: number } & SessionSummary) | { v: number; id: string; deleted: true };

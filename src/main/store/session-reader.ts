@@ -49,7 +49,10 @@ export interface StepView extends SharedStepView {
 
 export interface SessionRecord {
   meta: SessionMeta;
+  /** The session folder: in the data directory, or its copy in the store cache (store-cache.ts). */
   directory: string;
+  /** The shared store it was read from (`s3://bucket/prefix`, a folder); absent: the data directory's own. */
+  store?: string;
   events: AgentEvent[];
   steps: StepView[];
   warnings: ReadWarning[];
@@ -241,9 +244,19 @@ function repairMeta(id: string, partial: Fields | null, events: readonly AgentEv
   return cleanMeta({ ...partial, ...rebuilt, ...kept, id });
 }
 
-/** Per-step files found in the session folder: the raw replies and the full-resolution captures. */
-async function stepFiles(directory: string): Promise<{ screenshots: Set<string>; replies: Map<number, string>; full: Map<number, string> }> {
-  const list = async (folder: string) => readdir(join(directory, folder)).catch(() => [] as string[]);
+/** How a session folder is read beyond what is on disk. */
+export interface ReadOptions {
+  /**
+   * Files of the session (paths inside its folder) that exist though not (yet) on disk here: a
+   * stored session's screenshots and replies, fetched when asked for.
+   */
+  present?: ReadonlySet<string>;
+}
+
+/** Per-step files found in the session folder (or known to exist): the raw replies and the full-resolution captures. */
+async function stepFiles(directory: string, present: ReadonlySet<string>): Promise<{ screenshots: Set<string>; replies: Map<number, string>; full: Map<number, string> }> {
+  const elsewhere = (folder: string) => [...present].filter((path) => path.startsWith(`${folder}/`) && !path.slice(folder.length + 1).includes('/')).map((path) => path.slice(folder.length + 1));
+  const list = async (folder: string) => [...new Set([...(await readdir(join(directory, folder)).catch(() => [] as string[])), ...elsewhere(folder)])];
   const [shots, replies] = await Promise.all([list(SCREENSHOTS_DIR), list(REPLIES_DIR)]);
   const byStep = (names: string[], folder: string, pattern: RegExp) => {
     const map = new Map<number, string>();
@@ -267,18 +280,22 @@ async function fileExists(path: string): Promise<boolean> {
   );
 }
 
-/** Reads a session by id; a missing session is a message, a damaged one reads with warnings. */
-export async function readSession(dataDir: string, id: string): Promise<SessionRead> {
+/** Reads a session of a data directory by id; a missing session is a message, a damaged one reads with warnings. */
+export async function readSession(dataDir: string, id: string, options: ReadOptions = {}): Promise<SessionRead> {
   if (!SESSION_ID_PATTERN.test(id)) return { ok: false, message: `"${id}" is not a session id` };
-  const directory = sessionDirectory(dataDir, id);
+  return readSessionFolder(sessionDirectory(dataDir, id), id, sessionsRoot(dataDir), options);
+}
+
+/** Reads the session folder `directory` (its id is `id`; `place` names where it was looked for in messages). */
+export async function readSessionFolder(directory: string, id: string, place: string, options: ReadOptions = {}): Promise<SessionRead> {
   let folderTime: number;
   try {
     const info = await stat(directory);
-    if (!info.isDirectory()) return { ok: false, message: `no session "${id}" in ${sessionsRoot(dataDir)}` };
+    if (!info.isDirectory()) return { ok: false, message: `no session "${id}" in ${place}` };
     folderTime = info.birthtimeMs || info.mtimeMs;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, message: code === 'ENOENT' ? `no session "${id}" in ${sessionsRoot(dataDir)}` : `session "${id}" cannot be read: ${(error as Error).message}` };
+    return { ok: false, message: code === 'ENOENT' ? `no session "${id}" in ${place}` : `session "${id}" cannot be read: ${(error as Error).message}` };
   }
 
   const warnings: ReadWarning[] = [];
@@ -289,7 +306,7 @@ export async function readSession(dataDir: string, id: string): Promise<SessionR
       (text) => ({ ok: true as const, text }),
       (error: NodeJS.ErrnoException) => ({ ok: false as const, message: error.code === 'ENOENT' ? `${EVENTS_FILE} is missing: no events were recorded` : `${EVENTS_FILE} cannot be read: ${error.message}` }),
     ),
-    stepFiles(directory),
+    stepFiles(directory, options.present ?? new Set()),
   ]);
 
   let events: AgentEvent[] = [];

@@ -16,6 +16,8 @@ import { appendToIndex, INDEX_FILE, readIndex, rewriteIndex, summaryOf, type Ses
 import { totalsOf } from '../../shared/run-totals';
 import { readSession, readSessionMeta, type SessionRead } from './session-reader';
 import type { RetentionPolicy } from './store-settings';
+import { mapLimit } from './map-limit';
+import { pendingUploadIds } from './pending-uploads';
 import { currentHost, writerLiveness, type HostIdentity, type Liveness, type WriterIdentity } from './writer-identity';
 
 export interface StoreWarning {
@@ -61,19 +63,6 @@ interface Loaded {
   trash: string[];
 }
 
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** Newest first; the id (which starts with the time) breaks ties. */
 export function newestFirst(a: SessionSummary, b: SessionSummary): number {
   return b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
@@ -117,6 +106,11 @@ export class SessionStore {
   async rebuildIndex(): Promise<{ sessions: number; warnings: StoreWarning[] }> {
     const loaded = await this.load({ rebuild: true });
     return { sessions: loaded.entries.size, warnings: loaded.warnings };
+  }
+
+  /** The names of the session folders (whatever state each is in). */
+  async folderIds(): Promise<string[]> {
+    return (await this.folders()).sessions;
   }
 
   /** A full id, a unique prefix of one, or `last` for the newest session. */
@@ -170,7 +164,8 @@ export class SessionStore {
 
   /**
    * Deletes sessions older than `maxAgeDays`, then the oldest while all sessions together take
-   * more than `maxBytes`. Running sessions count towards the size but are never deleted.
+   * more than `maxBytes`. Running sessions, and sessions not yet uploaded to the shared store
+   * (pending-uploads.ts), count towards the size but are never deleted.
    */
   async prune(policy: RetentionPolicy): Promise<PruneOutcome> {
     const loaded = await this.load();
@@ -192,7 +187,9 @@ export class SessionStore {
       sizes.set(summary.id, bytes);
       return bytes;
     };
-    const deletable = (summary: SessionSummary) => summary.status !== 'running';
+    // A session waiting for its upload to the shared store is the only copy there is.
+    const pending = new Set(await pendingUploadIds(this.dataDir));
+    const deletable = (summary: SessionSummary) => summary.status !== 'running' && !pending.has(summary.id);
 
     if (policy.maxAgeDays !== null) {
       const cutoff = this.now() - policy.maxAgeDays * DAY_MS;

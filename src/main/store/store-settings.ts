@@ -2,7 +2,10 @@
  * Retention as the store applies it, from the `store` section of config.json (schema in
  * src/shared/config.ts):
  *
- *   "store": { "retentionDays": 30, "retentionGb": 5, "keepFullResolution": false, "minFreeMb": 200 }
+ *   "store": { "retentionDays": 30, "retentionGb": 5, "keepFullResolution": false, "minFreeMb": 200,
+ *              "shared": "s3://bucket/prefix", "keepLocal": false, "s3": { "endpoint": "http://127.0.0.1:9000" } }
+ *
+ * Retention applies to the sessions of the data directory, never to the shared store.
  */
 import type { StoreSettings } from '../../shared/config';
 

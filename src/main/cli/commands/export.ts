@@ -1,7 +1,8 @@
 /**
  * `mnemo export <session-id>`: a recorded session as one self-contained HTML report (--html)
  * and/or its raw record as JSON (--json). Files are written beside their target and renamed into
- * place, so a reader never sees half a file.
+ * place, so a reader never sees half a file. A session in the shared session store (`--store`,
+ * MNEMO_STORE, `store.shared`) is exported as a local one, its screenshots fetched first.
  *
  * The settings' secrets (the API key, ...) are masked in what is exported, also for sessions
  * recorded before they were masked at the source. Every file written is owner-only (0600, whatever
@@ -11,17 +12,19 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { writeUserFile } from '../../disk/user-file';
 import { redactionOfDataDir } from '../../settings/redaction';
-import { readSession, type SessionRecord } from '../../store/session-reader';
+import type { SessionRecord } from '../../store/session-reader';
 import { screenshotReader } from '../../replay/inspect';
 import { renderHtmlReport } from '../../replay/report';
 import { ExitCode } from '../exit-codes';
 import { openDataDir } from '../data-dir';
 import { keychainApiKeyQuietly } from '../stored-key';
+import { openSessionLibrary } from '../session-library';
 
 export interface ExportOptions {
   html?: string;
   json?: string;
   dataDir?: string;
+  store?: string;
 }
 
 /** The raw record as `--json` writes it. */
@@ -58,7 +61,9 @@ export async function exportCommand(sessionId: string, options: ExportOptions): 
     return;
   }
   const dataDir = await openDataDir(options.dataDir);
-  const read = await readSession(dataDir, sessionId);
+  // Here, or in the shared store with every screenshot fetched (the report embeds them).
+  const { library, close } = await openSessionLibrary(dataDir, options.store !== undefined ? { store: options.store } : {});
+  const read = await library.readExact(sessionId, { whole: true }).finally(close);
   if (!read.ok) {
     fail(ExitCode.errorResult, read.message);
     return;

@@ -12,7 +12,7 @@ import type { MountAccess } from '../../server/mnemo-server';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
-export interface ServeOptions extends Pick<RunFlags, 'dataDir' | 'config' | 'liveFps'> {
+export interface ServeOptions extends Pick<RunFlags, 'dataDir' | 'config' | 'liveFps' | 'store'> {
   port: number;
   host: string;
 }
@@ -38,7 +38,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const keys = dataDirKeyStoreOf(config.config, { log });
   const service = new RunService({
     config: config.config,
-    flags: options.liveFps !== undefined ? { liveFps: options.liveFps } : {},
+    flags: { ...(options.liveFps !== undefined ? { liveFps: options.liveFps } : {}), ...(options.store !== undefined ? { store: options.store } : {}) },
     openOperator: openDesktopOperator,
     // The keychain's key, after the environment's and config.json's, as everywhere.
     storedApiKey: () => keys.get(),

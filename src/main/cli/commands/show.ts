@@ -15,6 +15,7 @@ import { openDataDir } from '../data-dir';
 export interface ShowOptions {
   json?: boolean;
   dataDir?: string;
+  store?: string;
 }
 
 function describeResult(result: ActionResult | undefined): string {
@@ -38,6 +39,7 @@ export function renderSession(shown: ShownSession): string {
   lines.push(`steps    ${complete}${complete !== shown.steps.length ? ` finished, ${shown.steps.length - complete} not` : ''}, cost ${formatUsd(shown.cost)}${tokens}`);
   if (shown.replayOf) lines.push(`replays  ${shown.replayOf}`);
   lines.push(`folder   ${shown.directory}`);
+  if (shown.store) lines.push(`store    ${shown.store}`);
   for (const step of shown.steps) {
     const timing = step.complete ? `${((step.durationMs ?? 0) / 1000).toFixed(1)} s, ${formatUsd(step.cost ?? 0)} so far` : 'did not finish';
     lines.push('', `step ${step.step}  (${timing})`);
@@ -52,7 +54,7 @@ export function renderSession(shown: ShownSession): string {
 }
 
 export async function showCommand(ref: string, options: ShowOptions): Promise<void> {
-  const session = await readNamedSession(await openDataDir(options.dataDir), ref);
+  const session = await readNamedSession(await openDataDir(options.dataDir), ref, options.store !== undefined ? { store: options.store } : {});
   if (!session) return;
   for (const warning of session.warnings) {
     process.stderr.write(`mnemo: warning: ${warning.file ?? 'events.jsonl'}${warning.line > 0 ? ` line ${warning.line}` : ''}: ${warning.message}\n`);

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { REPLAY_POLICIES } from '../../replay/policy';
 import type { ReplayCommandOptions } from '../commands/replay';
-import { addDesktopOptions, addDisplayOption, addMemoryStoreOptions, addSettingsOptions, parseSpeed } from '../options';
+import { addDesktopOptions, addDisplayOption, addMemoryStoreOptions, addSettingsOptions, addStoreOption, parseSpeed } from '../options';
 
 /** Shown after the options; the threshold defaults are checked against divergence.ts by a unit test. */
 export const REPLAY_HELP = `
@@ -37,9 +37,12 @@ export function registerReplayCommand(program: Command): void {
     .addOption(new Option('--policy <policy>', 'on divergence: stop, ask the user, or reground with the model').choices(REPLAY_POLICIES).default('stop'))
     .option('--speed <x>', 'recorded pauses between steps divided by this; 0 or "max": no pauses', parseSpeed, 1)
     .option('--thresholds <json>', 'divergence thresholds as JSON, e.g. \'{"patchMean":0.05}\'', parseThresholdsJson);
-  addDesktopOptions(
-    addMemoryStoreOptions(addDisplayOption(replay, 'the display to replay on'), 'as for mnemo run (scripts may pass the same flags to both); a replay reads and changes no memory'),
-    'replay (default: the desktop the session ran on; a private one is started the same again)',
+  addStoreOption(
+    addDesktopOptions(
+      addMemoryStoreOptions(addDisplayOption(replay, 'the display to replay on'), 'as for mnemo run (scripts may pass the same flags to both); a replay reads and changes no memory'),
+      'replay (default: the desktop the session ran on; a private one is started the same again)',
+    ),
+    'the session to replay may be there; the replay\'s own session goes there once it ends',
   )
     .option('--non-interactive', 'never ask: a question (under --policy ask, or a recorded confirmation) stops the replay')
     .option('--json', 'print one JSON event per line on stdout')

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { SessionsOptions } from '../commands/sessions';
-import { addStorageOptions, parsePositiveNumber } from '../options';
+import { addStorageOptions, addStoreOption, parsePositiveNumber } from '../options';
 
 const HELP_AFTER =
   '\nSessions whose recording process is gone (a crash, kill -9) are marked "interrupted".\nExit codes: 0 listed (also when there are none), 1 delete failed, 2 bad arguments or a bad "store" section in the config file.\nA data directory without sessions gets the sample session Mnemo ships, to explore; delete it like any other.';
@@ -14,8 +14,8 @@ const HELP_AFTER =
 /** What the listing takes, in every form of the command. */
 function addListingOptions(command: Command): Command {
   return addStorageOptions(
-    command
-      .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost} (startedAt ISO 8601, cost in USD)')
+    addStoreOption(command, 'its sessions are listed with these (a session in both, once); delete and prune change this data directory only')
+      .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost, store?} (startedAt ISO 8601, cost in USD; store: the shared store a session is read from)')
       .option('--search <text>', 'only sessions whose task, status, id or start date (YYYY-MM-DD) contain every word of TEXT, ignoring case'),
     'its store section is what prune applies',
   );

@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import { WORKFLOW_POLICIES } from '../../replay/policy';
 import type { ImportOptions, RunWorkflowOptions, SaveOptions, StorageOptions } from '../commands/workflow';
-import { addDesktopOptions, addDisplayOption, addSettingsOptions, addStorageOptions, collect, parseSpeed } from '../options';
+import { addDesktopOptions, addDisplayOption, addSettingsOptions, addStorageOptions, addStoreOption, collect, parseSpeed } from '../options';
 
 const EXIT_HELP = `
 A workflow drives the desktop, so only a trusted one runs: one saved on this machine is; an imported
@@ -42,7 +42,7 @@ export function registerWorkflowCommand(program: Command): void {
     .description('Runs saved with parameters and run again with new values, the model asked only where the screen differs')
     .addHelpText('after', EXIT_HELP);
 
-  subcommand(command, 'save', 'Save a recorded session as a workflow: typed values become parameters')
+  addStoreOption(subcommand(command, 'save', 'Save a recorded session as a workflow: typed values become parameters'), 'the session may be there')
     .argument('<session>', 'the session (an id, a unique prefix, or "last")')
     .requiredOption('--name <name>', 'the workflow\'s name (letters, digits, "_", ".", "-")')
     .option('--param <NAME=VALUE>', 'a typed text containing VALUE gets {{NAME}} in its place (repeatable)', collect, [])
@@ -76,18 +76,13 @@ export function registerWorkflowCommand(program: Command): void {
     .option('--json', 'print the workflow as `show --json` does')
     .action(async (name: string, options: StorageOptions & { json?: boolean }) => (await workflow()).workflowTrustCommand(name, options));
 
-  addDesktopOptions(
-    addDisplayOption(
-      addSettingsOptions(command.command('run'), 'reground: ')
-        .description('Run a workflow with new values: each step replayed, found again, or (--policy reground) grounded by the model')
-        .argument('<name>')
-        .option('--set <NAME=VALUE>', 'a parameter\'s value (repeatable); also MNEMO_PARAM_<NAME>; a secret left out is asked for', collect, [])
-        .addOption(new Option('--policy <policy>', 'a step found by no evidence: stop before acting, or reground with the model (model flags as for run)').choices(WORKFLOW_POLICIES).default('stop'))
-        .option('--speed <x>', 'recorded waits divided by this; 0 or "max": none', parseSpeed, 1),
-      'the display to run on',
-    ),
-    'run the workflow',
-  )
+  const run = addSettingsOptions(command.command('run'), 'reground: ')
+    .description('Run a workflow with new values: each step replayed, found again, or (--policy reground) grounded by the model')
+    .argument('<name>')
+    .option('--set <NAME=VALUE>', 'a parameter\'s value (repeatable); also MNEMO_PARAM_<NAME>; a secret left out is asked for', collect, [])
+    .addOption(new Option('--policy <policy>', 'a step found by no evidence: stop before acting, or reground with the model (model flags as for run)').choices(WORKFLOW_POLICIES).default('stop'))
+    .option('--speed <x>', 'recorded waits divided by this; 0 or "max": none', parseSpeed, 1);
+  addStoreOption(addDesktopOptions(addDisplayOption(run, 'the display to run on'), 'run the workflow'), 'its session goes there once the run ends (it stays here until the store has all of it)')
     .option('--non-interactive', 'never ask: a recorded confirmation stops the run, a secret must be given')
     .option('--json', 'print the run\'s events as `mnemo run --json` does, one `workflow-step` line per step and a last `workflow-report` line')
     .addHelpText('after', RUN_HELP)
