@@ -99,7 +99,7 @@ function sessionRoutes(backend: AppBackend): Route[] {
     {
       ...otherRoutes.session,
       handle: withSession(async (id) => {
-        const read = await service.session(id);
+        const read = await service.records.session(id);
         if (!read.ok) return failed(read.error);
         return json(200, shownSessionWithRefs(read.value, (relative) => fileUrl(read.value.meta.id, relative)));
       }),
@@ -107,7 +107,7 @@ function sessionRoutes(backend: AppBackend): Route[] {
     {
       ...otherRoutes.sessionMemory,
       handle: withSession(async (id) => {
-        const memory = await service.memory(id);
+        const memory = await service.records.memory(id);
         return memory.ok ? json(200, memory.value) : failed(memory.error);
       }),
     },

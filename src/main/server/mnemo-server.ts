@@ -103,7 +103,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
 
     if (url.pathname === urlOf(otherRoutes.events, {}) && request.method === otherRoutes.events.method) return streamEvents(request, response, options.service, url.searchParams);
     const liveRun = request.method === otherRoutes.runLive.method ? liveViewRun(url.pathname) : null;
-    if (liveRun !== null) return streamLiveView(request, response, liveRun, options.service.run(liveRun)?.live);
+    if (liveRun !== null) return streamLiveView(request, response, liveRun, options.service.runs.get(liveRun)?.live);
     if (url.pathname.startsWith(`${API_PREFIX}/`)) {
       const path = url.pathname.slice(API_PREFIX.length);
       const reply = await api({ method: request.method ?? 'GET', path, query: url.searchParams, body: (maxBytes) => readJson(request, maxBytes) });

@@ -7,7 +7,6 @@
  * Every store is given the process's store writer (the redaction policy of the current settings),
  * and a run's blackboard and conversation its own (the policy with the run's flags).
  */
-import type { PriceTable } from '../../shared/settings';
 import type { StoreWriter } from '../disk/store-writer';
 import type { CompactionOptions, CompactionReport } from '../memory/blackboard-compaction';
 import type { RunFlags, RunSettings, MemoryStoreSettings } from '../settings/settings';
@@ -56,9 +55,9 @@ export class MemoryHost {
   /** Facts and working memory for people and front ends, over the storage the runs use. Closed by `close()`. */
   async memoryService(overrides: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}): Promise<ServiceResult<MemoryService>> {
     const settings = this.deps.config.memoryStoreSettings(overrides);
-    if (!settings.ok) return settings;
+    if (!settings.ok) return this.deps.config.redacted(settings);
     const backends = await this.open(settings.value);
-    return backends.ok ? { ok: true, value: new MemoryService(backends.value, this.deps.now) } : backends;
+    return backends.ok ? { ok: true, value: new MemoryService(backends.value, this.deps.now) } : this.deps.config.redacted(backends);
   }
 
   /**
@@ -116,12 +115,15 @@ export class MemoryHost {
    * `mnemo memory compact`: every finished task of the shared blackboard that has no summary yet
    * gets one (newest first, at most `limit`), with progress; stops at `signal`.
    */
-  async compact(settings: RunSettings, prices: PriceTable, options: CompactionOptions = {}): Promise<ServiceResult<CompactionReport>> {
+  async compact(options: CompactionOptions = {}): Promise<ServiceResult<CompactionReport>> {
+    const run = this.deps.config.runSettings();
+    if (!run.ok) return run;
+    const settings = run.value;
     await this.stopCompaction();
     const backends = await this.open(settings.memoryStore);
-    if (!backends.ok) return backends;
-    const compacted = await compactSharedBlackboard(settings, prices, backends.value, this.deps.config.storeWriter, options);
-    if (!compacted.ok) return { ok: false, error: { kind: 'memory', message: compacted.message } };
+    if (!backends.ok) return this.deps.config.redacted(backends);
+    const compacted = await compactSharedBlackboard(settings, settings.prices, backends.value, this.deps.config.storeWriter, options);
+    if (!compacted.ok) return this.deps.config.redacted({ ok: false, error: { kind: 'memory', message: compacted.message } });
     for (const warning of compacted.warnings) this.deps.log(`warning: ${warning}`);
     return { ok: true, value: compacted.report };
   }

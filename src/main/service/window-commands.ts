@@ -39,7 +39,7 @@ export function backendHandlers(backend: AppBackend): Omit<Handlers, ShellComman
     'replay:start': async (request) => fromService(await backend.startReplay(request)),
     'sessions:list': async (filter) => ok(await backend.sessions(filter)),
     'sessions:events': async ({ id, since }) => fromService(await backend.events(id, since)),
-    'sessions:delete': async ({ id }) => fromService(await backend.service.deleteSession(id)),
+    'sessions:delete': async ({ id }) => fromService(await backend.service.records.delete(id)),
     'settings:get': async () => ok(backend.settings()),
     'settings:save': async (request) => fromService(await backend.saveSettings(request)),
     'provider:check': async ({ model, apiKey }) => fromService(await backend.checkProvider(model ?? {}, apiKey)),

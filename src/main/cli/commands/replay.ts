@@ -68,7 +68,7 @@ export async function replayCommand(id: string, options: ReplayCommandOptions): 
   const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
   // The model is needed only to reground; under ask, a model given on the command line is offered as an answer.
   const wantsModel = options.policy === 'reground' || (options.policy === 'ask' && options.model !== undefined);
-  const started = await service.replay({
+  const started = await service.replays.start({
     session: id,
     policy: options.policy,
     speed: options.speed,

@@ -48,7 +48,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   await service.open();
   // The keychain may show its unlock prompt on the desktop now, once, rather than at the first run.
   await keys.load({ interactive: true });
-  const store = keys.status(service.loadedConfig.file.model?.apiKey || undefined);
+  const store = keys.status(service.config.loaded.file.model?.apiKey || undefined);
   log(`key store: ${store.detail}${store.fix ? ` (${store.fix})` : ''}`);
   const renderer = await ensureRendererBuilt(undefined, log);
   if (!renderer.ok) {

@@ -35,7 +35,7 @@ function lineOf(event: AgentEvent): string | null {
 export async function teachCommand(task: string, options: TeachOptions): Promise<void> {
   if (task.trim() === '') throw new InvalidInputError('say what you will do: mnemo teach "<what you will do>"');
   const service = await openService(options);
-  const started = await service.teach({ task, ...(options.display !== undefined ? { display: options.display } : {}) });
+  const started = await service.teaching.start({ task, ...(options.display !== undefined ? { display: options.display } : {}) });
   if (!started.ok && started.error.kind === 'no_display') {
     process.stderr.write(`mnemo: ${started.error.message}\n`);
     process.exitCode = ExitCode.errorResult;

@@ -268,7 +268,7 @@ export async function workflowRunCommand(name: string, options: RunWorkflowOptio
     }
     resolved.values.set(secret, typed);
   }
-  const started = await service.runWorkflow({
+  const started = await service.workflowRuns.start({
     name,
     values: resolved.values,
     policy: options.policy,
