@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
-import { AppBackend, configFileKeyStore } from '../service/app-backend';
+import { AppBackend, configFileKeyStore } from '../service/front-ends/app-backend';
 import type { RunService } from '../service/run-service';
 import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from '../http/access';
 import type { KeyStore } from '../settings/key-store';

@@ -6,20 +6,25 @@
  * | part | file | job |
  * | --- | --- | --- |
  * | `config` | service-config.ts | the settings, read once and owned here (`use`); the redaction policy; the data directory made private |
- * | `runs` | run-registry.ts | the runs going on in this process, several at once (one per desktop) |
- * | `records` | session-queries.ts | the recorded sessions: list, one, events, memory snapshot, delete, housekeeping |
- * | `memoryHost` | memory-host.ts | the long-lived memory: backends opened once per settings, a run's memory, `mnemo memory compact` |
- * | `desktops` | run-desktops.ts | where a run works: the user's display, or a private desktop started for it |
- * | `launcher` | run-launcher.ts | one launch for every kind of run: desktop, lock, operator, the run's context, live handle |
- * | `workflows` | workflow-service.ts | the saved workflows: save a session as one, list, show, trust, delete, export, import |
+ * | `runs` | runs/run-registry.ts | the runs going on in this process, several at once (one per desktop) |
+ * | `records` | sessions/session-queries.ts | the recorded sessions: list, one, events, memory snapshot, delete, housekeeping |
+ * | `memoryHost` | memory/memory-host.ts | the long-lived memory: backends opened once per settings, a run's memory, `mnemo memory compact` |
+ * | `desktops` | desktops/run-desktops.ts | where a run works: the user's display, or a private desktop started for it |
+ * | `launcher` | runs/run-launcher.ts | one launch for every kind of run: desktop, lock, operator, the run's context, live handle |
+ * | `workflows` | workflows/workflow-service.ts | the saved workflows: save a session as one, list, show, trust, delete, export, import |
  * | `checks` | checks/provider-checks.ts | the provider and grounding checks (`check-model`, the settings form) |
  * | `agentRuns`, `replays`, `workflowRuns`, `teaching` | runs/*.ts | one recipe per way of starting a run: a task, a replay, a workflow run, a demonstration |
- * | `demonstrations` | teach.ts | the window's teach:start and teach:stop, over `teaching` |
+ * | `demonstrations` | runs/demonstrations.ts | the window's teach:start and teach:stop, over `teaching` |
  *
  * Failures are values (`ServiceResult`), each with a kind the adapters map to their own terms (an
  * exit code, an HTTP status, a message in the window), their messages masked by the redaction policy.
+ *
+ * The folders say what each part is for: runs/ (starting and following runs), desktops/ (where they
+ * work), sessions/ (what they recorded), memory/ (what they remember), workflows/ (what they were
+ * taught), checks/ (the provider, grounding and doctor checks), front-ends/ (the window's commands
+ * over the service, for the app and `mnemo serve`).
  */
-import { Demonstrations, type TeachHost } from './teach';
+import { Demonstrations, type TeachHost } from './runs/demonstrations';
 import type { ModelSettings, PriceTable } from '../../shared/settings';
 import { createVisionModel } from '../model';
 import type { VisionModel } from '../model/types';
@@ -27,22 +32,22 @@ import type { CaptureOptions } from '../operator/capture';
 import type { ProviderProbe } from '../model/provider-check';
 import type { LoadedConfig, RunFlags } from '../settings/settings';
 import { ProviderChecks } from './checks/provider-checks';
-import { MemoryHost } from './memory-host';
-import { RunDesktops } from './run-desktops';
-import { RunLauncher, type OperatorOpen } from './run-launcher';
-import { RunRegistry } from './run-registry';
+import { MemoryHost } from './memory/memory-host';
+import { RunDesktops } from './desktops/run-desktops';
+import { RunLauncher, type OperatorOpen } from './runs/run-launcher';
+import { RunRegistry } from './runs/run-registry';
 import { AgentRuns } from './runs/agent-runs';
 import type { RecipeParts } from './runs/recipe-parts';
 import { Replays } from './runs/replays';
 import { Teaching } from './runs/teaching';
 import { WorkflowRuns } from './runs/workflow-runs';
 import { ServiceConfig } from './service-config';
-import { SessionQueries } from './session-queries';
-import { WorkflowService } from './workflow-service';
+import { SessionQueries } from './sessions/session-queries';
+import { WorkflowService } from './workflows/workflow-service';
 
-export type { RunHandle, RunOutcome } from './live-run';
-export type { OperatorOpen } from './run-launcher';
-export type { LiveRunSummary } from './run-registry';
+export type { RunHandle, RunOutcome } from './runs/live-run';
+export type { OperatorOpen } from './runs/run-launcher';
+export type { LiveRunSummary } from './runs/run-registry';
 export type { ServiceError, ServiceErrorKind, ServiceResult } from './service-result';
 export type { StartRequest } from './runs/agent-runs';
 export type { ReplayRequest } from './runs/replays';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type Sender } from '../../../src/main/app/dispatch';
 import { createHandlers } from '../../../src/main/app/handlers';
-import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
+import { AppBackend, configFileKeyStore } from '../../../src/main/service/front-ends/app-backend';
 import { commandNames, ok, type CommandApi, type CommandName, type RequestOf } from '../../../src/shared/contract';
 import { createHttpCommands } from '../../../src/shared/http-commands';
 import { toolCall } from '../service/service-harness';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
-import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
+import { AppBackend, configFileKeyStore } from '../../../src/main/service/front-ends/app-backend';
 import type { KeyStore } from '../../../src/main/settings/key-store';
 import type { RunHandle, RunService } from '../../../src/main/service/run-service';
 import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';

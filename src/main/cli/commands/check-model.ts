@@ -26,7 +26,7 @@ export async function checkModelCommand(options: CheckOptions): Promise<void> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   if (options.targets !== undefined && !options.grounding) throw new InvalidInputError('--targets applies to --grounding only');
-  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
   const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, ...(await keychainApiKey(config.config, options, (line) => process.stderr.write(`mnemo: ${line}\n`))) });
   const settings = service.config.runSettings();
   if (!settings.ok) throw new InvalidInputError(settings.error.message);

@@ -15,7 +15,7 @@
  */
 import type { FactJson, FactLogCheck } from '../../memory/facts';
 import { loadConfig, type RunFlags } from '../../settings/settings';
-import type { MemoryService } from '../../service/memory-service';
+import type { MemoryService } from '../../service/memory/memory-service';
 import type { ServiceError } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { keptPrivate } from '../data-dir';
@@ -59,7 +59,7 @@ export async function openMemoryService(options: MemoryStoreOptions): Promise<Op
   if (!config.ok) throw new InvalidInputError(config.message);
   await keptPrivate(config.config.dataDir);
   // Loaded on demand: the Redis client and the stores are not needed by other commands.
-  const [{ ServiceConfig }, { MemoryHost }] = await Promise.all([import('../../service/service-config'), import('../../service/memory-host')]);
+  const [{ ServiceConfig }, { MemoryHost }] = await Promise.all([import('../../service/service-config'), import('../../service/memory/memory-host')]);
   const log = (message: string) => process.stderr.write(`mnemo: ${message}\n`);
   const serviceConfig = new ServiceConfig({ config: config.config, flags: memoryStoreFlags(options), log });
   const host = new MemoryHost({ config: serviceConfig, log });

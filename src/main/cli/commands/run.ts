@@ -25,7 +25,7 @@ export async function runCommand(task: string, options: RunOptions): Promise<voi
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   // Loaded on demand: the service brings the model client, the store and the memory.
-  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
   const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
   const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
   const settings = service.config.runSettings();

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { FactSchema } from '../../../shared/app-api';
-import type { MemoryService } from '../../service/memory-service';
+import type { MemoryService } from '../../service/memory/memory-service';
 import type { ToolCall } from '../connection';
 import { defineTool, type ToolAnswer } from '../tool';
 

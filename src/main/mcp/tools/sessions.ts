@@ -9,7 +9,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SessionListItemSchema } from '../../../shared/app-api';
 import { UsageSummarySchema } from '../../../shared/events';
-import { listItemOf, shownSessionWithRefs } from '../../service/session-views';
+import { listItemOf, shownSessionWithRefs } from '../../service/sessions/session-views';
 import type { McpServices } from '../connection';
 import { defineTool } from '../tool';
 

@@ -10,8 +10,8 @@ import { checkModel, type ModelCheck } from '../../model/provider-check';
 import type { CaptureOptions } from '../../operator/capture';
 import { redactionOf } from '../../settings/redaction';
 import type { RunFlags } from '../../settings/settings';
-import { checkGroundingOf, type GroundingRequest } from '../grounding';
-import type { OperatorOpen } from '../run-launcher';
+import { checkGroundingOf, type GroundingRequest } from './grounding';
+import type { OperatorOpen } from '../runs/run-launcher';
 import type { ServiceResult } from '../service-result';
 import type { RecipeParts } from '../runs/recipe-parts';
 

@@ -12,14 +12,14 @@ import type { ModelSettings } from '../../../shared/settings';
 import type { RunFlags } from '../../settings/settings';
 import { TesseractReader } from '../../workflow/ocr';
 import { InRunWorkflows } from '../../workflow/in-run';
-import type { RunHandle } from '../live-run';
-import type { MemoryHost } from '../memory-host';
-import type { OpenedMemory } from '../memory-setup';
-import type { Prepared } from '../run-launcher';
+import type { RunHandle } from './live-run';
+import type { MemoryHost } from '../memory/memory-host';
+import type { OpenedMemory } from '../memory/memory-setup';
+import type { Prepared } from './run-launcher';
 import type { ServiceResult } from '../service-result';
-import type { SessionQueries } from '../session-queries';
-import type { WorkflowService } from '../workflow-service';
-import { offerFor } from '../workflow-offer';
+import type { SessionQueries } from '../sessions/session-queries';
+import type { WorkflowService } from '../workflows/workflow-service';
+import { offerFor } from '../workflows/workflow-offer';
 import type { RecipeParts } from './recipe-parts';
 
 export interface StartRequest {

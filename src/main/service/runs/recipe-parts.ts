@@ -5,8 +5,8 @@
  */
 import type { ModelSettings, PriceTable } from '../../../shared/settings';
 import type { VisionModel } from '../../model/types';
-import type { RunDesktops } from '../run-desktops';
-import type { RunLauncher } from '../run-launcher';
+import type { RunDesktops } from '../desktops/run-desktops';
+import type { RunLauncher } from './run-launcher';
 import type { ServiceConfig } from '../service-config';
 
 export interface RecipeParts {

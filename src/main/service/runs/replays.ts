@@ -4,10 +4,10 @@ import type { DivergenceThresholds } from '../../replay/divergence';
 import type { ReplayPolicy } from '../../replay/policy';
 import { Replayer } from '../../replay/replayer';
 import type { RunFlags } from '../../settings/settings';
-import type { RunHandle } from '../live-run';
-import type { Prepared } from '../run-launcher';
+import type { RunHandle } from './live-run';
+import type { Prepared } from './run-launcher';
 import type { ServiceResult } from '../service-result';
-import type { SessionQueries } from '../session-queries';
+import type { SessionQueries } from '../sessions/session-queries';
 import type { RecipeParts } from './recipe-parts';
 import { modelFor, modelOfSession } from './run-models';
 

@@ -9,8 +9,8 @@ import { startInputRecording, type InputRecording } from '../../operator/x11/inp
 import { Demonstration, DEMONSTRATION_MODEL } from '../../teach/demonstration';
 import type { RecentScreensOptions } from '../../teach/recent-screens';
 import { TesseractReader } from '../../workflow/ocr';
-import type { RunHandle } from '../live-run';
-import type { Prepared } from '../run-launcher';
+import type { RunHandle } from './live-run';
+import type { Prepared } from './run-launcher';
 import type { ServiceResult } from '../service-result';
 import type { RecipeParts } from './recipe-parts';
 

@@ -10,10 +10,10 @@ import type { RunFlags } from '../../settings/settings';
 import { TesseractReader } from '../../workflow/ocr';
 import { completeParamValues, fillText, secretParamNames, shownParamValues, workflowRunRedaction } from '../../workflow/params';
 import { WorkflowRunner } from '../../workflow/runner';
-import type { RunHandle } from '../live-run';
-import type { Prepared } from '../run-launcher';
+import type { RunHandle } from './live-run';
+import type { Prepared } from './run-launcher';
 import type { ServiceResult } from '../service-result';
-import type { WorkflowService } from '../workflow-service';
+import type { WorkflowService } from '../workflows/workflow-service';
 import type { RecipeParts } from './recipe-parts';
 import { modelFor, modelOfSession } from './run-models';
 

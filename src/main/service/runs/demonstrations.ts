@@ -7,9 +7,9 @@
  * A demonstration is a session like any other (its steps `"actor": "user"`), so History, the
  * inspector and "Save as workflow" take it unchanged.
  */
-import type { StartTeach } from '../../shared/app-api';
+import type { StartTeach } from '../../../shared/app-api';
 import type { RunHandle } from './live-run';
-import type { ServiceResult } from './service-result';
+import type { ServiceResult } from '../service-result';
 
 export interface TeachHost {
   /** Starts recording what the user does by hand on the display; the id names the demonstration until it stops. */

@@ -9,28 +9,28 @@
  * Electron's safeStorage in the app; in browser mode the OS keychain of the data directory, or
  * config.json (owner-only) where no keychain can keep it, as the CLI reads them.
  */
-import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../shared/app-api';
-import type { Action } from '../../shared/actions';
-import type { ActionResult } from '../../shared/action-result';
-import type { FactJson } from '../memory/facts';
-import type { ConfigFile } from '../../shared/config';
-import type { AgentEvent } from '../../shared/events';
-import type { DisplayInfo } from '../../shared/frame';
-import type { ModelSettingsInput } from '../../shared/settings';
-import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../shared/workflow';
-import type { ModelCheck } from '../model/provider-check';
-import type { GroundingOutcome } from '../model/grounding-check';
-import type { ReplayPolicy } from '../replay/policy';
-import { displayNotNamed } from '../operator/display-check';
-import { screenshotReader } from '../replay/inspect';
-import { renderHtmlReport } from '../replay/report';
-import type { KeyChange, KeyStore } from '../settings/key-store';
-import { saveConfig } from '../settings/settings';
-import type { RunHandle, RunService, ServiceResult } from './run-service';
-import { runDoctor, type DoctorCheck } from './doctor';
-import type { MemoryService, WorkingMemoryView } from './memory-service';
-import { PACKAGE_ROOT } from '../package-root';
-import { listItemOf } from './session-views';
+import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
+import type { Action } from '../../../shared/actions';
+import type { ActionResult } from '../../../shared/action-result';
+import type { FactJson } from '../../memory/facts';
+import type { ConfigFile } from '../../../shared/config';
+import type { AgentEvent } from '../../../shared/events';
+import type { DisplayInfo } from '../../../shared/frame';
+import type { ModelSettingsInput } from '../../../shared/settings';
+import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../../shared/workflow';
+import type { ModelCheck } from '../../model/provider-check';
+import type { GroundingOutcome } from '../../model/grounding-check';
+import type { ReplayPolicy } from '../../replay/policy';
+import { displayNotNamed } from '../../operator/display-check';
+import { screenshotReader } from '../../replay/inspect';
+import { renderHtmlReport } from '../../replay/report';
+import type { KeyChange, KeyStore } from '../../settings/key-store';
+import { saveConfig } from '../../settings/settings';
+import type { RunHandle, RunService, ServiceResult } from '../run-service';
+import { runDoctor, type DoctorCheck } from '../checks/doctor';
+import type { MemoryService, WorkingMemoryView } from '../memory/memory-service';
+import { PACKAGE_ROOT } from '../../package-root';
+import { listItemOf } from '../sessions/session-views';
 
 /** Keys kept in config.json's `model.apiKey` only (no keychain asked), written with the rest of the file. */
 export function configFileKeyStore(service: RunService): KeyStore {
@@ -78,7 +78,7 @@ export class AppBackend {
     // A keyring unlocked or started since the last look is seen now.
     await this.keys.refresh();
     const settings = this.service.config.runSettings();
-    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    const { createIsolatedOperator } = await import('../../operator/isolated-operator');
     return runDoctor({
       env: process.env,
       platform: process.platform,
@@ -100,7 +100,7 @@ export class AppBackend {
     // As the doctor does: no host is started for a DISPLAY that names nothing.
     const unnamed = displayNotNamed(process.env, process.platform);
     if (unnamed) return { ok: false, error: { kind: 'no_display', message: unnamed } };
-    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    const { createIsolatedOperator } = await import('../../operator/isolated-operator');
     const opened = await createIsolatedOperator();
     if (!opened.ok) return { ok: false, error: { kind: 'no_display', message: opened.message } };
     try {

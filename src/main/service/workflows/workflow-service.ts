@@ -17,13 +17,13 @@
  * import that does not replace; a workflow that changed after its steps were shown, on a trust);
  * `record` (it cannot be written).
  */
-import { listingOf, workflowImages, type CheckedWorkflow, type ProposedParam, type Workflow, type WorkflowExport, type WorkflowImage, type WorkflowListing } from '../../shared/workflow';
-import type { SessionRecord } from '../store/session-reader';
-import { buildWorkflow, type BuildRequest, type BuildResult } from '../workflow/build';
-import { TesseractReader, type TextReader } from '../workflow/ocr';
-import { WorkflowStore, type StoreError, type StoreResult, type WorkflowFile } from '../workflow/store';
-import type { ServiceConfig } from './service-config';
-import type { ServiceErrorKind, ServiceResult } from './service-result';
+import { listingOf, workflowImages, type CheckedWorkflow, type ProposedParam, type Workflow, type WorkflowExport, type WorkflowImage, type WorkflowListing } from '../../../shared/workflow';
+import type { SessionRecord } from '../../store/session-reader';
+import { buildWorkflow, type BuildRequest, type BuildResult } from '../../workflow/build';
+import { TesseractReader, type TextReader } from '../../workflow/ocr';
+import { WorkflowStore, type StoreError, type StoreResult, type WorkflowFile } from '../../workflow/store';
+import type { ServiceConfig } from '../service-config';
+import type { ServiceErrorKind, ServiceResult } from '../service-result';
 
 export interface WorkflowServiceDeps {
   config: Pick<ServiceConfig, 'dataDir' | 'dataDirReady' | 'storeWriter'>;

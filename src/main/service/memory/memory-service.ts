@@ -5,11 +5,11 @@
  * its runs use (the CLI opens it the same way). Failures are `ServiceResult` values: `settings` (a bad subject, scope or value),
  * `not_found` (no such fact), `memory` (the storage cannot be used: Redis unreachable, a wrong key).
  */
-import { factJson, FactType, formatScope, parseScope, SUBJECT_NAME_PATTERN, type FactJson } from '../memory/facts';
-import { describeError, type FactLogCheck } from '../memory/facts';
-import { WORKING_MEMORY_ID_PATTERN } from '../memory/working';
+import { factJson, FactType, formatScope, parseScope, SUBJECT_NAME_PATTERN, type FactJson } from '../../memory/facts';
+import { describeError, type FactLogCheck } from '../../memory/facts';
+import { WORKING_MEMORY_ID_PATTERN } from '../../memory/working';
 import type { MemoryBackends } from './memory-backends';
-import type { ServiceResult } from './service-result';
+import type { ServiceResult } from '../service-result';
 
 export interface FactQuery {
   /** A subject name: user, machine, everything or a custom one. */

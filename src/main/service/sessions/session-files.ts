@@ -5,7 +5,7 @@
  */
 import { extname } from 'node:path';
 import sharp from 'sharp';
-import type { RunService, ServiceResult } from './run-service';
+import type { RunService, ServiceResult } from '../run-service';
 
 const FILE_TYPES: Record<string, string> = {
   '.jpg': 'image/jpeg',

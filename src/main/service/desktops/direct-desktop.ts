@@ -6,14 +6,14 @@
  * redaction policy, and a session recorded as every run's is.
  */
 import sharp from 'sharp';
-import { shownAction, describeAction } from '../../shared/describe-action';
-import type { Action } from '../../shared/actions';
-import type { Frame, Size } from '../../shared/frame';
-import type { IsolatedOperator } from '../operator/isolated-operator';
-import { DEFAULT_SETTLE, waitForSettle } from '../run/settle';
-import { runSingleAction, type ActionBasis } from '../run/single-action';
-import type { RunHandle, RunService } from './run-service';
-import type { ServiceResult } from './service-result';
+import { shownAction, describeAction } from '../../../shared/describe-action';
+import type { Action } from '../../../shared/actions';
+import type { Frame, Size } from '../../../shared/frame';
+import type { IsolatedOperator } from '../../operator/isolated-operator';
+import { DEFAULT_SETTLE, waitForSettle } from '../../run/settle';
+import { runSingleAction, type ActionBasis } from '../../run/single-action';
+import type { RunHandle, RunService } from '../run-service';
+import type { ServiceResult } from '../service-result';
 
 /** What an image must fit: its long edge, its pixel count, its encoded size. */
 export interface ImageLimits {

@@ -7,14 +7,14 @@
  * Every store is given the process's store writer (the redaction policy of the current settings),
  * and a run's blackboard and conversation its own (the policy with the run's flags).
  */
-import type { StoreWriter } from '../disk/store-writer';
-import type { CompactionOptions, CompactionReport } from '../memory/blackboard-compaction';
-import type { RunFlags, RunSettings, MemoryStoreSettings } from '../settings/settings';
+import type { StoreWriter } from '../../disk/store-writer';
+import type { CompactionOptions, CompactionReport } from '../../memory/blackboard-compaction';
+import type { RunFlags, RunSettings, MemoryStoreSettings } from '../../settings/settings';
 import { openMemoryBackends, type BackendsOpen, type MemoryBackends } from './memory-backends';
 import { MemoryService } from './memory-service';
 import { compactSharedBlackboard, openRunMemory, type OpenedMemory } from './memory-setup';
-import type { ServiceConfig } from './service-config';
-import type { ServiceResult } from './service-result';
+import type { ServiceConfig } from '../service-config';
+import type { ServiceResult } from '../service-result';
 
 export interface MemoryHostDeps {
   config: ServiceConfig;
