@@ -1,5 +1,5 @@
 /**
- * `mnemo teach`: records a demonstration through the run service (RunService.teach) and follows
+ * `mnemo teach`: records a demonstration through the run service (`service.teaching.start`) and follows
  * it on the terminal: one line per step of the user's on stderr, or every event as a JSON line on
  * stdout (`--json`, as `mnemo run --json`); the session id is the last line of stdout. Ctrl+C stops
  * the recording cleanly (a second one quits at once), as does ctrl+alt+shift+s on the display.

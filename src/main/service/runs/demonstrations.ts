@@ -1,6 +1,6 @@
 /**
  * Demonstrations for the window (`teach:start`, `teach:stop`): the seam where the input recorder
- * (`RunService.teach`, src/main/teach/ over operator/x11's RECORD client) meets the window and
+ * (`service.teaching.start`, src/main/teach/ over operator/x11's RECORD client) meets the window and
  * `mnemo serve`, which only ever see this interface. `Demonstrations` keeps the handles of the
  * demonstrations going on between the two commands.
  *
