@@ -11,7 +11,7 @@ import type { ToolCall } from '../connection';
 import { defineTool, type ToolAnswer } from '../tool';
 
 async function withMemory<T>(call: ToolCall, work: (memory: MemoryService) => Promise<ToolAnswer<T>>): Promise<ToolAnswer<T>> {
-  const memory = await call.services.service.memoryHost.memoryService();
+  const memory = call.services.service.config.redacted(await call.services.service.memoryHost.memoryService());
   return memory.ok ? work(memory.value) : { ok: false, message: `${memory.error.kind}: ${memory.error.message}` };
 }
 

@@ -258,7 +258,7 @@ export class AppBackend {
 
   /** The long-lived memory the runs use (the data directory or Redis, as the settings say). */
   private async withMemory<T>(work: (memory: MemoryService) => Promise<ServiceResult<T>>): Promise<ServiceResult<T>> {
-    const opened = await this.service.memoryHost.memoryService();
+    const opened = this.service.config.redacted(await this.service.memoryHost.memoryService());
     return opened.ok ? work(opened.value) : opened;
   }
 

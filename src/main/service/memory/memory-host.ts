@@ -52,12 +52,16 @@ export class MemoryHost {
     return opened.ok ? { ok: true, value: opened.backends } : { ok: false, error: { kind: 'memory', message: opened.message } };
   }
 
-  /** Facts and working memory for people and front ends, over the storage the runs use. Closed by `close()`. */
+  /**
+   * Facts and working memory for people and front ends, over the storage the runs use. Closed by
+   * `close()`. A failure says what is wrong as it is (the CLI tells the user their own settings);
+   * a front end that shows it to others masks it (`config.redacted`).
+   */
   async memoryService(overrides: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}): Promise<ServiceResult<MemoryService>> {
     const settings = this.deps.config.memoryStoreSettings(overrides);
-    if (!settings.ok) return this.deps.config.redacted(settings);
+    if (!settings.ok) return settings;
     const backends = await this.open(settings.value);
-    return backends.ok ? { ok: true, value: new MemoryService(backends.value, this.deps.now) } : this.deps.config.redacted(backends);
+    return backends.ok ? { ok: true, value: new MemoryService(backends.value, this.deps.now) } : backends;
   }
 
   /**
