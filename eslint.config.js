@@ -73,7 +73,7 @@ function restrictedImports(folder) {
  */
 const ONE_CONTEXT = {
   selector: "NewExpression[callee.name='RunLifecycle']",
-  message: 'Only the launcher (src/main/service/run-launcher.ts) builds a run\'s lifecycle; an engine receives it.',
+  message: 'Only the launcher (src/main/service/runs/run-launcher.ts) builds a run\'s lifecycle; an engine receives it.',
 };
 const ENGINE_FILES = ['src/main/agent/**/*.ts', 'src/main/replay/**/*.ts', 'src/main/workflow/runner.ts', 'src/main/teach/**/*.ts', 'src/main/run/single-action.ts', 'src/main/run/user-steps.ts'];
 const ENGINE_RULES = [
@@ -103,7 +103,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: electronPaths, patterns: electronPatterns }] },
   },
   ...[...Object.keys(LAYERS), ...FRONT_ENDS].map((folder) => ({ files: [`src/main/${folder}/**/*.ts`], rules: restrictedImports(folder) })),
-  { files: ['src/**/*.ts'], ignores: ['src/main/service/run-launcher.ts'], rules: { 'no-restricted-syntax': ['error', ONE_CONTEXT] } },
+  { files: ['src/**/*.ts'], ignores: ['src/main/service/runs/run-launcher.ts'], rules: { 'no-restricted-syntax': ['error', ONE_CONTEXT] } },
   { files: ENGINE_FILES, rules: { 'no-restricted-syntax': ['error', ...ENGINE_RULES] } },
   {
     // The renderer runs in the browser sandbox: DOM globals, no Node; it imports src/shared and itself only.

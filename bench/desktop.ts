@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import { createIsolatedOperator } from '../src/main/operator/isolated-operator';
 import { DEFAULT_LIVE_FPS, LiveFrames } from '../src/main/operator/live-frames';
 import { DesktopHost } from '../src/main/operator/private-desktop/desktop-host';
-import { liveParts } from '../src/main/service/live-stream';
+import { liveParts } from '../src/main/service/runs/live-stream';
 import { fmt, median, timeRunsInTurn } from './lib/stats';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);

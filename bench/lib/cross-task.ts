@@ -93,7 +93,7 @@ export async function runCrossTask(tasks: number, reportAt: readonly number[], o
   let conversationId: string | undefined;
   try {
     for (let task = 1; task <= tasks; task++) {
-      const started = await service.start({
+      const started = await service.agentRuns.start({
         task: taskText(task),
         interactive: false,
         skipProviderCheck: true,
@@ -109,7 +109,7 @@ export async function runCrossTask(tasks: number, reportAt: readonly number[], o
       if (ended?.status !== 'finished') throw new Error(`task ${task} did not finish: ${JSON.stringify(ended)}`);
       if (reportAt.includes(task)) {
         const last = agentServer.requests.at(-1) as RecordedRequest;
-        const memory = await service.memory(handle.id);
+        const memory = await service.records.memory(handle.id);
         const { blackboard } = await openBlackboard(dataDir);
         points.push({
           task,

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { err, LIVE_VIEW_SCHEME, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
 import { contentSecurityPolicy } from '../../shared/csp';
 import { appMemoryKey } from './memory-key';
-import { AppBackend } from '../service/app-backend';
-import { openDesktopOperator } from '../service/desktop';
+import { AppBackend } from '../service/front-ends/app-backend';
+import { openDesktopOperator } from '../service/desktops/desktop';
 import { RunService } from '../service/run-service';
-import { SessionFiles } from '../service/session-files';
+import { SessionFiles } from '../service/sessions/session-files';
 import { writeUserFile } from '../disk/user-file';
-import { LIVE_CONTENT_TYPE, liveParts } from '../service/live-stream';
+import { LIVE_CONTENT_TYPE, liveParts } from '../service/runs/live-stream';
 import { configPathOf, defaultDataDir, loadConfig } from '../settings/settings';
 import { createDispatcher } from './dispatch';
 import { createDisplayLister } from './displays';
@@ -68,7 +68,7 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
     },
     storedApiKey: () => keys.get(),
     // The memory files are sealed with a key from the OS keychain when the settings ask for it.
-    memoryKey: async (): Promise<string | null> => (service.loadedConfig.file.memory?.encryption?.keychain ? appMemoryKey(service.dataDir)() : null),
+    memoryKey: async (): Promise<string | null> => (service.config.loaded.file.memory?.encryption?.keychain ? appMemoryKey(service.config.dataDir)() : null),
     log,
   });
   // Before the window reads anything from it: a data directory open to other accounts is tightened, and said in the log.
@@ -80,7 +80,7 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
   protocol.handle(LIVE_VIEW_SCHEME, (request) => {
     const url = new URL(request.url);
     const id = decodeURIComponent(url.pathname.replace(/^\//, ''));
-    const live = url.hostname === 'run' ? service.run(id)?.live : undefined;
+    const live = url.hostname === 'run' ? service.runs.get(id)?.live : undefined;
     if (!live) return new Response(`no live run ${id}`, { status: 404 });
     const stop = new AbortController();
     const parts = liveParts(live, stop.signal);

@@ -1,11 +1,11 @@
 /**
  * The IPC command handlers: the window's commands over the app backend (the same ones `mnemo
- * serve` answers with, service/window-commands.ts), plus what only the app does its own way:
+ * serve` answers with, service/front-ends/window-commands.ts), plus what only the app does its own way:
  * its version, the display list from Electron's screen, and the save-dialog export.
  */
 import { ok, type Handlers, type ResponseInputOf, type Result } from '../../shared/contract';
-import type { AppBackend } from '../service/app-backend';
-import { backendHandlers } from '../service/window-commands';
+import type { AppBackend } from '../service/front-ends/app-backend';
+import { backendHandlers } from '../service/front-ends/window-commands';
 
 export interface HandlerDeps {
   appInfo: { version: string; platform: string };

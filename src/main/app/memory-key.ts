@@ -3,7 +3,7 @@
  * app composes its RunService, and the memory files under the data directory are encrypted.
  */
 import { safeStorage } from 'electron';
-import { keychainMemoryKey } from '../service/memory-key';
+import { keychainMemoryKey } from '../service/memory/memory-key';
 
 export function appMemoryKey(dataDir: string): () => Promise<string | null> {
   return keychainMemoryKey(dataDir, safeStorage);

@@ -30,7 +30,7 @@ export class RunChrome {
   private current: RunHandle | null = null;
 
   constructor(private readonly options: RunChromeOptions) {
-    options.service.onRunStarted((run) => this.follow(run));
+    options.service.runs.onRunStarted((run) => this.follow(run));
     this.tray = new Tray(nativeImage.createEmpty());
     this.tray.setToolTip('Mnemo');
     this.updateTray();

@@ -9,9 +9,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ElicitRequestFormParams, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AskRequest } from '../run/ask';
-import type { DirectDesktop, Screenshot } from '../service/direct-desktop';
+import type { DirectDesktop, Screenshot } from '../service/desktops/direct-desktop';
 import type { RunService } from '../service/run-service';
-import type { SessionFiles } from '../service/session-files';
+import type { SessionFiles } from '../service/sessions/session-files';
 
 /** What the SDK hands a tool's handler with each call (the client's signal, its progress token, ...). */
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;

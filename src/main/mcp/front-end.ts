@@ -4,10 +4,10 @@
  * `mnemo serve` (its /mcp endpoint) both start from here.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { DirectDesktop } from '../service/direct-desktop';
+import { DirectDesktop } from '../service/desktops/direct-desktop';
 import type { RunService } from '../service/run-service';
-import { SessionFiles } from '../service/session-files';
-import type { SharedOperator } from '../service/shared-operator';
+import { SessionFiles } from '../service/sessions/session-files';
+import type { SharedOperator } from '../service/desktops/shared-operator';
 import type { McpServices } from './connection';
 import { createMcpServer } from './server';
 import type { McpTool } from './tool';

@@ -60,7 +60,7 @@ export async function streamEvents(request: IncomingMessage, response: ServerRes
   };
   try {
     if (session) {
-      for await (const event of service.events(session, since)) {
+      for await (const event of service.records.events(session, since)) {
         if (closed.signal.aborted) break;
         send(event);
       }
@@ -77,9 +77,9 @@ export async function streamEvents(request: IncomingMessage, response: ServerRes
         }
       })();
     };
-    const stopListening = service.onRunStarted((run) => follow(run, 0));
-    const newest = service.current();
-    for (const run of service.active()) follow(run, run === newest ? since : 0);
+    const stopListening = service.runs.onRunStarted((run) => follow(run, 0));
+    const newest = service.runs.current();
+    for (const run of service.runs.active()) follow(run, run === newest ? since : 0);
     await new Promise<void>((resolve) => closed.signal.addEventListener('abort', () => resolve(), { once: true }));
     stopListening();
   } finally {

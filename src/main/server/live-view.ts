@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveFrames } from '../operator/live-frames';
-import { LIVE_CONTENT_TYPE, liveParts } from '../service/live-stream';
+import { LIVE_CONTENT_TYPE, liveParts } from '../service/runs/live-stream';
 import { API_PREFIX, matchPath, otherRoutes } from '../../shared/http-binding';
 import { failure, send } from '../http/http-io';
 

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_PREFIX, otherRoutes, urlOf } from '../../shared/http-binding';
-import { AppBackend, configFileKeyStore } from '../service/app-backend';
+import { AppBackend, configFileKeyStore } from '../service/front-ends/app-backend';
 import type { RunService } from '../service/run-service';
 import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from '../http/access';
 import type { KeyStore } from '../settings/key-store';
@@ -103,7 +103,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
 
     if (url.pathname === urlOf(otherRoutes.events, {}) && request.method === otherRoutes.events.method) return streamEvents(request, response, options.service, url.searchParams);
     const liveRun = request.method === otherRoutes.runLive.method ? liveViewRun(url.pathname) : null;
-    if (liveRun !== null) return streamLiveView(request, response, liveRun, options.service.run(liveRun)?.live);
+    if (liveRun !== null) return streamLiveView(request, response, liveRun, options.service.runs.get(liveRun)?.live);
     if (url.pathname.startsWith(`${API_PREFIX}/`)) {
       const path = url.pathname.slice(API_PREFIX.length);
       const reply = await api({ method: request.method ?? 'GET', path, query: url.searchParams, body: (maxBytes) => readJson(request, maxBytes) });

@@ -81,7 +81,8 @@ export class ServiceConfig {
   /** The settings a run would use now: the model from flags, environment, file or keychain; a run's own flags over them. */
   runSettings(overrides: RunFlags = {}): ServiceResult<RunSettings> {
     const resolved = runSettingsOf(this.current, { ...this.flags, ...overrides }, this.env, this.deps.storedApiKey?.());
-    return resolved.ok ? { ok: true, value: resolved.settings } : { ok: false, error: { kind: 'settings', message: resolved.message } };
+    // A settings message may quote a value it refused (a key in the wrong place): masked before anyone shows it.
+    return resolved.ok ? { ok: true, value: resolved.settings } : this.redacted({ ok: false, error: { kind: 'settings', message: resolved.message } });
   }
 
   /** Where the long-lived memory is kept (the data directory or Redis, the memory key). */
@@ -148,6 +149,16 @@ export class ServiceConfig {
    */
   redaction(overrides: RunFlags = {}): Redactor {
     return Object.keys(overrides).length === 0 ? this.policy : new LiveRedaction(() => this.maskFor(overrides));
+  }
+
+  /** A text with the redaction policy applied, for a front end to print (an error message, a path). */
+  redact(text: string): string {
+    return this.policy.text(text);
+  }
+
+  /** A failure with its message masked (what every recipe hands a front end); a success as it is. */
+  redacted<T>(result: ServiceResult<T>): ServiceResult<T> {
+    return result.ok ? result : { ok: false, error: { ...result.error, message: this.redact(result.error.message) } };
   }
 
   /** The writer every long-lived store writes through: the process's redaction policy applied. */

@@ -2,7 +2,7 @@
  * Saved workflows inside a model-driven run (procedural memory):
  *
  * - the offer: the workflows whose name and description match the task (found by the service,
- *   service/workflow-offer.ts) become a few lines of the model's instructions: name, parameters,
+ *   service/workflows/workflow-offer.ts) become a few lines of the model's instructions: name, parameters,
  *   what it does;
  * - the `run_workflow {name, params}` action: the workflow's steps done inside the run, as steps of
  *   its record with their decisions (runner.ts), the run's model grounding a step that differs
@@ -54,7 +54,7 @@ export class InRunWorkflows implements RunWorkflows {
 
   constructor(
     private readonly deps: InRunWorkflowsDeps,
-    /** The prompt lines offering the workflows that match the task (service/workflow-offer.ts); null when none does. */
+    /** The prompt lines offering the workflows that match the task (service/workflows/workflow-offer.ts); null when none does. */
     readonly offer: string | null,
   ) {}
 

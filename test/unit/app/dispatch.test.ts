@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
+import { AppBackend, configFileKeyStore } from '../../../src/main/service/front-ends/app-backend';
 import { RunService } from '../../../src/main/service/run-service';
 import { createDispatcher, type Handlers, type Sender } from '../../../src/main/app/dispatch';
 import { createHandlers } from '../../../src/main/app/handlers';

@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { jpegWithin } from '../../../src/main/service/direct-desktop';
+import { jpegWithin } from '../../../src/main/service/desktops/direct-desktop';
 import { CLIENT_IMAGE_LIMITS } from '../../../src/main/mcp/tools/screenshot';
 
 function noise(width: number, height: number): Buffer {

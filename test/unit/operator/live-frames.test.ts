@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveFrameOptions, LiveFrameResult } from '../../../src/main/operator/capture';
 import { LiveFrames, type LiveFrame } from '../../../src/main/operator/live-frames';
-import { LIVE_BOUNDARY, LIVE_CONTENT_TYPE, LIVE_START, liveParts } from '../../../src/main/service/live-stream';
+import { LIVE_BOUNDARY, LIVE_CONTENT_TYPE, LIVE_START, liveParts } from '../../../src/main/service/runs/live-stream';
 
 /** A screen whose content is a number; each grab is counted. */
 function scriptedScreen() {

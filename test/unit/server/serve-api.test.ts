@@ -136,7 +136,7 @@ describe('runs', () => {
     expect(second.status).toBe(409);
     expect(await second.json()).toMatchObject({ id, error: expect.stringContaining(id) });
     expect((await call(`/api/runs/${id}/stop`, { method: 'POST' })).status).toBe(200);
-    await setup.service.run(id)?.done;
+    await setup.service.runs.get(id)?.done;
 
     const listed = (await (await call('/api/sessions')).json()) as unknown[];
     const cli = await runMnemo(['sessions', '--json', '--data-dir', setup.dataDir]);
@@ -160,7 +160,7 @@ describe('runs', () => {
     expect((await call('/api/runs', { method: 'POST', body: JSON.stringify({ task: '' }) })).status).toBe(400);
     expect((await call('/api/runs', { method: 'POST', body: '{not json' })).status).toBe(400);
     const { id } = (await (await call('/api/runs', { method: 'POST', body: JSON.stringify({ task: 'Open a file' }) })).json()) as { id: string };
-    const run = setup.service.run(id);
+    const run = setup.service.runs.get(id);
     if (!run) throw new Error('the run is not going on');
     await waitFor(() => run.pendingQuestion !== null, 'the question');
     const current = (await (await call('/api/runs/current')).json()) as { pendingQuestion: { question: string } };
@@ -180,7 +180,7 @@ describe('runs', () => {
   it('GET /api/events?since=N streams the run from after N, each data line a --json event with seq', async () => {
     const { setup, call } = await serve([move(10), move(20), move(30), done]);
     const { id } = (await (await call('/api/runs', { method: 'POST', body: JSON.stringify({ task: 'Move around' }) })).json()) as { id: string };
-    await setup.service.run(id)?.done.catch(() => undefined);
+    await setup.service.runs.get(id)?.done.catch(() => undefined);
     // After the run: the session is followed from its record.
     const all = await readEvents(await call(`/api/events?since=0&session=${id}`), (events) => events.at(-1)?.type === 'run-finished');
     expect(all.map((event) => event.seq)).toEqual(all.map((_, index) => index + 1));
@@ -237,7 +237,7 @@ describe('the long-lived memory', () => {
     const fact = { type: 'save_fact', keyword: 'report-folder', description: 'Where the user keeps reports', value: 'Documents/Reports' };
     const { setup, call } = await serve([toolCall([fact], 'I remember the folder.'), done]);
     const started = (await (await call('/api/runs', { method: 'POST', body: JSON.stringify({ task: 'Remember the reports folder' }) })).json()) as { id: string };
-    await setup.service.run(started.id)?.done;
+    await setup.service.runs.get(started.id)?.done;
 
     const person = { subject: 'machine', scope: 'cross-product', keyword: 'shell', description: 'The login shell', values: ['bash'] };
     const saved = await call('/api/facts', { method: 'POST', body: JSON.stringify(person) });
@@ -275,7 +275,7 @@ describe('the long-lived memory', () => {
   it('GET /api/memory/conversations and /api/memory/working?conversation= answer the working memory a run wrote', async () => {
     const { setup, call } = await serve([done]);
     const started = (await (await call('/api/runs', { method: 'POST', body: JSON.stringify({ task: 'Do one thing' }) })).json()) as { id: string; conversationId: string };
-    await setup.service.run(started.id)?.done;
+    await setup.service.runs.get(started.id)?.done;
     const conversations = (await (await call('/api/memory/conversations')).json()) as string[];
     expect(conversations).toEqual([started.conversationId]);
     const working = await call(`/api/memory/working?conversation=${started.conversationId}`);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type Sender } from '../../../src/main/app/dispatch';
 import { createHandlers } from '../../../src/main/app/handlers';
-import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
+import { AppBackend, configFileKeyStore } from '../../../src/main/service/front-ends/app-backend';
 import { commandNames, ok, type CommandApi, type CommandName, type RequestOf } from '../../../src/shared/contract';
 import { createHttpCommands } from '../../../src/shared/http-commands';
 import { toolCall } from '../service/service-harness';
@@ -76,7 +76,7 @@ describe('every command through mnemo serve', () => {
     expect(await api['run:resume']({ id })).toMatchObject({ ok: true, value: { id, paused: false } });
     expect(await api['run:answer']({ id, text: 'notes.txt', questionId: question.id })).toMatchObject({ ok: true, value: { id } });
     expect(await api['run:answer']({ id, text: 'again' })).toMatchObject({ ok: false, error: { kind: 'conflict' } });
-    expect((await service.run(id)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(id)?.done)?.status).toBe('finished');
     expect(await api['run:current']()).toEqual(ok(null));
     expect(await api['run:stop']({ id })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
 
@@ -96,7 +96,7 @@ describe('every command through mnemo serve', () => {
     const replay = await api['replay:start']({ session: id, policy: 'stop', speed: 0 });
     if (!replay.ok) throw new Error(replay.error.message);
     expect(replay.value.id).not.toBe(id);
-    await service.run(replay.value.id)?.done;
+    await service.runs.get(replay.value.id)?.done;
 
     // Workflows, each command once (serve-workflows.test.ts goes through them in depth).
     expect(await api['workflows:propose']({ id })).toEqual(ok([]));
@@ -106,7 +106,7 @@ describe('every command through mnemo serve', () => {
     const moved = setup.operator.executed.length;
     const workflowRun = await api['workflows:run']({ name: 'moves', speed: 0 });
     if (!workflowRun.ok) throw new Error(workflowRun.error.message);
-    expect((await service.run(workflowRun.value.id)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(workflowRun.value.id)?.done)?.status).toBe('finished');
     expect(setup.operator.executed.slice(moved).map(({ action }) => action.type)).toEqual(['mouse_move']);
     const exportedWorkflow = await api['workflows:export']({ name: 'moves' });
     if (!exportedWorkflow.ok) throw new Error(exportedWorkflow.error.message);
@@ -151,7 +151,7 @@ describe('every command through mnemo serve', () => {
     const held = second.value.id;
     const asked = await poll('the second question', async () => {
       const listed = await api['runs:list']();
-      return listed.ok && listed.value[0]?.status === 'asking' ? (service.run(held)?.pendingQuestion ?? undefined) : undefined;
+      return listed.ok && listed.value[0]?.status === 'asking' ? (service.runs.get(held)?.pendingQuestion ?? undefined) : undefined;
     });
     const userMove = { type: 'mouse_move', x: 5, y: 6 } as const;
     expect(await api['run:input']({ id: held, action: userMove })).toMatchObject({ ok: false, error: { kind: 'conflict', message: expect.stringContaining('not taken over') } });
@@ -161,7 +161,7 @@ describe('every command through mnemo serve', () => {
     expect(await api['run:answer']({ id: held, text: 'Documents', questionId: asked.id })).toMatchObject({ ok: true });
     expect(await input).toMatchObject({ ok: true, value: { step: 2, result: { ok: true } } });
     expect(await api['run:handback']({ id: held, note: 'moved it' })).toMatchObject({ ok: true, value: { id: held, status: 'running' } });
-    expect((await service.run(held)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(held)?.done)?.status).toBe('finished');
     const heldEvents = await api['sessions:events']({ id: held });
     if (!heldEvents.ok) throw new Error(heldEvents.error.message);
     expect(heldEvents.value).toContainEqual(expect.objectContaining({ type: 'action', step: 2, actor: 'user', action: expect.objectContaining({ type: 'mouse_move' }) }));
@@ -181,7 +181,7 @@ describe('every command through mnemo serve', () => {
     const http = createHttpCommands({ origin: server.origin, headers });
     const started = await http['run:start']({ task: 'Move once' });
     if (!started.ok) throw new Error(started.error.message);
-    await service.run(started.value.id)?.done;
+    await service.runs.get(started.value.id)?.done;
     await http['facts:save']({ subject: 'machine', scope: 'cross-product', keyword: 'shell', values: ['bash'] });
 
     const renderer: Sender = { url: 'file:///renderer/index.html', isMainFrame: true };

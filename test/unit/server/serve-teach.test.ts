@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { StartTeach } from '../../../src/shared/app-api';
 import { createHttpCommands } from '../../../src/shared/http-commands';
 import { startMnemoServer, type MnemoServer } from '../../../src/main/server/mnemo-server';
-import type { TeachHost } from '../../../src/main/service/teach';
+import type { TeachHost } from '../../../src/main/service/runs/demonstrations';
 import { useMemoryModel } from '../../fixtures/memory-model';
 import { startService, type ServiceSetup } from '../service/service-harness';
 

@@ -45,7 +45,7 @@ describe('workflows through mnemo serve', () => {
 
     const recorded = await api['run:start']({ task: 'Sign up Ada Lovelace' });
     if (!recorded.ok) throw new Error(recorded.error.message);
-    expect((await service.run(recorded.value.id)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(recorded.value.id)?.done)?.status).toBe('finished');
     const session = recorded.value.id;
 
     // The values typed, proposed; the secret masked as the recording has it.
@@ -98,7 +98,7 @@ describe('workflows through mnemo serve', () => {
 
     const run = await api['workflows:run']({ name: 'signup', values: { person: 'Grace', password: NEW_PASSWORD }, speed: 0 });
     if (!run.ok) throw new Error(run.error.message);
-    expect((await service.run(run.value.id)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(run.value.id)?.done)?.status).toBe('finished');
     // What the display received: the new values, typed where the recording typed.
     expect(operator.executed.slice(4).map(({ action }) => action)).toEqual([
       { type: 'click', x: 200, y: 120, button: 'left' },
@@ -147,7 +147,7 @@ describe('workflows through mnemo serve', () => {
     expect(await api['workflows:delete']({ name: 'signup-copy' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
 
     // Neither secret is in any file Mnemo keeps: not the recording's, not the run's.
-    await waitFor(() => service.active().length === 0, 'the runs to end', 60_000);
+    await waitFor(() => service.runs.active().length === 0, 'the runs to end', 60_000);
     expect([...filesHolding(dataDir, PASSWORD), ...filesHolding(dataDir, NEW_PASSWORD)]).toEqual([]);
   }, 180_000);
 
@@ -164,7 +164,7 @@ describe('workflows through mnemo serve', () => {
     const api = createHttpCommands({ origin: server.origin, headers });
     const recorded = await api['run:start']({ task: 'Sign up Ada Lovelace' });
     if (!recorded.ok) throw new Error(recorded.error.message);
-    expect((await service.run(recorded.value.id)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(recorded.value.id)?.done)?.status).toBe('finished');
     const saved = await api['workflows:save']({ session: recorded.value.id, name: 'signup', params: [{ name: 'person', value: 'Ada' }] });
     expect(saved).toMatchObject({ ok: true, value: { workflow: { trusted: true, steps: [{ index: 1 }, { index: 2, description: 'type "{{person}} Lovelace"' }] } } });
     const exported = await api['workflows:export']({ name: 'signup' });
@@ -197,7 +197,7 @@ describe('workflows through mnemo serve', () => {
     // Nor offered to a run's model, nor run when the model asks for it by name.
     const asked = await api['run:start']({ task: 'Sign up Grace Lovelace' });
     if (!asked.ok) throw new Error(asked.error.message);
-    expect((await service.run(asked.value.id)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(asked.value.id)?.done)?.status).toBe('finished');
     const agentRequests = setup.server.requests.filter((request) => request.body?.tools);
     // The trusted one of the same task is offered; the untrusted one is not.
     const offered = JSON.stringify(agentRequests.at(-2)?.body);
@@ -215,7 +215,7 @@ describe('workflows through mnemo serve', () => {
     // Trusted, it runs, and the display receives what the step really types.
     const run = await api['workflows:run']({ name: 'signup-shared', values: { person: 'Grace' }, speed: 0 });
     if (!run.ok) throw new Error(run.error.message);
-    expect((await service.run(run.value.id)?.done)?.status).toBe('finished');
+    expect((await service.runs.get(run.value.id)?.done)?.status).toBe('finished');
     expect(operator.executed.slice(before).map(({ action }) => action)).toEqual([
       { type: 'click', x: 200, y: 120, button: 'left' },
       { type: 'type', text: EVIL },

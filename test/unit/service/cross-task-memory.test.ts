@@ -76,10 +76,10 @@ async function serviceFor(model: ScriptedServer, memoryModel: ScriptedServer, me
 }
 
 async function run(service: RunService, task: string): Promise<{ id: string; events: AgentEvent[] }> {
-  const started = await service.start({ task, interactive: false, agent: { settle: FAST_SETTLE } });
+  const started = await service.agentRuns.start({ task, interactive: false, agent: { settle: FAST_SETTLE } });
   if (!started.ok) throw new Error(`${started.error.kind}: ${started.error.message}`);
   await started.value.done;
-  return { id: started.value.id, events: await collect(service.events(started.value.id)) };
+  return { id: started.value.id, events: await collect(service.records.events(started.value.id)) };
 }
 
 /** The board as it is kept in the data directory now. */

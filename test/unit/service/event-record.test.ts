@@ -57,7 +57,7 @@ describe('the events of a run, as recorded', () => {
     open.push(setup);
     const { service, dataDir } = setup;
 
-    const started = await service.start({ task: 'Pick a colour', agent: { settle: FAST_SETTLE } });
+    const started = await service.agentRuns.start({ task: 'Pick a colour', agent: { settle: FAST_SETTLE } });
     if (!started.ok) throw new Error(started.error.message);
     const handle = started.value;
     const atStart = sessionFile(handle.directory);

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keychainMemoryKey, type Keychain } from '../../../src/main/service/memory-key';
+import { keychainMemoryKey, type Keychain } from '../../../src/main/service/memory/memory-key';
 
 const dirs: string[] = [];
 afterEach(async () => {

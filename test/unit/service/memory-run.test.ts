@@ -86,10 +86,10 @@ async function serviceFor(model: ScriptedServer, memoryModel: ScriptedServer, me
 }
 
 async function run(service: RunService, task: string, conversationId?: string): Promise<{ handle: RunHandle; events: AgentEvent[] }> {
-  const started = await service.start({ task, interactive: false, agent: { settle: FAST_SETTLE }, ...(conversationId ? { conversationId } : {}) });
+  const started = await service.agentRuns.start({ task, interactive: false, agent: { settle: FAST_SETTLE }, ...(conversationId ? { conversationId } : {}) });
   if (!started.ok) throw new Error(`${started.error.kind}: ${started.error.message}`);
   await started.value.done;
-  return { handle: started.value, events: await collect(service.events(started.value.id)) };
+  return { handle: started.value, events: await collect(service.records.events(started.value.id)) };
 }
 
 function memoryChanges<K extends MemoryChange['kind']>(events: readonly AgentEvent[], kind: K): Array<Extract<MemoryChange, { kind: K }>> {
@@ -110,7 +110,7 @@ describe('facts and working memory in a run', () => {
       working: (index) => (index === 0 ? 'The user saves reports in Documents/Reports and prefers Helix.' : 'Second task done as well.'),
     });
     const { service } = await serviceFor(model, memoryModel);
-    const memory = await service.memoryService();
+    const memory = await service.memoryHost.memoryService();
     if (!memory.ok) throw new Error(memory.error.message);
     await memory.value.addFact({ subject: 'user', scope: 'product:mnemo', keyword: 'report-format', description: 'The format the user wants reports in', values: ['PDF'] });
     await memory.value.addFact({ subject: 'everything', scope: 'product:mnemo', keyword: 'report-format', description: 'The usual report format', values: ['Word'] });
@@ -212,7 +212,7 @@ describe('one memory for several machines', () => {
     cleanups.push(() => model.close());
     const memoryModel = await memoryModelServer({});
     const strict = await serviceFor(model, memoryModel, { redisUrl: 'redis://127.0.0.1:1' });
-    const refused = await strict.service.start({ task: 'Anything', interactive: false });
+    const refused = await strict.service.agentRuns.start({ task: 'Anything', interactive: false });
     expect(refused).toMatchObject({ ok: false, error: { kind: 'memory' } });
     expect(!refused.ok && refused.error.message).toMatch(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:1: .*set memory\.redisFallback to "local"/);
     expect(model.requests).toHaveLength(0);
@@ -250,7 +250,7 @@ describe('one memory for several machines', () => {
     expect(facts.filter((change) => change.op === 'saved').every((change) => change.error !== null)).toBe(true);
 
     await own.restart();
-    const memory = await service.memoryService();
+    const memory = await service.memoryHost.memoryService();
     if (!memory.ok) throw new Error(memory.error.message);
     // The client reconnects on its own; poll with a generous deadline.
     const deadline = Date.now() + 30_000;

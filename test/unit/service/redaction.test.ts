@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
-import { AppBackend, configFileKeyStore } from '../../../src/main/service/app-backend';
+import { AppBackend, configFileKeyStore } from '../../../src/main/service/front-ends/app-backend';
 import type { KeyStore } from '../../../src/main/settings/key-store';
 import type { RunHandle, RunService } from '../../../src/main/service/run-service';
 import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';
@@ -75,7 +75,7 @@ async function echoingMemoryModel(key: string): Promise<ScriptedServer> {
 }
 
 async function runToEnd(service: RunService, task: string): Promise<{ handle: RunHandle; emitted: AgentEvent[] }> {
-  const started = await service.start({ task, interactive: false, agent: { settle: FAST_SETTLE } });
+  const started = await service.agentRuns.start({ task, interactive: false, agent: { settle: FAST_SETTLE } });
   if (!started.ok) throw new Error(`${started.error.kind}: ${started.error.message}`);
   // The events as they are emitted, followed live from the first one.
   const emitted = collect(started.value.events(0));
@@ -89,8 +89,8 @@ async function backendAnswers(backend: AppBackend, handle: RunHandle): Promise<s
     await backend.sessions(),
     await backend.events(handle.id),
     await backend.report(handle.id),
-    await backend.service.session(handle.id),
-    await backend.service.memory(handle.id),
+    await backend.service.records.session(handle.id),
+    await backend.service.records.memory(handle.id),
     await backend.facts(),
     await backend.searchFacts({ text: 'key' }),
     await backend.conversations(),
@@ -168,9 +168,9 @@ describe('the redaction policy', () => {
     // Browser mode: the key is saved to config.json, where the CLI reads it.
     const backend = new AppBackend(service, configFileKeyStore(service));
     // The service has answered from the settings before the key exists.
-    expect(service.redact(`key ${SAVED_LATER}`)).toContain(SAVED_LATER);
+    expect(service.config.redact(`key ${SAVED_LATER}`)).toContain(SAVED_LATER);
 
-    const saved = await backend.saveSettings({ config: service.loadedConfig.file, apiKey: SAVED_LATER });
+    const saved = await backend.saveSettings({ config: service.config.loaded.file, apiKey: SAVED_LATER });
     expect(saved.ok).toBe(true);
     const { handle, emitted } = await runToEnd(service, 'Paste the key into the form');
     await service.close();

@@ -46,8 +46,8 @@ const WITH_QUESTION: Turn[] = [
   FINISHED,
 ];
 
-async function started(setup: ServiceSetup, task = 'Save the report', extra: Partial<Parameters<ServiceSetup['service']['start']>[0]> = {}): Promise<RunHandle> {
-  const result = await setup.service.start({ task, agent: { settle: FAST_SETTLE }, ...extra });
+async function started(setup: ServiceSetup, task = 'Save the report', extra: Partial<Parameters<ServiceSetup['service']['agentRuns']['start']>[0]> = {}): Promise<RunHandle> {
+  const result = await setup.service.agentRuns.start({ task, agent: { settle: FAST_SETTLE }, ...extra });
   if (!result.ok) throw new Error(`start failed: ${result.error.kind}: ${result.error.message}`);
   return result.value;
 }
@@ -58,7 +58,7 @@ describe('one run per display', () => {
     const first = await started(s);
     await waitFor(() => first.pendingQuestion !== null, 'the question');
 
-    const second = await s.service.start({ task: 'Something else', agent: { settle: FAST_SETTLE } });
+    const second = await s.service.agentRuns.start({ task: 'Something else', agent: { settle: FAST_SETTLE } });
     expect(second.ok).toBe(false);
     if (second.ok) return;
     expect(second.error).toMatchObject({ kind: 'busy', sessionId: first.id });
@@ -72,7 +72,7 @@ describe('one run per display', () => {
 
     const outcome = await first.done;
     expect(outcome).toMatchObject({ status: 'finished', steps: 4, recordFailure: null });
-    const events = await collect(s.service.events(first.id));
+    const events = await collect(s.service.records.events(first.id));
     expect(ofType(events, 'ask-user').map((event) => event.seq)).toEqual([question?.id]);
     expect(ofType(events, 'user-answer')).toMatchObject([{ answer: 'Documents' }]);
     expect(s.server.requests[2]?.rawBody).toContain('The user answered your question \\"Which folder?\\": Documents');
@@ -92,7 +92,7 @@ describe('events(since)', () => {
     const handle = await started(s);
     const subscriptions: Array<{ since: number; events: Promise<AgentEvent[]> }> = [];
     const subscribe = (since: number, via: 'handle' | 'service') =>
-      subscriptions.push({ since, events: collect(via === 'handle' ? handle.events(since) : s.service.events(handle.id, since)) });
+      subscriptions.push({ since, events: collect(via === 'handle' ? handle.events(since) : s.service.records.events(handle.id, since)) });
 
     // A new subscriber at every event the first one sees: from 0, from the middle, from just before.
     const all = collect(handle.events(0), (event) => {
@@ -121,13 +121,13 @@ describe('events(since)', () => {
     const handle = await started(s);
     const live = await collect(handle.events());
     await handle.done;
-    expect(s.service.run(handle.id)).toBeUndefined();
+    expect(s.service.runs.get(handle.id)).toBeUndefined();
 
-    const recorded = await collect(s.service.events(handle.id, 0));
+    const recorded = await collect(s.service.records.events(handle.id, 0));
     expect(recorded).toEqual(live);
-    const fromMiddle = await collect(s.service.events(handle.id, 5));
+    const fromMiddle = await collect(s.service.records.events(handle.id, 5));
     expect(seqs(fromMiddle)).toEqual(oneToN(live.length).slice(5));
-    expect(await collect(s.service.events(handle.id, live.length))).toEqual([]);
+    expect(await collect(s.service.records.events(handle.id, live.length))).toEqual([]);
   });
 });
 
@@ -205,7 +205,7 @@ describe('conversations', () => {
     const conversation = conversationIn(systemPrompt(s.server.requests[1]));
     expect(conversation).toContain('user (task): Write the weekly report for Ada');
     expect(conversation).toContain('user (task): Now mail it to Grace');
-    expect(ofType(await collect(s.service.events(followUp.id)), 'run-started')).toMatchObject([{ conversationId: first.conversationId }]);
+    expect(ofType(await collect(s.service.records.events(followUp.id)), 'run-started')).toMatchObject([{ conversationId: first.conversationId }]);
 
     const unrelated = await started(s, 'Open the calendar');
     expect(unrelated.conversationId).not.toBe(first.conversationId);
@@ -215,7 +215,7 @@ describe('conversations', () => {
 
   it('an unknown conversation id is a settings error, and the display stays free', async () => {
     const s = await serviceWith(FINISHED);
-    const result = await s.service.start({ task: 'Go on', conversationId: 'conv-00000000' });
+    const result = await s.service.agentRuns.start({ task: 'Go on', conversationId: 'conv-00000000' });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error.kind).toBe('settings');
@@ -231,7 +231,7 @@ describe('replay', () => {
     expect((await run.done).status).toBe('finished');
     const recorded = s.operator.executed.map((entry) => entry.action);
 
-    const result = await s.service.replay({ session: run.id, policy: 'stop', speed: 0 });
+    const result = await s.service.replays.start({ session: run.id, policy: 'stop', speed: 0 });
     if (!result.ok) throw new Error(result.error.message);
     const replay = result.value;
     expect(replay.kind).toBe('replay');
@@ -239,7 +239,7 @@ describe('replay', () => {
     expect(outcome.status, outcome.reason).toBe('finished');
     expect(s.operator.executed.map((entry) => entry.action)).toEqual([...recorded, ...recorded]);
 
-    const session = await s.service.session(replay.id);
+    const session = await s.service.records.session(replay.id);
     if (!session.ok) throw new Error(session.error.message);
     expect(session.value.meta).toMatchObject({ replayOf: run.id, status: 'finished' });
     expect(seqs(session.value.events)).toEqual(oneToN(session.value.events.length));
@@ -247,7 +247,7 @@ describe('replay', () => {
 
   it('an unknown session is not_found', async () => {
     const s = await serviceWith();
-    const result = await s.service.replay({ session: '20990101-000000-nothing', policy: 'stop', speed: 0 });
+    const result = await s.service.replays.start({ session: '20990101-000000-nothing', policy: 'stop', speed: 0 });
     expect(result).toMatchObject({ ok: false, error: { kind: 'not_found' } });
   });
 });

@@ -20,38 +20,38 @@ describe('several runs at once', () => {
   it('go side by side on different desktops, each listed with its desktop; a desktop in use is busy', { timeout: 120_000 }, async () => {
     const { service } = await suite.start([ASK, ASK, DONE, DONE], { deps: { env: { DISPLAY: ':140' } } });
     const start = async (task: string, display: number): Promise<RunHandle> => {
-      const started = await service.start({ task, display, agent: { settle: FAST_SETTLE } });
+      const started = await service.agentRuns.start({ task, display, agent: { settle: FAST_SETTLE } });
       if (!started.ok) throw new Error(`${started.error.kind}: ${started.error.message}`);
       return started.value;
     };
     const heard: string[] = [];
-    service.onRunStarted((run) => heard.push(run.id));
+    service.runs.onRunStarted((run) => heard.push(run.id));
 
     const first = await start('Save the report', 0);
     const second = await start('Print the invoice', 1);
     await waitFor(() => first.pendingQuestion !== null && second.pendingQuestion !== null, 'both questions');
 
     expect(heard).toEqual([first.id, second.id]);
-    expect(service.runs()).toEqual([
+    expect(service.runs.list()).toEqual([
       { id: first.id, kind: 'run', task: 'Save the report', status: 'asking', desktop: { private: false, display: ':140 display 0' } },
       { id: second.id, kind: 'run', task: 'Print the invoice', status: 'asking', desktop: { private: false, display: ':140 display 1' } },
     ]);
-    expect(service.registry.onDesktop(':140 display 1')?.id).toBe(second.id);
-    expect(service.current()?.id).toBe(second.id);
+    expect(service.runs.onDesktop(':140 display 1')?.id).toBe(second.id);
+    expect(service.runs.current()?.id).toBe(second.id);
 
-    const third = await service.start({ task: 'Another', display: 1, agent: { settle: FAST_SETTLE } });
+    const third = await service.agentRuns.start({ task: 'Another', display: 1, agent: { settle: FAST_SETTLE } });
     expect(third).toMatchObject({ ok: false, error: { kind: 'busy', sessionId: second.id } });
 
     expect(second.answer(undefined, 'Documents')).toBe(true);
     expect((await second.done).status).toBe('finished');
-    expect(service.runs().map((run) => run.id)).toEqual([first.id]);
+    expect(service.runs.list().map((run) => run.id)).toEqual([first.id]);
 
     expect(first.answer(undefined, 'Reports')).toBe(true);
     expect((await first.done).status).toBe('finished');
-    expect(service.runs()).toEqual([]);
+    expect(service.runs.list()).toEqual([]);
 
     // Each recorded its own answer.
-    const answers = async (run: RunHandle) => ofType(await collect(service.events(run.id)), 'user-answer').map((event) => event.answer);
+    const answers = async (run: RunHandle) => ofType(await collect(service.records.events(run.id)), 'user-answer').map((event) => event.answer);
     expect(await answers(first)).toEqual(['Reports']);
     expect(await answers(second)).toEqual(['Documents']);
   });

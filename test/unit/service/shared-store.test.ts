@@ -58,7 +58,7 @@ async function serviceOn(dir: string, store: Record<string, unknown>, env: Recor
 }
 
 async function runTask(service: Awaited<ReturnType<typeof serviceOn>>['service']): Promise<RunHandle> {
-  const started = await service.start({ task: 'Pick the item from the menu', agent: { settle: FAST_SETTLE } });
+  const started = await service.agentRuns.start({ task: 'Pick the item from the menu', agent: { settle: FAST_SETTLE } });
   if (!started.ok) throw new Error(started.error.message);
   expect(await started.value.done).toMatchObject({ status: 'finished', steps: 3 });
   return started.value;
@@ -168,7 +168,7 @@ describe('replay from a shared store', { timeout: 90_000 }, () => {
     const replayer = await serviceOn(other, { shared: where }, s3.env);
     let replayId: string;
     try {
-      const started = await replayer.service.replay({ session: handle.id.slice(0, 15), policy: 'stop', speed: 0 });
+      const started = await replayer.service.replays.start({ session: handle.id.slice(0, 15), policy: 'stop', speed: 0 });
       if (!started.ok) throw new Error(started.error.message);
       replayId = started.value.id;
       const outcome = await started.value.done;

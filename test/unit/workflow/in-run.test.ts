@@ -16,7 +16,7 @@ import { formatUiTarsAction, uiTarsPrompt } from '../../../src/main/model/ui-tar
 import { describeAction } from '../../../src/shared/describe-action';
 import type { Workflow } from '../../../src/shared/workflow';
 import { InRunWorkflows, workflowOffer } from '../../../src/main/workflow/in-run';
-import { matchingWorkflows, offerFor } from '../../../src/main/service/workflow-offer';
+import { matchingWorkflows, offerFor } from '../../../src/main/service/workflows/workflow-offer';
 import type { ModelFamily } from '../../../src/main/model/families/types';
 
 const workflow = (name: string, description: string, params: Workflow['params'] = []): Workflow =>

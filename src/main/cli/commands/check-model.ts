@@ -26,19 +26,19 @@ export async function checkModelCommand(options: CheckOptions): Promise<void> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   if (options.targets !== undefined && !options.grounding) throw new InvalidInputError('--targets applies to --grounding only');
-  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
   const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, ...(await keychainApiKey(config.config, options, (line) => process.stderr.write(`mnemo: ${line}\n`))) });
-  const settings = service.settings();
+  const settings = service.config.runSettings();
   if (!settings.ok) throw new InvalidInputError(settings.error.message);
   if (options.grounding) {
     await checkGrounding(service, options);
     return;
   }
-  const checked = await service.checkModel();
+  const checked = await service.checks.model();
   if (!checked.ok) throw new InvalidInputError(checked.error.message);
   const result = checked.value;
   const { model } = settings.value.model;
-  const baseUrl = service.redact(settings.value.model.baseUrl);
+  const baseUrl = service.config.redact(settings.value.model.baseUrl);
   if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else if (result.ok) {
     const image = result.imageAccepted ? 'accepted the image' : 'did NOT accept the image (Mnemo needs a vision model)';
@@ -50,11 +50,11 @@ export async function checkModelCommand(options: CheckOptions): Promise<void> {
 }
 
 async function checkGrounding(service: RunService, options: CheckOptions): Promise<void> {
-  const settings = service.settings();
+  const settings = service.config.runSettings();
   if (!settings.ok) throw new InvalidInputError(settings.error.message);
   const { model, family } = settings.value.model;
-  const baseUrl = service.redact(settings.value.model.baseUrl);
-  const checked = await service.checkGrounding({}, options.targets !== undefined ? { targets: options.targets } : {});
+  const baseUrl = service.config.redact(settings.value.model.baseUrl);
+  const checked = await service.checks.grounding({}, options.targets !== undefined ? { targets: options.targets } : {});
   if (!checked.ok) throw new InvalidInputError(checked.error.message);
   const outcome = checked.value;
   if (!outcome.ok) {
@@ -65,7 +65,7 @@ async function checkGrounding(service: RunService, options: CheckOptions): Promi
   }
   const passed = groundingPassed(outcome.report);
   if (options.json) process.stdout.write(`${JSON.stringify(outcome.report)}\n`);
-  else process.stdout.write(describeGrounding(outcome, `${model} (${family})`, service.loadedConfig.path));
+  else process.stdout.write(describeGrounding(outcome, `${model} (${family})`, service.config.loaded.path));
   process.exitCode = passed ? ExitCode.ok : ExitCode.runFailed;
 }
 

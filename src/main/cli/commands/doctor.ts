@@ -1,6 +1,6 @@
 /**
  * `mnemo doctor [--json]`: every precondition of a run, each ✓, ! (a warning) or ✗ with its fix in
- * one line (src/main/service/doctor.ts). --json prints `[{"check", "status": "ok"|"warn"|"fail",
+ * one line (src/main/service/checks/doctor.ts). --json prints `[{"check", "status": "ok"|"warn"|"fail",
  * "detail", "fix"}]`. Exit codes: 0 nothing fails (warnings allowed), 1 something fails, 2 bad
  * arguments. The `key store` line says where an API key saved in Settings is kept for this data
  * directory (the OS keychain, or config.json and why), asking the keychain without a prompt.
@@ -18,7 +18,7 @@ export async function doctorCommand(options: DoctorOptions): Promise<void> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   const [{ runDoctor }, { createIsolatedOperator }, { PACKAGE_ROOT }, { dataDirKeyStoreOf }] = await Promise.all([
-    import('../../service/doctor'),
+    import('../../service/checks/doctor'),
     import('../../operator/isolated-operator'),
     import('../../package-root'),
     import('../../settings/data-dir-key-store'),

@@ -15,7 +15,7 @@
  */
 import type { FactJson, FactLogCheck } from '../../memory/facts';
 import { loadConfig, type RunFlags } from '../../settings/settings';
-import type { MemoryService } from '../../service/memory-service';
+import type { MemoryService } from '../../service/memory/memory-service';
 import type { ServiceError } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { keptPrivate } from '../data-dir';
@@ -43,29 +43,43 @@ export function failWith(error: ServiceError): void {
   process.exitCode = ExitCode.errorResult;
 }
 
-/** Opens the memory the options name; undefined (with the exit code set) when it cannot be. */
-export async function openMemoryService(options: MemoryStoreOptions): Promise<MemoryService | undefined> {
+/** The memory the options name, and how to let go of it. */
+export interface OpenedMemoryService {
+  memory: MemoryService;
+  close: () => Promise<void>;
+}
+
+/**
+ * Opens the memory the options name, through the one MemoryHost every front end uses (the
+ * settings, the redaction of what is saved and the storage as a run has them); undefined (with
+ * the exit code set) when it cannot be.
+ */
+export async function openMemoryService(options: MemoryStoreOptions): Promise<OpenedMemoryService | undefined> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   await keptPrivate(config.config.dataDir);
   // Loaded on demand: the Redis client and the stores are not needed by other commands.
-  const { MemoryService } = await import('../../service/memory-service');
-  const opened = await MemoryService.open(config.config, memoryStoreFlags(options));
+  const [{ ServiceConfig }, { MemoryHost }] = await Promise.all([import('../../service/service-config'), import('../../service/memory/memory-host')]);
+  const log = (message: string) => process.stderr.write(`mnemo: ${message}\n`);
+  const serviceConfig = new ServiceConfig({ config: config.config, flags: memoryStoreFlags(options), log });
+  const host = new MemoryHost({ config: serviceConfig, log });
+  const opened = await host.memoryService();
   if (!opened.ok) {
+    await host.close();
     failWith(opened.error);
     return undefined;
   }
-  for (const warning of opened.value.warnings) process.stderr.write(`mnemo: warning: ${warning}\n`);
-  return opened.value;
+  return { memory: opened.value, close: () => host.close() };
 }
 
-async function withService(options: MemoryStoreOptions, work: (service: MemoryService) => Promise<void>): Promise<void> {
-  const service = await openMemoryService(options);
-  if (!service) return;
+/** Runs `work` on the memory the options name, and lets go of it after. */
+export async function withMemoryService(options: MemoryStoreOptions, work: (service: MemoryService) => Promise<void>): Promise<void> {
+  const opened = await openMemoryService(options);
+  if (!opened) return;
   try {
-    await work(service);
+    await work(opened.memory);
   } finally {
-    await service.close();
+    await opened.close();
   }
 }
 
@@ -88,7 +102,7 @@ export interface FactsListOptions extends MemoryStoreOptions {
 }
 
 export async function factsListCommand(options: FactsListOptions): Promise<void> {
-  await withService(options, async (service) => {
+  await withMemoryService(options, async (service) => {
     const listed = await service.listFacts({ ...(options.subject !== undefined ? { subject: options.subject } : {}), ...(options.scope !== undefined ? { scope: options.scope } : {}) });
     if (!listed.ok) return failWith(listed.error);
     process.stdout.write(options.json ? `${JSON.stringify(listed.value)}\n` : renderFacts(listed.value, `no facts in ${service.location}`));
@@ -101,7 +115,7 @@ export interface FactsSearchOptions extends MemoryStoreOptions {
 }
 
 export async function factsSearchCommand(text: string, options: FactsSearchOptions): Promise<void> {
-  await withService(options, async (service) => {
+  await withMemoryService(options, async (service) => {
     const found = await service.searchFacts(text, options.limit !== undefined ? { limit: options.limit } : {});
     if (!found.ok) return failWith(found.error);
     process.stdout.write(options.json ? `${JSON.stringify(found.value)}\n` : renderFacts(found.value, `no fact matches "${text}"`));
@@ -119,7 +133,7 @@ export interface FactsAddOptions extends MemoryStoreOptions {
 }
 
 export async function factsAddCommand(options: FactsAddOptions): Promise<void> {
-  await withService(options, async (service) => {
+  await withMemoryService(options, async (service) => {
     const added = await service.addFact({
       subject: options.subject,
       scope: options.scope,
@@ -134,7 +148,7 @@ export async function factsAddCommand(options: FactsAddOptions): Promise<void> {
 }
 
 export async function factsForgetCommand(id: string, options: MemoryStoreOptions): Promise<void> {
-  await withService(options, async (service) => {
+  await withMemoryService(options, async (service) => {
     const forgotten = await service.forgetFact(id);
     if (!forgotten.ok) return failWith(forgotten.error);
     process.stderr.write(`forgot ${id}\n`);
@@ -168,7 +182,7 @@ function describeCheck(check: FactLogCheck): string[] {
 }
 
 export async function factsCheckCommand(options: FactsCheckOptions): Promise<void> {
-  await withService(options, async (service) => {
+  await withMemoryService(options, async (service) => {
     const checked = await service.checkFacts();
     if (!checked.ok) return failWith(checked.error);
     const check = checked.value;

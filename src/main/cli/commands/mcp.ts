@@ -31,7 +31,7 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
     import('../../mcp/tools'),
     import('../../mcp/front-end'),
     import('../../service/run-service'),
-    import('../../service/shared-operator'),
+    import('../../service/desktops/shared-operator'),
     import('../../operator/isolated-operator'),
   ]);
   const chosen = chooseTools({ ...(options.readOnly ? { readOnly: true } : {}), ...(options.tools ? { allow: options.tools } : {}) });

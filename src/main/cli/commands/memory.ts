@@ -17,7 +17,7 @@
 import { buildMemorySnapshot, type MemoryChange, type MemorySnapshot } from '../../../shared/memory';
 import { readNamedSession } from '../session-lookup';
 import { keptPrivate, openDataDir } from '../data-dir';
-import { failWith, memoryStoreFlags, openMemoryService, type MemoryStoreOptions } from './facts';
+import { failWith, memoryStoreFlags, withMemoryService, type MemoryStoreOptions } from './facts';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { loadConfig } from '../../settings/settings';
 import { keychainApiKey } from '../stored-key';
@@ -95,7 +95,7 @@ export async function memoryCompactCommand(options: MemoryCompactOptions): Promi
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
   try {
-    const compacted = await service.compactMemory({
+    const compacted = await service.memoryHost.compact({
       ...(options.limit !== undefined ? { limit: options.limit } : {}),
       signal: stop.signal,
       onProgress: (progress) =>
@@ -119,9 +119,7 @@ export interface MemoryWorkingOptions extends MemoryStoreOptions {
 }
 
 export async function memoryWorkingCommand(options: MemoryWorkingOptions): Promise<void> {
-  const service = await openMemoryService(options);
-  if (!service) return;
-  try {
+  await withMemoryService(options, async (service) => {
     const read = await service.workingMemory(options.conversation);
     if (!read.ok) return failWith(read.error);
     if (read.value === null) {
@@ -130,7 +128,5 @@ export async function memoryWorkingCommand(options: MemoryWorkingOptions): Promi
       return;
     }
     process.stdout.write(options.json ? `${JSON.stringify(read.value)}\n` : `${read.value.memory}\n`);
-  } finally {
-    await service.close();
-  }
+  });
 }

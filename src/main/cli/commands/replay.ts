@@ -63,12 +63,12 @@ export async function replayCommand(id: string, options: ReplayCommandOptions): 
   if (!desktop.ok) throw new InvalidInputError(desktop.message);
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
-  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
   const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
   const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
   // The model is needed only to reground; under ask, a model given on the command line is offered as an answer.
   const wantsModel = options.policy === 'reground' || (options.policy === 'ask' && options.model !== undefined);
-  const started = await service.replay({
+  const started = await service.replays.start({
     session: id,
     policy: options.policy,
     speed: options.speed,

@@ -25,13 +25,13 @@ export async function runCommand(task: string, options: RunOptions): Promise<voi
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   // Loaded on demand: the service brings the model client, the store and the memory.
-  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
   const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
   const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
-  const settings = service.settings();
+  const settings = service.config.runSettings();
   if (!settings.ok) throw new InvalidInputError(settings.error.message);
 
-  const started = await service.start({
+  const started = await service.agentRuns.start({
     task,
     interactive: !options.nonInteractive,
     ...(options.conversation !== undefined ? { conversationId: options.conversation } : {}),
@@ -55,7 +55,7 @@ export async function runCommand(task: string, options: RunOptions): Promise<voi
   if (outcome.recordFailure && !outcome.reason.includes(outcome.recordFailure)) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
   process.exitCode = exitCodeFor(outcome.status);
   // The blackboard's summary of this task is written (by the memory model) before the process ends.
-  if (service.compacting && !options.json) process.stderr.write('mnemo: writing the blackboard summary of this task (Ctrl+C skips it; mnemo memory compact does it later)\n');
+  if (service.memoryHost.compacting && !options.json) process.stderr.write('mnemo: writing the blackboard summary of this task (Ctrl+C skips it; mnemo memory compact does it later)\n');
   await service.close();
   // Terminal input would keep the process alive after the run.
   process.stdin.destroy();

@@ -26,10 +26,10 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   if (!LOOPBACK.has(options.host)) log(`warning: listening on ${options.host}, not only on this machine: anyone who can reach it and has the token can drive this desktop`);
   const [{ RunService }, { openDesktopOperator }, { ensureRendererBuilt }, { startMnemoServer }, { SharedOperator }, { createIsolatedOperator }, { mcpServerFactory }, { McpHttpEndpoint }, { dataDirKeyStoreOf }] = await Promise.all([
     import('../../service/run-service'),
-    import('../../service/desktop'),
+    import('../../service/desktops/desktop'),
     import('../../server/renderer-files'),
     import('../../server/mnemo-server'),
-    import('../../service/shared-operator'),
+    import('../../service/desktops/shared-operator'),
     import('../../operator/isolated-operator'),
     import('../../mcp/front-end'),
     import('../../mcp/http-endpoint'),
@@ -48,7 +48,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   await service.open();
   // The keychain may show its unlock prompt on the desktop now, once, rather than at the first run.
   await keys.load({ interactive: true });
-  const store = keys.status(service.loadedConfig.file.model?.apiKey || undefined);
+  const store = keys.status(service.config.loaded.file.model?.apiKey || undefined);
   log(`key store: ${store.detail}${store.fix ? ` (${store.fix})` : ''}`);
   const renderer = await ensureRendererBuilt(undefined, log);
   if (!renderer.ok) {

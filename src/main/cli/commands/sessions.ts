@@ -10,7 +10,7 @@
  */
 import type { SessionSummary } from '../../store/session-index';
 import type { SessionLibrary } from '../../store/session-library';
-import { listItemOf } from '../../service/session-views';
+import { listItemOf } from '../../service/sessions/session-views';
 import type { StoreWarning } from '../../store/session-store';
 import { BYTES_PER_GB, retentionOf, type RetentionPolicy } from '../../store/store-settings';
 import { ExitCode, InvalidInputError } from '../exit-codes';

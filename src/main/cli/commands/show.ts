@@ -5,7 +5,7 @@
  * Exit codes: 0 shown, 1 no such session (or a prefix that matches several), 2 bad arguments.
  */
 import type { ActionResult } from '../../../shared/action-result';
-import { shownSession, type ShownSession } from '../../service/session-views';
+import { shownSession, type ShownSession } from '../../service/sessions/session-views';
 import { describeAction } from '../../../shared/describe-action';
 import { formatUsd } from '../../../shared/format';
 import { localTime } from './sessions';

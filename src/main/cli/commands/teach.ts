@@ -1,5 +1,5 @@
 /**
- * `mnemo teach`: records a demonstration through the run service (RunService.teach) and follows
+ * `mnemo teach`: records a demonstration through the run service (`service.teaching.start`) and follows
  * it on the terminal: one line per step of the user's on stderr, or every event as a JSON line on
  * stdout (`--json`, as `mnemo run --json`); the session id is the last line of stdout. Ctrl+C stops
  * the recording cleanly (a second one quits at once), as does ctrl+alt+shift+s on the display.
@@ -35,7 +35,7 @@ function lineOf(event: AgentEvent): string | null {
 export async function teachCommand(task: string, options: TeachOptions): Promise<void> {
   if (task.trim() === '') throw new InvalidInputError('say what you will do: mnemo teach "<what you will do>"');
   const service = await openService(options);
-  const started = await service.teach({ task, ...(options.display !== undefined ? { display: options.display } : {}) });
+  const started = await service.teaching.start({ task, ...(options.display !== undefined ? { display: options.display } : {}) });
   if (!started.ok && started.error.kind === 'no_display') {
     process.stderr.write(`mnemo: ${started.error.message}\n`);
     process.exitCode = ExitCode.errorResult;

@@ -31,7 +31,7 @@ import { desktopRequestOf, type DesktopFlags } from '../desktop-flags';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { exitCodeFor, followOnTerminal, startedOrExplain, stopOnInterrupt, terminalAsk } from '../run-controls';
 import type { RunService, ServiceError, ServiceResult } from '../../service/run-service';
-import type { WorkflowService } from '../../service/workflow-service';
+import type { WorkflowService } from '../../service/workflows/workflow-service';
 
 export interface StorageOptions {
   dataDir?: string;
@@ -63,7 +63,7 @@ export interface RunWorkflowOptions extends RunFlags, DesktopFlags {
 export async function openService(options: StorageOptions & RunFlags): Promise<RunService> {
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
-  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktop')]);
+  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
   const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
   return new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
 }
@@ -268,7 +268,7 @@ export async function workflowRunCommand(name: string, options: RunWorkflowOptio
     }
     resolved.values.set(secret, typed);
   }
-  const started = await service.runWorkflow({
+  const started = await service.workflowRuns.start({
     name,
     values: resolved.values,
     policy: options.policy,

@@ -6,12 +6,12 @@
  */
 import { z } from 'zod';
 import { FactSchema } from '../../../shared/app-api';
-import type { MemoryService } from '../../service/memory-service';
+import type { MemoryService } from '../../service/memory/memory-service';
 import type { ToolCall } from '../connection';
 import { defineTool, type ToolAnswer } from '../tool';
 
 async function withMemory<T>(call: ToolCall, work: (memory: MemoryService) => Promise<ToolAnswer<T>>): Promise<ToolAnswer<T>> {
-  const memory = await call.services.service.memoryService();
+  const memory = call.services.service.config.redacted(await call.services.service.memoryHost.memoryService());
   return memory.ok ? work(memory.value) : { ok: false, message: `${memory.error.kind}: ${memory.error.message}` };
 }
 

@@ -26,7 +26,7 @@ const RunResultShape = {
 type RunResult = z.output<z.ZodObject<typeof RunResultShape>>;
 
 async function runTask(args: { task: string; maxSteps?: number | undefined; desktop?: DesktopRequest | undefined }, call: ToolCall): Promise<ToolAnswer<RunResult>> {
-  const started = await call.services.service.start({
+  const started = await call.services.service.agentRuns.start({
     task: args.task,
     ...(args.maxSteps !== undefined ? { overrides: { maxSteps: args.maxSteps } } : {}),
     ...(args.desktop?.private ? { desktop: args.desktop } : {}),

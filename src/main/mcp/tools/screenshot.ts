@@ -5,7 +5,7 @@
  */
 import type { ImageContent } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ImageLimits, Screenshot } from '../../service/direct-desktop';
+import type { ImageLimits, Screenshot } from '../../service/desktops/direct-desktop';
 import type { ToolCall } from '../connection';
 import { defineTool, type ToolAnswer } from '../tool';
 

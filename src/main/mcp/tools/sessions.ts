@@ -9,7 +9,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SessionListItemSchema } from '../../../shared/app-api';
 import { UsageSummarySchema } from '../../../shared/events';
-import { listItemOf, shownSessionWithRefs } from '../../service/session-views';
+import { listItemOf, shownSessionWithRefs } from '../../service/sessions/session-views';
 import type { McpServices } from '../connection';
 import { defineTool } from '../tool';
 
@@ -35,7 +35,7 @@ export const listSessionsTool = defineTool({
   destructive: false,
   openWorld: false,
   call: async ({ search, limit }, call) => {
-    const listing = await call.services.service.sessions(search !== undefined ? { search } : {});
+    const listing = await call.services.service.records.list(search !== undefined ? { search } : {});
     return { ok: true, value: { sessions: listing.sessions.slice(0, limit ?? 20).map(listItemOf) } };
   },
 });
@@ -90,7 +90,7 @@ export const getSessionTool = defineTool({
   destructive: false,
   openWorld: false,
   call: async ({ id }, call) => {
-    const found = await call.services.service.session(id);
+    const found = await call.services.service.records.session(id);
     if (!found.ok) return { ok: false, message: found.error.message };
     const sessionId = found.value.meta.id;
     // No folder of this machine in the answer: files are named by their URIs.

@@ -89,7 +89,7 @@ async function runWorkflow(args: { name: string; params: Record<string, string>;
     return { ok: false, message: `workflow ${args.name} has no parameter ${unknown.map((name) => `"${name}"`).join(', ')} (its parameters: ${[...known].join(', ') || 'none'})` };
   }
   const policy = args.policy ?? 'stop';
-  const started = await service.runWorkflow({
+  const started = await service.workflowRuns.start({
     name: args.name,
     values: new Map(Object.entries(args.params)),
     policy,

@@ -4,14 +4,14 @@
  * of the display with the run's image settings, kept within the model's image limits. Without a
  * display the screen is taken to be 1280x800, and the result says so.
  */
-import type { Size } from '../../shared/frame';
-import { withinImageLimits } from '../agent/settings';
-import { runGroundingCheck, type GroundingOutcome } from '../model/grounding-check';
-import type { ImageLimits, VisionModel } from '../model/types';
-import type { CaptureOptions } from '../operator/capture';
-import { fitImageSize } from '../operator/geometry';
-import type { RunSettings } from '../settings/settings';
-import type { OperatorOpen } from './run-launcher';
+import type { Size } from '../../../shared/frame';
+import { withinImageLimits } from '../../agent/settings';
+import { runGroundingCheck, type GroundingOutcome } from '../../model/grounding-check';
+import type { ImageLimits, VisionModel } from '../../model/types';
+import type { CaptureOptions } from '../../operator/capture';
+import { fitImageSize } from '../../operator/geometry';
+import type { RunSettings } from '../../settings/settings';
+import type { OperatorOpen } from '../runs/run-launcher';
 
 export const DEFAULT_GROUNDING_TARGETS = 5;
 /** The screen assumed when no display answers. */

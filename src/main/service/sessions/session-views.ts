@@ -4,11 +4,11 @@
  * a `ShownSession` (the server turns each file path into a URL on itself).
  */
 import { join } from 'node:path';
-import type { Action } from '../../shared/actions';
-import type { ActionResult } from '../../shared/action-result';
-import type { UsageSummary } from '../../shared/events';
-import type { SessionSummary } from '../store/session-index';
-import type { SessionRecord, StepView } from '../store/session-reader';
+import type { Action } from '../../../shared/actions';
+import type { ActionResult } from '../../../shared/action-result';
+import type { UsageSummary } from '../../../shared/events';
+import type { SessionSummary } from '../../store/session-index';
+import type { SessionRecord, StepView } from '../../store/session-reader';
 
 /** One element of `mnemo sessions --json`. */
 export interface SessionListItem {

@@ -13,15 +13,15 @@
  * blackboard and conversation file) and the backends' (facts, working memory, Redis).
  */
 import { randomBytes } from 'node:crypto';
-import type { PriceTable } from '../../shared/settings';
-import { StoreWriter } from '../disk/store-writer';
-import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type OpenedBlackboard, type LoadableBlackboardStore, type TieredMemoryDict } from '../memory';
-import { compactBlackboard, type CompactionOptions, type CompactionReport } from '../memory/blackboard-compaction';
-import { RedisBlackboardStore } from '../memory/redis-stores';
-import { AgentMemory } from '../memory/facts';
-import { WorkingMemoryAgent } from '../memory/working';
-import type { RunMemoryDeps } from '../agent/run-memory';
-import type { RunSettings } from '../settings/settings';
+import type { PriceTable } from '../../../shared/settings';
+import { StoreWriter } from '../../disk/store-writer';
+import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type OpenedBlackboard, type LoadableBlackboardStore, type TieredMemoryDict } from '../../memory';
+import { compactBlackboard, type CompactionOptions, type CompactionReport } from '../../memory/blackboard-compaction';
+import { RedisBlackboardStore } from '../../memory/redis-stores';
+import { AgentMemory } from '../../memory/facts';
+import { WorkingMemoryAgent } from '../../memory/working';
+import type { RunMemoryDeps } from '../../agent/run-memory';
+import type { RunSettings } from '../../settings/settings';
 import { conversationPath, type MemoryBackends } from './memory-backends';
 
 export { conversationPath } from './memory-backends';

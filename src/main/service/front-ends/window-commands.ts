@@ -3,10 +3,10 @@
  * (src/main/app/handlers.ts) and `mnemo serve`'s router (src/main/server/api.ts) add only what
  * differs between them: the version, the display list, and how a report is saved.
  */
-import { err, ok, type Handlers, type Result } from '../../shared/contract';
-import { shownWorkflow, type CheckedWorkflow, type ShownWorkflow } from '../../shared/workflow';
+import { err, ok, type Handlers, type Result } from '../../../shared/contract';
+import { shownWorkflow, type CheckedWorkflow, type ShownWorkflow } from '../../../shared/workflow';
 import type { AppBackend } from './app-backend';
-import type { ServiceResult } from './service-result';
+import type { ServiceResult } from '../service-result';
 
 /** The commands each shell serves its own way. */
 export type ShellCommand = 'app:version' | 'operator:displays' | 'sessions:export';
@@ -39,7 +39,7 @@ export function backendHandlers(backend: AppBackend): Omit<Handlers, ShellComman
     'replay:start': async (request) => fromService(await backend.startReplay(request)),
     'sessions:list': async (filter) => ok(await backend.sessions(filter)),
     'sessions:events': async ({ id, since }) => fromService(await backend.events(id, since)),
-    'sessions:delete': async ({ id }) => fromService(await backend.service.deleteSession(id)),
+    'sessions:delete': async ({ id }) => fromService(await backend.service.records.delete(id)),
     'settings:get': async () => ok(backend.settings()),
     'settings:save': async (request) => fromService(await backend.saveSettings(request)),
     'provider:check': async ({ model, apiKey }) => fromService(await backend.checkProvider(model ?? {}, apiKey)),

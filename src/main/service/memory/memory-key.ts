@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { makePrivateDir } from '../disk/files';
+import { makePrivateDir } from '../../disk/files';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../memory/file-lock';
+import { writeFileAtomically } from '../../memory/file-lock';
 
 /** What the app needs of Electron's safeStorage. */
 export interface Keychain {

@@ -9,11 +9,11 @@
  * private desktop gets an operator of its own on that desktop instead (the shared one acts on the
  * user's display), closed with the run.
  */
-import type { CaptureOptions } from '../operator/capture';
-import type { IsolatedOperator, IsolatedOperatorLoad } from '../operator/isolated-operator';
+import type { CaptureOptions } from '../../operator/capture';
+import type { IsolatedOperator, IsolatedOperatorLoad } from '../../operator/isolated-operator';
 import { openDesktopOperator } from './desktop';
-import type { OperatorOpen } from './run-launcher';
-import type { ServiceResult } from './service-result';
+import type { OperatorOpen } from '../runs/run-launcher';
+import type { ServiceResult } from '../service-result';
 
 export class SharedOperator {
   private started: Promise<IsolatedOperatorLoad> | undefined;

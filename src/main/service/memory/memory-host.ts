@@ -7,15 +7,14 @@
  * Every store is given the process's store writer (the redaction policy of the current settings),
  * and a run's blackboard and conversation its own (the policy with the run's flags).
  */
-import type { PriceTable } from '../../shared/settings';
-import type { StoreWriter } from '../disk/store-writer';
-import type { CompactionOptions, CompactionReport } from '../memory/blackboard-compaction';
-import type { RunFlags, RunSettings, MemoryStoreSettings } from '../settings/settings';
+import type { StoreWriter } from '../../disk/store-writer';
+import type { CompactionOptions, CompactionReport } from '../../memory/blackboard-compaction';
+import type { RunFlags, RunSettings, MemoryStoreSettings } from '../../settings/settings';
 import { openMemoryBackends, type BackendsOpen, type MemoryBackends } from './memory-backends';
 import { MemoryService } from './memory-service';
 import { compactSharedBlackboard, openRunMemory, type OpenedMemory } from './memory-setup';
-import type { ServiceConfig } from './service-config';
-import type { ServiceResult } from './service-result';
+import type { ServiceConfig } from '../service-config';
+import type { ServiceResult } from '../service-result';
 
 export interface MemoryHostDeps {
   config: ServiceConfig;
@@ -53,7 +52,11 @@ export class MemoryHost {
     return opened.ok ? { ok: true, value: opened.backends } : { ok: false, error: { kind: 'memory', message: opened.message } };
   }
 
-  /** Facts and working memory for people and front ends, over the storage the runs use. Closed by `close()`. */
+  /**
+   * Facts and working memory for people and front ends, over the storage the runs use. Closed by
+   * `close()`. A failure says what is wrong as it is (the CLI tells the user their own settings);
+   * a front end that shows it to others masks it (`config.redacted`).
+   */
   async memoryService(overrides: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}): Promise<ServiceResult<MemoryService>> {
     const settings = this.deps.config.memoryStoreSettings(overrides);
     if (!settings.ok) return settings;
@@ -116,12 +119,15 @@ export class MemoryHost {
    * `mnemo memory compact`: every finished task of the shared blackboard that has no summary yet
    * gets one (newest first, at most `limit`), with progress; stops at `signal`.
    */
-  async compact(settings: RunSettings, prices: PriceTable, options: CompactionOptions = {}): Promise<ServiceResult<CompactionReport>> {
+  async compact(options: CompactionOptions = {}): Promise<ServiceResult<CompactionReport>> {
+    const run = this.deps.config.runSettings();
+    if (!run.ok) return run;
+    const settings = run.value;
     await this.stopCompaction();
     const backends = await this.open(settings.memoryStore);
-    if (!backends.ok) return backends;
-    const compacted = await compactSharedBlackboard(settings, prices, backends.value, this.deps.config.storeWriter, options);
-    if (!compacted.ok) return { ok: false, error: { kind: 'memory', message: compacted.message } };
+    if (!backends.ok) return this.deps.config.redacted(backends);
+    const compacted = await compactSharedBlackboard(settings, settings.prices, backends.value, this.deps.config.storeWriter, options);
+    if (!compacted.ok) return this.deps.config.redacted({ ok: false, error: { kind: 'memory', message: compacted.message } });
     for (const warning of compacted.warnings) this.deps.log(`warning: ${warning}`);
     return { ok: true, value: compacted.report };
   }

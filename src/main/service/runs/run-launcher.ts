@@ -18,27 +18,27 @@
  * `busy` (the desktop is locked, naming the session), `no_display`, `record`, or what `prepare`
  * returned.
  */
-import type { RunKind } from '../../shared/app-api';
-import type { PrivateDesktopSpec } from '../../shared/desktop';
-import type { AgentEvent } from '../../shared/events';
-import type { Redactor } from '../../shared/secret-mask';
-import { freeBytes, formatMegabytes } from '../disk/free-space';
-import { StoreWriter } from '../disk/store-writer';
-import { describeWriteFailure, displayPath } from '../disk/write-failure';
-import type { CaptureOptions } from '../operator/capture';
-import type { Operator } from '../operator/desktop-operator';
-import { LiveFrames } from '../operator/live-frames';
-import type { ConfirmationRule } from '../run/confirmation';
-import { RunLifecycle } from '../run/lifecycle';
-import { PauseGate } from '../run/pause-gate';
-import { Takeover } from '../run/takeover';
-import { FileRunRecorder, sessionsRoot } from '../store/run-recorder';
-import { DisplayLock } from './display-lock';
+import type { RunKind } from '../../../shared/app-api';
+import type { PrivateDesktopSpec } from '../../../shared/desktop';
+import type { AgentEvent } from '../../../shared/events';
+import type { Redactor } from '../../../shared/secret-mask';
+import { freeBytes, formatMegabytes } from '../../disk/free-space';
+import { StoreWriter } from '../../disk/store-writer';
+import { describeWriteFailure, displayPath } from '../../disk/write-failure';
+import type { CaptureOptions } from '../../operator/capture';
+import type { Operator } from '../../operator/desktop-operator';
+import { LiveFrames } from '../../operator/live-frames';
+import type { ConfirmationRule } from '../../run/confirmation';
+import { RunLifecycle } from '../../run/lifecycle';
+import { PauseGate } from '../../run/pause-gate';
+import { Takeover } from '../../run/takeover';
+import { FileRunRecorder, sessionsRoot } from '../../store/run-recorder';
+import { DisplayLock } from '../desktops/display-lock';
 import { LiveRun, type RunHandle } from './live-run';
-import type { OpenedDesktop, RunDesktops } from './run-desktops';
+import type { OpenedDesktop, RunDesktops } from '../desktops/run-desktops';
 import type { RunRegistry } from './run-registry';
-import type { ServiceConfig } from './service-config';
-import type { ServiceResult } from './service-result';
+import type { ServiceConfig } from '../service-config';
+import type { ServiceResult } from '../service-result';
 
 /** An operator for a run, and how to let it go afterwards. */
 export type OperatorOpen = { ok: true; operator: Operator; close?: () => Promise<void> | void } | { ok: false; message: string };

@@ -1,18 +1,15 @@
 /**
  * The long-lived memory for people and front ends: list, search, add and forget facts, and read a
  * conversation's working memory. `mnemo facts`, `mnemo memory working` and the app's Memory view
- * (its Facts and Working memory regions) call this; `RunService.memoryService()` hands out the one
- * its runs use. Failures are `ServiceResult` values: `settings` (a bad subject, scope or value),
+ * (its Facts and Working memory regions) call this; `MemoryHost.memoryService()` hands out the one
+ * its runs use (the CLI opens it the same way). Failures are `ServiceResult` values: `settings` (a bad subject, scope or value),
  * `not_found` (no such fact), `memory` (the storage cannot be used: Redis unreachable, a wrong key).
  */
-import { factJson, FactType, formatScope, parseScope, SUBJECT_NAME_PATTERN, type FactJson } from '../memory/facts';
-import { describeError, type FactLogCheck } from '../memory/facts';
-import { WORKING_MEMORY_ID_PATTERN } from '../memory/working';
-import { StoreWriter } from '../disk/store-writer';
-import { redactionOf } from '../settings/redaction';
-import { memoryStoreSettingsOf, type LoadedConfig, type RunFlags } from '../settings/settings';
-import { openMemoryBackends, type MemoryBackendDeps, type MemoryBackends } from './memory-backends';
-import type { ServiceResult } from './service-result';
+import { factJson, FactType, formatScope, parseScope, SUBJECT_NAME_PATTERN, type FactJson } from '../../memory/facts';
+import { describeError, type FactLogCheck } from '../../memory/facts';
+import { WORKING_MEMORY_ID_PATTERN } from '../../memory/working';
+import type { MemoryBackends } from './memory-backends';
+import type { ServiceResult } from '../service-result';
 
 export interface FactQuery {
   /** A subject name: user, machine, everything or a custom one. */
@@ -51,19 +48,6 @@ export class MemoryService {
     private readonly backends: MemoryBackends,
     private readonly now: () => number = Date.now,
   ) {}
-
-  /**
-   * Opens the memory the settings name (for a front end without a RunService, such as the CLI).
-   * What is saved passes the redaction policy of these settings, as in a run.
-   */
-  static async open(config: LoadedConfig, flags: Pick<RunFlags, 'redisUrl' | 'memoryKeyFile'> = {}, env: NodeJS.ProcessEnv = process.env, deps: MemoryBackendDeps = {}): Promise<ServiceResult<MemoryService>> {
-    const settings = memoryStoreSettingsOf(config, flags, env);
-    if (!settings.ok) return settingsError(settings.message);
-    const writer = deps.writer ?? new StoreWriter(redactionOf({ file: config.file, flags, env }));
-    const opened = await openMemoryBackends(settings.settings, { ...deps, writer });
-    if (!opened.ok) return { ok: false, error: { kind: 'memory', message: opened.message } };
-    return { ok: true, value: new MemoryService(opened.backends) };
-  }
 
   /** Where the facts are (`file <dir>`, `redis <url>`), and warnings met while opening. */
   get location(): string {
@@ -189,9 +173,5 @@ export class MemoryService {
     } catch (error) {
       return memoryError(error);
     }
-  }
-
-  async close(): Promise<void> {
-    await this.backends.close();
   }
 }

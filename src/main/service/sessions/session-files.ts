@@ -5,7 +5,7 @@
  */
 import { extname } from 'node:path';
 import sharp from 'sharp';
-import type { RunService, ServiceResult } from './run-service';
+import type { RunService, ServiceResult } from '../run-service';
 
 const FILE_TYPES: Record<string, string> = {
   '.jpg': 'image/jpeg',
@@ -34,7 +34,7 @@ export class SessionFiles {
     const relative = parts.join('/');
     const contentType = FILE_TYPES[extname(relative).toLowerCase()];
     if (invalid || !contentType) return { ok: false, error: { kind: 'not_found', message: `no such file ${relative} in a session` } };
-    const read = await this.service.session(sessionId);
+    const read = await this.service.records.session(sessionId);
     if (!read.ok) return read;
     // From the session folder, or fetched from the shared store the session was read from.
     const file = await this.service.records.file(read.value, relative);

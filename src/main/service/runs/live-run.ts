@@ -9,17 +9,17 @@
  * far behind it starts. Only the not-yet-written tail is kept in memory, so a long run costs
  * nothing here.
  */
-import type { Action } from '../../shared/actions';
-import type { LiveStatus, RunKind } from '../../shared/app-api';
-import type { RunDesktop } from '../../shared/desktop';
-import type { AgentEvent, RunStatus, UsageSummary } from '../../shared/events';
-import type { LiveFrames } from '../operator/live-frames';
-import { AsyncQueue } from '../run/async-queue';
-import type { AskUser, PendingQuestion } from '../run/ask';
-import type { PauseGate } from '../run/pause-gate';
-import type { InputOutcome, Takeover, TakeoverAnswer } from '../run/takeover';
-import { readSession } from '../store/session-reader';
-import type { RunRecorder } from '../store/run-recorder';
+import type { Action } from '../../../shared/actions';
+import type { LiveStatus, RunKind } from '../../../shared/app-api';
+import type { RunDesktop } from '../../../shared/desktop';
+import type { AgentEvent, RunStatus, UsageSummary } from '../../../shared/events';
+import type { LiveFrames } from '../../operator/live-frames';
+import { AsyncQueue } from '../../run/async-queue';
+import type { AskUser, PendingQuestion } from '../../run/ask';
+import type { PauseGate } from '../../run/pause-gate';
+import type { InputOutcome, Takeover, TakeoverAnswer } from '../../run/takeover';
+import { readSession } from '../../store/session-reader';
+import type { RunRecorder } from '../../store/run-recorder';
 
 export interface RunOutcome {
   status: RunStatus;

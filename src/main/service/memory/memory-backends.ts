@@ -12,16 +12,16 @@
  * redaction policy, whoever saves it (a run, the Memory view, `mnemo facts add`).
  */
 import { readFile, rm } from 'node:fs/promises';
-import { makePrivateDir } from '../disk/files';
-import { StoreWriter } from '../disk/store-writer';
+import { makePrivateDir } from '../../disk/files';
+import { StoreWriter } from '../../disk/store-writer';
 import { join } from 'node:path';
-import { KEYCHECK_FILE, openMemoryCipher, type MemoryCipher, type MemoryKey } from '../memory/encryption';
-import { openFileFactStore, openRedisFactStore, NoMemory, SubjectRegistry, describeError, type FactStore } from '../memory/facts';
-import { openRedis, type RedisConnection } from '../memory/redis';
-import { RedisConversationStore, type ConversationStore } from '../memory/redis-stores';
-import type { TieredMemoryDict } from '../memory/tiered';
-import { FileMemoryManager, RedisMemoryManager, type WorkingMemoryManager } from '../memory/working';
-import type { MemoryStoreSettings } from '../settings/settings';
+import { KEYCHECK_FILE, openMemoryCipher, type MemoryCipher, type MemoryKey } from '../../memory/encryption';
+import { openFileFactStore, openRedisFactStore, NoMemory, SubjectRegistry, describeError, type FactStore } from '../../memory/facts';
+import { openRedis, type RedisConnection } from '../../memory/redis';
+import { RedisConversationStore, type ConversationStore } from '../../memory/redis-stores';
+import type { TieredMemoryDict } from '../../memory/tiered';
+import { FileMemoryManager, RedisMemoryManager, type WorkingMemoryManager } from '../../memory/working';
+import type { MemoryStoreSettings } from '../../settings/settings';
 
 export interface MemoryBackends {
   readonly settings: MemoryStoreSettings;

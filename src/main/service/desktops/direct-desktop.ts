@@ -6,14 +6,14 @@
  * redaction policy, and a session recorded as every run's is.
  */
 import sharp from 'sharp';
-import { shownAction, describeAction } from '../../shared/describe-action';
-import type { Action } from '../../shared/actions';
-import type { Frame, Size } from '../../shared/frame';
-import type { IsolatedOperator } from '../operator/isolated-operator';
-import { DEFAULT_SETTLE, waitForSettle } from '../run/settle';
-import { runSingleAction, type ActionBasis } from '../run/single-action';
-import type { RunHandle, RunService } from './run-service';
-import type { ServiceResult } from './service-result';
+import { shownAction, describeAction } from '../../../shared/describe-action';
+import type { Action } from '../../../shared/actions';
+import type { Frame, Size } from '../../../shared/frame';
+import type { IsolatedOperator } from '../../operator/isolated-operator';
+import { DEFAULT_SETTLE, waitForSettle } from '../../run/settle';
+import { runSingleAction, type ActionBasis } from '../../run/single-action';
+import type { RunHandle, RunService } from '../run-service';
+import type { ServiceResult } from '../service-result';
 
 /** What an image must fit: its long edge, its pixel count, its encoded size. */
 export interface ImageLimits {
@@ -74,7 +74,7 @@ export class DirectDesktop {
     if (request.settle) await waitForSettle(() => operator.value.fingerprint(index.value.display), DEFAULT_SETTLE);
     const { maxLongEdge, maxPixels, maxBytes } = request.limits;
     const captured = await operator.value.observe({ display: index.value.display, maxWidth: maxLongEdge, maxHeight: maxLongEdge, maxPixels, format: 'jpeg', quality: QUALITY });
-    if (!captured.ok) return { ok: false, error: { kind: 'no_display', message: this.deps.service.redact(captured.message) } };
+    if (!captured.ok) return { ok: false, error: { kind: 'no_display', message: this.deps.service.config.redact(captured.message) } };
     const { image, frame } = captured.observation;
     const fitted = image.length <= maxBytes ? { image, size: frame.image } : await jpegWithin(image, frame.image, maxBytes);
     const { display, primary } = index.value;
@@ -94,10 +94,10 @@ export class DirectDesktop {
       interactive: request.interactive,
       what: 'the action',
       prepare: async () => ({ ok: true, value: { conversationId: null } }),
-      confirmationRules: service.loadedConfig.file.agent?.confirmationRules ?? [],
+      confirmationRules: service.config.loaded.file.agent?.confirmationRules ?? [],
       engine: (life) => runSingleAction({ task, action: request.action, basis: request.basis }, life),
     });
-    return launched.ok ? launched : { ok: false, error: { ...launched.error, message: service.redact(launched.error.message) } };
+    return launched.ok ? launched : { ok: false, error: { ...launched.error, message: service.config.redact(launched.error.message) } };
   }
 
   /** The index asked for, checked, or the primary display's; and whether it is the primary. */

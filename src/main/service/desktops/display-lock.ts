@@ -6,8 +6,8 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makePrivateDir, openPrivate, writeJsonAtomically } from '../disk/files';
-import { currentWriter, isWriterIdentity, writerLiveness, type WriterIdentity } from '../store/writer-identity';
+import { makePrivateDir, openPrivate, writeJsonAtomically } from '../../disk/files';
+import { currentWriter, isWriterIdentity, writerLiveness, type WriterIdentity } from '../../store/writer-identity';
 
 interface LockContent {
   display: string;

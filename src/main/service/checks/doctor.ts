@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { MODEL_FAMILIES, type ModelSettings } from '../../shared/settings';
-import { checkModel, probeProvider } from '../model/provider-check';
-import { screenFrame } from '../operator/geometry';
-import type { IsolatedOperator, IsolatedOperatorLoad } from '../operator/isolated-operator';
-import type { KeyStoreStatus } from '../settings/key-store';
+import { MODEL_FAMILIES, type ModelSettings } from '../../../shared/settings';
+import { checkModel, probeProvider } from '../../model/provider-check';
+import { screenFrame } from '../../operator/geometry';
+import type { IsolatedOperator, IsolatedOperatorLoad } from '../../operator/isolated-operator';
+import type { KeyStoreStatus } from '../../settings/key-store';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

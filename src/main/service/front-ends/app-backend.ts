@@ -9,35 +9,35 @@
  * Electron's safeStorage in the app; in browser mode the OS keychain of the data directory, or
  * config.json (owner-only) where no keychain can keep it, as the CLI reads them.
  */
-import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../shared/app-api';
-import type { Action } from '../../shared/actions';
-import type { ActionResult } from '../../shared/action-result';
-import type { FactJson } from '../memory/facts';
-import type { ConfigFile } from '../../shared/config';
-import type { AgentEvent } from '../../shared/events';
-import type { DisplayInfo } from '../../shared/frame';
-import type { ModelSettingsInput } from '../../shared/settings';
-import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../shared/workflow';
-import type { ModelCheck } from '../model/provider-check';
-import type { GroundingOutcome } from '../model/grounding-check';
-import type { ReplayPolicy } from '../replay/policy';
-import { displayNotNamed } from '../operator/display-check';
-import { screenshotReader } from '../replay/inspect';
-import { renderHtmlReport } from '../replay/report';
-import type { KeyChange, KeyStore } from '../settings/key-store';
-import { saveConfig } from '../settings/settings';
-import type { RunHandle, RunService, ServiceResult } from './run-service';
-import { runDoctor, type DoctorCheck } from './doctor';
-import type { MemoryService, WorkingMemoryView } from './memory-service';
-import { PACKAGE_ROOT } from '../package-root';
-import { listItemOf } from './session-views';
+import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
+import type { Action } from '../../../shared/actions';
+import type { ActionResult } from '../../../shared/action-result';
+import type { FactJson } from '../../memory/facts';
+import type { ConfigFile } from '../../../shared/config';
+import type { AgentEvent } from '../../../shared/events';
+import type { DisplayInfo } from '../../../shared/frame';
+import type { ModelSettingsInput } from '../../../shared/settings';
+import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../../shared/workflow';
+import type { ModelCheck } from '../../model/provider-check';
+import type { GroundingOutcome } from '../../model/grounding-check';
+import type { ReplayPolicy } from '../../replay/policy';
+import { displayNotNamed } from '../../operator/display-check';
+import { screenshotReader } from '../../replay/inspect';
+import { renderHtmlReport } from '../../replay/report';
+import type { KeyChange, KeyStore } from '../../settings/key-store';
+import { saveConfig } from '../../settings/settings';
+import type { RunHandle, RunService, ServiceResult } from '../run-service';
+import { runDoctor, type DoctorCheck } from '../checks/doctor';
+import type { MemoryService, WorkingMemoryView } from '../memory/memory-service';
+import { PACKAGE_ROOT } from '../../package-root';
+import { listItemOf } from '../sessions/session-views';
 
 /** Keys kept in config.json's `model.apiKey` only (no keychain asked), written with the rest of the file. */
 export function configFileKeyStore(service: RunService): KeyStore {
   return {
     get: () => undefined,
     save: async (change, inFile) => ({ ok: true, inFile: change.kind === 'set' ? change.key : change.kind === 'remove' ? undefined : inFile, note: null }),
-    status: () => ({ status: 'ok', detail: `config.json (${service.loadedConfig.path}, owner-only, 0600) keeps the keys saved in Settings`, fix: '' }),
+    status: () => ({ status: 'ok', detail: `config.json (${service.config.loaded.path}, owner-only, 0600) keeps the keys saved in Settings`, fix: '' }),
     refresh: async () => undefined,
   };
 }
@@ -77,12 +77,12 @@ export class AppBackend {
   async doctor(): Promise<DoctorCheck[]> {
     // A keyring unlocked or started since the last look is seen now.
     await this.keys.refresh();
-    const settings = this.service.settings();
-    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    const settings = this.service.config.runSettings();
+    const { createIsolatedOperator } = await import('../../operator/isolated-operator');
     return runDoctor({
       env: process.env,
       platform: process.platform,
-      dataDir: this.service.dataDir,
+      dataDir: this.service.config.dataDir,
       model: settings.ok ? { ok: true, settings: settings.value.model } : { ok: false, message: settings.error.message },
       openOperator: () => createIsolatedOperator(),
       packageRoot: this.packageRoot,
@@ -92,7 +92,7 @@ export class AppBackend {
 
   /** The key config.json holds (browser mode's fallback, or one written by hand). */
   private keyInFile(): string | undefined {
-    return this.service.loadedConfig.file.model?.apiKey || undefined;
+    return this.service.config.loaded.file.model?.apiKey || undefined;
   }
 
   /** The displays as the operator sees them (through its isolated host, as a run would open it). */
@@ -100,7 +100,7 @@ export class AppBackend {
     // As the doctor does: no host is started for a DISPLAY that names nothing.
     const unnamed = displayNotNamed(process.env, process.platform);
     if (unnamed) return { ok: false, error: { kind: 'no_display', message: unnamed } };
-    const { createIsolatedOperator } = await import('../operator/isolated-operator');
+    const { createIsolatedOperator } = await import('../../operator/isolated-operator');
     const opened = await createIsolatedOperator();
     if (!opened.ok) return { ok: false, error: { kind: 'no_display', message: opened.message } };
     try {
@@ -112,7 +112,7 @@ export class AppBackend {
   }
 
   async startRun(request: StartRun): Promise<ServiceResult<{ id: string; conversationId: string | null }>> {
-    const started = await this.service.start({
+    const started = await this.service.agentRuns.start({
       task: request.task,
       ...(request.conversationId ? { conversationId: request.conversationId } : {}),
       ...(request.desktop ? { desktop: request.desktop } : {}),
@@ -122,12 +122,12 @@ export class AppBackend {
 
   /** The runs going on, oldest first. */
   liveRuns(): LiveRunItem[] {
-    return this.service.runs();
+    return this.service.runs.list();
   }
 
   /** The user takes a run over; `conflict` with the reason when it cannot be. */
   takeOver(id: string): ServiceResult<RunState> {
-    const run = this.service.run(id);
+    const run = this.service.runs.get(id);
     if (!run) return notRunning(id);
     const taken = run.takeOver();
     return taken.ok ? { ok: true, value: runState(run) } : { ok: false, error: { kind: 'conflict', message: taken.reason } };
@@ -135,33 +135,33 @@ export class AppBackend {
 
   /** One action of the user's on a run taken over: the user's step and what it did. */
   async input(id: string, action: Action): Promise<ServiceResult<{ step: number; result: ActionResult }>> {
-    const run = this.service.run(id);
+    const run = this.service.runs.get(id);
     if (!run) return notRunning(id);
     const done = await run.input(action);
     return done.ok ? { ok: true, value: { step: done.step, result: done.result } } : { ok: false, error: { kind: 'conflict', message: done.reason } };
   }
 
   handBack(id: string, note?: string): ServiceResult<RunState> {
-    const run = this.service.run(id);
+    const run = this.service.runs.get(id);
     if (!run) return notRunning(id);
     const handed = run.handBack(note);
     return handed.ok ? { ok: true, value: runState(run) } : { ok: false, error: { kind: 'conflict', message: handed.reason } };
   }
 
   currentRun(): RunState | null {
-    const run = this.service.current();
+    const run = this.service.runs.current();
     return run ? runState(run) : null;
   }
 
   control(id: string, what: 'pause' | 'resume' | 'stop'): ServiceResult<RunState> {
-    const run = this.service.run(id);
+    const run = this.service.runs.get(id);
     if (!run) return notRunning(id);
     run[what]();
     return { ok: true, value: runState(run) };
   }
 
   answer(id: string, text: string, questionId?: number): ServiceResult<RunState> {
-    const run = this.service.run(id);
+    const run = this.service.runs.get(id);
     if (!run) return notRunning(id);
     if (!run.answer(questionId, text)) {
       return { ok: false, error: { kind: 'conflict', message: questionId ? `question ${questionId} is not waiting for an answer` : 'no question is waiting for an answer' } };
@@ -170,14 +170,14 @@ export class AppBackend {
   }
 
   async startReplay(request: { session: string; policy: ReplayPolicy; speed: number; desktop?: StartRun['desktop'] }): Promise<ServiceResult<{ id: string }>> {
-    const started = await this.service.replay({ ...request, ...(request.policy === 'reground' ? { model: {} } : {}) });
+    const started = await this.service.replays.start({ ...request, ...(request.policy === 'reground' ? { model: {} } : {}) });
     return started.ok ? { ok: true, value: { id: started.value.id } } : started;
   }
 
   /** Runs a saved workflow with new values; under `reground` with the model of the settings. */
   async startWorkflow(request: StartWorkflowRun): Promise<ServiceResult<{ id: string }>> {
     const { name, values, policy, speed } = request;
-    const started = await this.service.runWorkflow({ name, values: new Map(Object.entries(values)), policy, speed, ...(policy === 'reground' ? { model: {} } : {}) });
+    const started = await this.service.workflowRuns.start({ name, values: new Map(Object.entries(values)), policy, speed, ...(policy === 'reground' ? { model: {} } : {}) });
     return started.ok ? { ok: true, value: { id: started.value.id } } : started;
   }
 
@@ -207,7 +207,7 @@ export class AppBackend {
   }
 
   async sessions(filter: { search?: string | undefined; status?: string | undefined } = {}): Promise<SessionListItem[]> {
-    const listing = await this.service.sessions(filter.search ? { search: filter.search } : {});
+    const listing = await this.service.records.list(filter.search ? { search: filter.search } : {});
     return listing.sessions.filter((session) => !filter.status || session.status === filter.status).map(listItemOf);
   }
 
@@ -225,7 +225,7 @@ export class AppBackend {
   }
 
   settings(): SettingsView {
-    const loaded = this.service.loadedConfig;
+    const loaded = this.service.config.loaded;
     const { apiKey: _key, ...model } = loaded.file.model ?? {};
     const config: ConfigFile = { ...loaded.file, ...(loaded.file.model ? { model } : {}) };
     const inFile = this.keyInFile();
@@ -238,7 +238,7 @@ export class AppBackend {
    * with its reason, and nothing is written.
    */
   async saveSettings(request: SaveSettings): Promise<ServiceResult<SettingsView>> {
-    const loaded = this.service.loadedConfig;
+    const loaded = this.service.config.loaded;
     const change: KeyChange = request.apiKey === undefined ? { kind: 'keep' } : request.apiKey === '' ? { kind: 'remove' } : { kind: 'set', key: request.apiKey };
     const kept = await this.keys.save(change, this.keyInFile());
     if (!kept.ok) return { ok: false, error: { kind: 'settings', message: kept.message } };
@@ -247,7 +247,7 @@ export class AppBackend {
     const file: ConfigFile = { ...request.config, ...(Object.keys(withKey).length > 0 ? { model: withKey } : {}) };
     const saved = await saveConfig(loaded, file);
     if (!saved.ok) return { ok: false, error: { kind: 'settings', message: saved.message } };
-    this.service.useConfig(saved.config);
+    this.service.config.use(saved.config);
     return { ok: true, value: { ...this.settings(), ...(kept.note ? { notice: kept.note } : {}) } };
   }
 
@@ -258,7 +258,7 @@ export class AppBackend {
 
   /** The long-lived memory the runs use (the data directory or Redis, as the settings say). */
   private async withMemory<T>(work: (memory: MemoryService) => Promise<ServiceResult<T>>): Promise<ServiceResult<T>> {
-    const opened = await this.service.memoryService();
+    const opened = this.service.config.redacted(await this.service.memoryHost.memoryService());
     return opened.ok ? work(opened.value) : opened;
   }
 
@@ -292,11 +292,11 @@ export class AppBackend {
 
   /** "Test connection" with the model settings as the form holds them. */
   checkProvider(model: Partial<ModelSettingsInput> = {}, apiKey?: string): Promise<ServiceResult<ModelCheck>> {
-    return this.service.checkProvider(model, apiKey ?? this.savedKey());
+    return this.service.checks.provider(model, apiKey ?? this.savedKey());
   }
 
   /** "Check grounding" with the model settings as the form holds them. */
   checkGrounding(model: Partial<ModelSettingsInput> = {}, apiKey?: string, targets?: number): Promise<ServiceResult<GroundingOutcome>> {
-    return this.service.checkGroundingCandidate(model, apiKey ?? this.savedKey(), targets !== undefined ? { targets } : {});
+    return this.service.checks.groundingCandidate(model, apiKey ?? this.savedKey(), targets !== undefined ? { targets } : {});
   }
 }

@@ -1,15 +1,15 @@
 /**
  * Demonstrations for the window (`teach:start`, `teach:stop`): the seam where the input recorder
- * (`RunService.teach`, src/main/teach/ over operator/x11's RECORD client) meets the window and
+ * (`service.teaching.start`, src/main/teach/ over operator/x11's RECORD client) meets the window and
  * `mnemo serve`, which only ever see this interface. `Demonstrations` keeps the handles of the
  * demonstrations going on between the two commands.
  *
  * A demonstration is a session like any other (its steps `"actor": "user"`), so History, the
  * inspector and "Save as workflow" take it unchanged.
  */
-import type { StartTeach } from '../../shared/app-api';
+import type { StartTeach } from '../../../shared/app-api';
 import type { RunHandle } from './live-run';
-import type { ServiceResult } from './service-result';
+import type { ServiceResult } from '../service-result';
 
 export interface TeachHost {
   /** Starts recording what the user does by hand on the display; the id names the demonstration until it stops. */

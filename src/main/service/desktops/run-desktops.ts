@@ -4,12 +4,12 @@
  * number of runs can have side by side. Either way the run gets a display's environment for its
  * operator, a name to lock, and how to let it go; it never learns which kind it got.
  */
-import { privateDesktopOf, type DesktopRequest, type PrivateDesktopSpec, type RunDesktop } from '../../shared/desktop';
-import { formatDesktopSize } from '../../shared/desktop-size';
-import { DesktopHost, type PrivateDesktop } from '../operator/private-desktop/desktop-host';
+import { privateDesktopOf, type DesktopRequest, type PrivateDesktopSpec, type RunDesktop } from '../../../shared/desktop';
+import { formatDesktopSize } from '../../../shared/desktop-size';
+import { DesktopHost, type PrivateDesktop } from '../../operator/private-desktop/desktop-host';
 import { displayName } from './display-lock';
-import type { ServiceConfig } from './service-config';
-import type { ServiceResult } from './service-result';
+import type { ServiceConfig } from '../service-config';
+import type { ServiceResult } from '../service-result';
 
 /** A run's desktop, opened. */
 export interface OpenedDesktop {

@@ -2,7 +2,7 @@
  * Workflows for the front ends (`mnemo workflow …`, the window's `workflows:*` commands): save a
  * recorded session as a workflow (or only see the parameters it would propose), list, show,
  * delete, export and import them, and read one's images. Running one is a run like any other and
- * goes through the run service (`RunService.runWorkflow`, launched as a replay is), which uses
+ * goes through the run service (`service.workflowRuns.start`, launched as a replay is), which uses
  * `files` here to read a workflow's screens and patches.
  *
  * Like every store of the data directory, it waits until the directory was made private and
@@ -10,20 +10,20 @@
  *
  * Trust (workflow/trust.ts): what is saved here is trusted; what is imported is not, until the
  * user trusts it (`trust`, after its steps were shown); `list` and `show` say whether each
- * workflow is trusted as it is on disk now, and `RunService.runWorkflow` runs only those.
+ * workflow is trusted as it is on disk now, and `service.workflowRuns.start` runs only those.
  *
  * Failures are `ServiceResult` values: `not_found`; `invalid` (a damaged workflow, a bad file to
  * import, a session that makes no workflow, with the reason); `conflict` (the name is taken, on an
  * import that does not replace; a workflow that changed after its steps were shown, on a trust);
  * `record` (it cannot be written).
  */
-import { listingOf, workflowImages, type CheckedWorkflow, type ProposedParam, type Workflow, type WorkflowExport, type WorkflowImage, type WorkflowListing } from '../../shared/workflow';
-import type { SessionRecord } from '../store/session-reader';
-import { buildWorkflow, type BuildRequest, type BuildResult } from '../workflow/build';
-import { TesseractReader, type TextReader } from '../workflow/ocr';
-import { WorkflowStore, type StoreError, type StoreResult, type WorkflowFile } from '../workflow/store';
-import type { ServiceConfig } from './service-config';
-import type { ServiceErrorKind, ServiceResult } from './service-result';
+import { listingOf, workflowImages, type CheckedWorkflow, type ProposedParam, type Workflow, type WorkflowExport, type WorkflowImage, type WorkflowListing } from '../../../shared/workflow';
+import type { SessionRecord } from '../../store/session-reader';
+import { buildWorkflow, type BuildRequest, type BuildResult } from '../../workflow/build';
+import { TesseractReader, type TextReader } from '../../workflow/ocr';
+import { WorkflowStore, type StoreError, type StoreResult, type WorkflowFile } from '../../workflow/store';
+import type { ServiceConfig } from '../service-config';
+import type { ServiceErrorKind, ServiceResult } from '../service-result';
 
 export interface WorkflowServiceDeps {
   config: Pick<ServiceConfig, 'dataDir' | 'dataDirReady' | 'storeWriter'>;

@@ -2,9 +2,9 @@
  * Which saved workflows a task is offered: a ranked search (BM25, the facts' search index) over
  * the trusted workflows' names and descriptions; the matches become the offer's lines (workflow/in-run.ts).
  */
-import type { Workflow } from '../../shared/workflow';
-import { FactSearchIndex } from '../memory/facts/search-index';
-import { workflowOffer, type WorkflowCatalog } from '../workflow/in-run';
+import type { Workflow } from '../../../shared/workflow';
+import { FactSearchIndex } from '../../memory/facts/search-index';
+import { workflowOffer, type WorkflowCatalog } from '../../workflow/in-run';
 
 /** At most this many workflows are offered for a task. */
 const OFFERED = 3;

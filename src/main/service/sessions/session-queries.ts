@@ -10,19 +10,19 @@
  *
  * Every query waits until the data directory has been made private (service-config.ts).
  */
-import { buildMemorySnapshot, type MemorySnapshot } from '../../shared/memory';
-import type { AgentEvent } from '../../shared/events';
-import { offerSampleSession } from '../store/sample-session';
-import { SESSION_ID_PATTERN } from '../store/paths';
-import type { SessionRecord } from '../store/session-reader';
-import { SessionLibrary, type FileRead, type LibraryListing } from '../store/session-library';
-import { SessionStore, type StoreWarning } from '../store/session-store';
-import { SessionUploads } from '../store/session-uploads';
-import { StoreCache } from '../store/store-cache';
-import { retentionOf } from '../store/store-settings';
-import type { RunRegistry } from './run-registry';
-import type { ServiceConfig } from './service-config';
-import type { ServiceResult } from './service-result';
+import { buildMemorySnapshot, type MemorySnapshot } from '../../../shared/memory';
+import type { AgentEvent } from '../../../shared/events';
+import { offerSampleSession } from '../../store/sample-session';
+import { SESSION_ID_PATTERN } from '../../store/paths';
+import type { SessionRecord } from '../../store/session-reader';
+import { SessionLibrary, type FileRead, type LibraryListing } from '../../store/session-library';
+import { SessionStore, type StoreWarning } from '../../store/session-store';
+import { SessionUploads } from '../../store/session-uploads';
+import { StoreCache } from '../../store/store-cache';
+import { retentionOf } from '../../store/store-settings';
+import type { RunRegistry } from '../runs/run-registry';
+import type { ServiceConfig } from '../service-config';
+import type { ServiceResult } from '../service-result';
 
 export interface SessionQueriesDeps {
   config: ServiceConfig;

@@ -8,7 +8,7 @@
  * run-launcher.ts); listeners hear of each run as it starts (a window following "the current run",
  * the event stream of `mnemo serve`).
  */
-import type { LiveRunItem } from '../../shared/app-api';
+import type { LiveRunItem } from '../../../shared/app-api';
 import type { RunHandle } from './live-run';
 
 /** One line of the list of runs going on (what `GET /api/runs` lists): id, kind, task, status, desktop. */

@@ -6,7 +6,7 @@
  * A slow reader never makes frames pile up: while it has not taken the last part, a newer frame
  * replaces the one waiting, so what it sees next is the screen as it is now.
  */
-import type { LiveFrame, LiveFrames } from '../operator/live-frames';
+import type { LiveFrame, LiveFrames } from '../../operator/live-frames';
 
 export const LIVE_BOUNDARY = 'mnemo-live-frame-b6f1c2';
 export const LIVE_CONTENT_TYPE = `multipart/x-mixed-replace; boundary=${LIVE_BOUNDARY}`;
