@@ -102,6 +102,9 @@ export const SmartResizeSettingsSchema = z
   });
 export type SmartResizeSettings = z.output<typeof SmartResizeSettingsSchema>;
 
+/** model.maxReplyBytes by default: 8 MiB, far above any real reply (a step's reply is kilobytes). */
+export const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
+
 /**
  * One OpenAI-compatible endpoint and model: OpenAI, Azure OpenAI (`https://RESOURCE.openai.azure.com/openai/v1`),
  * OpenRouter (`https://openrouter.ai/api/v1`), Ollama (`http://localhost:11434/v1`), vLLM, LM Studio.
@@ -138,6 +141,12 @@ export const ModelSettingsSchema = z.object({
   toolCalling: z.boolean().default(true),
   /** Per attempt, from the request to the last streamed token. */
   timeoutMs: z.number().int().positive().default(120_000),
+  /**
+   * The most bytes one reply may take, streamed or not: past it the reply is cut and the step's
+   * model call fails saying so (a runaway or hostile stream cannot fill the memory). Default
+   * DEFAULT_MAX_REPLY_BYTES.
+   */
+  maxReplyBytes: z.number().int().min(1024).optional(),
   /** Retries after the first attempt, on 429, 5xx, network errors and timeouts. */
   maxRetries: z.number().int().min(0).max(10).default(3),
   /** Backoff: full jitter over base × 2^retry, capped (a `Retry-After` from the server wins). */

@@ -46,6 +46,7 @@ export class AnthropicModel extends FamilyModel<AnthropicModelSettings, Anthropi
         thoughts.push(separator + delta, attempt);
       },
     });
+    thoughts.flush();
     if (!result.ok) return { ok: false, error: withToolFix(this.family, anthropicToolOf(this.settings), result.error), attempts: result.attempts };
     const message = result.value;
     const usage = usageOf(message.usage ? anthropicTokens(message.usage) : null, this.model, this.deps.prices);

@@ -6,6 +6,7 @@
  */
 import { abortedError, parseRetryAfter, type AttemptOutcome } from './retry';
 import { looksLikeHtml, summarizeHtml } from './html-page';
+import { metered, replyCutMessage } from './reply-limit';
 import { type ModelError } from './types';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -42,7 +43,8 @@ export function attemptCall<T>(context: AttemptContext, path: string, signal: Ab
 /**
  * One attempt under a timeout and the caller's signal, never throwing, for a client whose errors
  * are classified its own way. `run` gets a signal that aborts at either; a stop or the timeout wins
- * over whatever the aborted call threw or returned, and anything else it throws is `failed`'s.
+ * over whatever the aborted call threw or returned, and so does a reply cut at its size limit
+ * (reply-limit.ts); anything else it throws is `failed`'s.
  */
 export async function attemptWithin<T>(
   timeoutMs: number,
@@ -59,15 +61,19 @@ export async function attemptWithin<T>(
   const stop = (): void => controller.abort();
   if (signal?.aborted) controller.abort();
   signal?.addEventListener('abort', stop, { once: true });
+  // A stop wins, then the timeout, then a reply cut at its size limit, over whatever the call made of it.
+  const { meter, result } = metered(() => run(controller.signal));
+  const settled = (): AttemptOutcome<never> | null => {
+    if (signal?.aborted) return { ok: false, error: abortedError(), retryable: false };
+    if (timedOut) return outcomes.timedOut();
+    if (meter.cutAt !== null) return { ok: false, error: { kind: 'http', message: replyCutMessage(meter.cutAt) }, retryable: false };
+    return null;
+  };
   try {
-    const value = await run(controller.signal);
-    if (signal?.aborted) return { ok: false, error: abortedError(), retryable: false };
-    if (timedOut) return outcomes.timedOut();
-    return { ok: true, value };
+    const value = await result;
+    return settled() ?? { ok: true, value };
   } catch (error) {
-    if (signal?.aborted) return { ok: false, error: abortedError(), retryable: false };
-    if (timedOut) return outcomes.timedOut();
-    return outcomes.failed(error);
+    return settled() ?? outcomes.failed(error);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);

@@ -8,15 +8,16 @@ import type * as OpenAiSdk from 'openai';
 import type OpenAI from 'openai';
 import { type ChatCompletionChunk, type ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { type Response, type ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
-import { type ModelSettings } from '../../shared/settings';
+import { DEFAULT_MAX_REPLY_BYTES, type ModelSettings } from '../../shared/settings';
 import { attemptCall } from './attempt';
+import { limitedFetch } from './reply-limit';
 import { type AttemptOutcome, Retrier, type RetryNotice, type RetryResult, type Sleep } from './retry';
 
 /** Sent when no API key is set: local servers ignore it, and the client refuses an empty key. */
 export const NO_API_KEY = 'sk-no-key';
 
 export type ClientSettings = Pick<ModelSettings, 'baseUrl' | 'timeoutMs' | 'maxRetries'> &
-  Partial<Pick<ModelSettings, 'apiKey' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'headers'>>;
+  Partial<Pick<ModelSettings, 'apiKey' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'headers' | 'maxReplyBytes'>>;
 
 export interface ModelClientDeps {
   /** The fetch the SDK uses (default: the global one). */
@@ -82,8 +83,13 @@ export function sdkOptions(baseURL: string, settings: ClientSettings, deps: Pick
     maxRetries: 0,
     timeout: settings.timeoutMs,
     ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    fetch: replyFetch(settings, deps),
   };
+}
+
+/** The fetch a vendor SDK is given: the one passed in (or the global one), each reply limited to model.maxReplyBytes. */
+export function replyFetch(settings: Pick<ClientSettings, 'maxReplyBytes'>, deps: Pick<ModelClientDeps, 'fetch'>): typeof globalThis.fetch {
+  return limitedFetch(settings.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, deps.fetch ?? ((input, init) => globalThis.fetch(input, init)));
 }
 
 /** The base URL without trailing slashes. */

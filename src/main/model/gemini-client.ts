@@ -17,7 +17,7 @@
 import type * as GenAi from '@google/genai';
 import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI, Model, Part } from '@google/genai';
 import { attemptWithin, describeCause, timedOutAfter } from './attempt';
-import { type ClientSettings, NO_API_KEY, normalizeBaseUrl, type ModelClientDeps, type TokenCount } from './client';
+import { type ClientSettings, NO_API_KEY, normalizeBaseUrl, type ModelClientDeps, replyFetch, type TokenCount } from './client';
 import { type GeminiReply } from './families';
 import { looksLikeHtml, summarizeHtml } from './html-page';
 import { type AttemptOutcome, Retrier, type RetryResult } from './retry';
@@ -110,14 +110,14 @@ export class GeminiClient {
   private readonly headers: Record<string, string> | undefined;
   private readonly retries: Retrier;
   private readonly timeoutMs: number;
-  private readonly fetch: ModelClientDeps['fetch'];
+  private readonly fetch: typeof globalThis.fetch;
 
   constructor(settings: GeminiClientSettings, deps: ModelClientDeps = {}) {
     const { root, apiVersion } = splitGeminiBaseUrl(settings.baseUrl);
     this.baseUrl = root;
     this.apiVersion = apiVersion;
     this.timeoutMs = settings.timeoutMs;
-    this.fetch = deps.fetch;
+    this.fetch = replyFetch(settings, deps);
     this.retries = new Retrier(settings, deps);
     // Given always, so the SDK never reads the environment itself; a local server ignores it.
     this.apiKey = settings.apiKey?.trim() ? settings.apiKey.trim() : NO_API_KEY;
@@ -130,7 +130,7 @@ export class GeminiClient {
         new GoogleGenAI({
           apiKey: this.apiKey,
           // No retryOptions: the SDK does not retry, Mnemo does (retry.ts). No timeout: ours covers the stream too.
-          httpOptions: { baseUrl: this.baseUrl, apiVersion: this.apiVersion, ...(this.headers ? { headers: this.headers } : {}), ...(this.fetch ? { fetch: this.fetch } : {}) },
+          httpOptions: { baseUrl: this.baseUrl, apiVersion: this.apiVersion, ...(this.headers ? { headers: this.headers } : {}), fetch: this.fetch },
         }),
     );
     return this.sdkClient;

@@ -5,6 +5,7 @@
  * conversation rebuilt from the history with every function call answered by its response and
  * screenshot, the 0–999 grid mapped onto the image. The thought summaries stream as the thought.
  */
+import type { Part } from '@google/genai';
 import { type ModelSettings } from '../../shared/settings';
 import { buildGeminiRequest, geminiCoordinateFrame, geminiThoughtOf, parseGeminiContent, type ImageSize } from './families';
 import type { CoordinateFrame } from './families/coordinates';
@@ -28,17 +29,19 @@ export class GeminiModel extends FamilyModel<GeminiModelSettings, GeminiModelDep
 
   async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
     const image = sizeOf(input.observation);
-    // The thought is read from the parts so far (summaries, then text), not from raw deltas.
-    let latest = '';
-    const thoughts = new ThoughtStream(() => latest, onThought);
+    // The thought is read from the parts so far (summaries, then text), not from raw deltas, and
+    // only as often as the stream says it is due (see ThoughtStream): reading it costs its length.
+    let latest: readonly Part[] = [];
+    const thoughts = new ThoughtStream(() => geminiThoughtOf(latest) ?? '', onThought);
     const result = await this.deps.client.generate(buildGeminiRequest(input, this.settings), {
       stream: this.settings.stream,
       signal,
       onParts: (parts, attempt) => {
-        latest = geminiThoughtOf(parts) ?? '';
-        thoughts.push('', attempt);
+        latest = parts;
+        thoughts.advance(textLength(parts), attempt);
       },
     });
+    thoughts.flush();
     if (!result.ok) return { ok: false, error: result.error, attempts: result.attempts };
     const { reply, usage: tokens } = result.value;
     const usage = usageOf(tokens, this.model, this.deps.prices);
@@ -51,4 +54,11 @@ export class GeminiModel extends FamilyModel<GeminiModelSettings, GeminiModelDep
       extras: { family: 'gemini', calls: parsed.calls, finishReason: parsed.finishReason },
     });
   }
+}
+
+/** The characters of text in the parts (a handful of parts: adjacent texts are joined as they stream). */
+function textLength(parts: readonly Part[]): number {
+  let length = 0;
+  for (const part of parts) length += part.text?.length ?? 0;
+  return length;
 }

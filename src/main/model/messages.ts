@@ -89,13 +89,26 @@ export class ChatTurns {
   }
 }
 
+/** Up to this many characters, what is visible is read again at every piece of the stream. */
+const READ_EVERY_PIECE_UP_TO = 16_384;
+/** Past it, only once the text grew by this fraction since the last read: linear time in all. */
+const READ_AGAIN_AFTER_GROWTH = 0.25;
+
 /**
  * The thought as it streams. `visible` reads, from the reply text so far, the part of the thought
  * that is safe to show (it holds back what may still turn into a section header or a JSON block);
  * what it adds is passed on. A retry (a new attempt number) starts over.
+ *
+ * Reading the whole text at every piece would cost time quadratic in the reply's length: a reply
+ * of a few megabytes would hold the process for minutes, and with it the timeout and Stop. So
+ * pieces are kept as they come and joined only when read, and a long text is read again only once
+ * it grew by a quarter: each read costs its length, and the lengths read grow geometrically.
+ * `flush` reads what is left when the call ends.
  */
 export class ThoughtStream {
-  private text = '';
+  private pieces: string[] = [];
+  private size = 0;
+  private readAt = 0;
   private shown = '';
   private attempt = 0;
 
@@ -104,15 +117,28 @@ export class ThoughtStream {
     private readonly listener: ThoughtListener | undefined,
   ) {}
 
+  /** One more piece of the reply's text. */
   push(delta: string, attempt: number): void {
     if (!this.listener) return;
-    if (attempt !== this.attempt) {
-      this.attempt = attempt;
-      this.text = '';
-      this.shown = '';
-    }
-    this.text += delta;
-    this.emit(this.visible(this.text));
+    this.restartOn(attempt);
+    if (delta !== '') this.pieces.push(delta);
+    this.grew(this.size + delta.length);
+  }
+
+  /**
+   * For a reply whose text `visible` reads from elsewhere (Gemini's parts): the text is now
+   * `size` characters long.
+   */
+  advance(size: number, attempt: number): void {
+    if (!this.listener) return;
+    this.restartOn(attempt);
+    this.grew(size);
+  }
+
+  /** Reads what the last pieces added, if anything waits (the call returned). */
+  flush(): void {
+    if (!this.listener || this.readAt === this.size) return;
+    this.read();
   }
 
   /** After the reply parsed: show the rest of the final thought, when what was shown begins it. */
@@ -123,6 +149,26 @@ export class ThoughtStream {
       this.shown = '';
     }
     this.emit(thought);
+  }
+
+  private restartOn(attempt: number): void {
+    if (attempt === this.attempt) return;
+    this.attempt = attempt;
+    this.pieces = [];
+    this.size = 0;
+    this.readAt = 0;
+    this.shown = '';
+  }
+
+  private grew(size: number): void {
+    this.size = size;
+    if (size <= READ_EVERY_PIECE_UP_TO || size >= this.readAt * (1 + READ_AGAIN_AFTER_GROWTH)) this.read();
+  }
+
+  private read(): void {
+    if (this.pieces.length > 1) this.pieces = [this.pieces.join('')];
+    this.readAt = this.size;
+    this.emit(this.visible(this.pieces[0] ?? ''));
   }
 
   private emit(visible: string): void {
@@ -215,6 +261,7 @@ export async function callChat(call: ChatCall): Promise<ChatCallResult> {
     signal: call.signal,
     onText: (delta, attempt) => call.thoughts.push(delta, attempt),
   });
+  call.thoughts.flush();
   if (!result.ok) return { ok: false, failure: { ok: false, error: result.error, attempts: result.attempts } };
   const usage = usageOf(result.value.usage, call.model, call.prices);
   return { ok: true, reply: result.value, base: { usage, raw: call.rawOf(result.value.message), pendingSafetyChecks: [], attempts: result.attempts } };
