@@ -80,7 +80,7 @@ function expectAbortedWithItsEvents(dataDir: string, stdout: string): void {
 }
 
 describe.each(['openai', 'anthropic', 'gemini'] as const)('%s: a 10 MB stream and a supervisor', (vendor) => {
-  it('`timeout` relaying SIGTERM to mnemo and to its group: the stream is closed, the run aborted with its events', async () => {
+  it('`timeout` relaying SIGTERM to mnemo and to its group: the stream is closed, the run aborted with its events', { timeout: 300_000 }, async () => {
     server = await startLongStreamServer({ totalBytes: 1000 * MB, endless: true, bytesPerSecond: MB });
     const dataDir = mkdtempSync(join(scratch, 'data-'));
     // `timeout` runs mnemo in a process group of its own; a TERM sent to `timeout` it passes on to
@@ -96,7 +96,7 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('%s: a 10 MB stream an
     expect(server.requests[0]?.bytesSent).toBeLessThan(1000 * MB);
   });
 
-  it('SIGTERM to mnemo, then at once to its group: one request, exit 4, aborted with its events', async () => {
+  it('SIGTERM to mnemo, then at once to its group: one request, exit 4, aborted with its events', { timeout: 300_000 }, async () => {
     server = await startLongStreamServer({ totalBytes: 10 * MB, endless: true, bytesPerSecond: MB });
     const dataDir = mkdtempSync(join(scratch, 'data-'));
     const started = startInGroup(process.execPath, runArgs(vendor, server.baseUrl(vendor), dataDir), { DISPLAY: display });
