@@ -4,7 +4,8 @@
  * read by the family's model through the vendor's SDK, thought shown as it streams, against
  * reading the same stream with a bare fetch and no processing at all: the baseline, measured in
  * the same run, in turn with it. Also the longest the event loop was held while Mnemo read the
- * stream (perf_hooks' event-loop delay): what Stop and the model timeout wait for at worst.
+ * stream (perf_hooks' event-loop delay): what Stop and the model timeout wait for at worst; and,
+ * mid-way through an endless stream, how long after Stop and past its timeout a call returns.
  *
  * BENCH_STREAM_VENDORS (default openai,anthropic,gemini) picks the vendors.
  *
@@ -67,6 +68,29 @@ async function mnemoRead(server: LongStreamServer, vendor: StreamVendor): Promis
   return { ms, stallMs: delay.max / 1e6, thoughtChars };
 }
 
+/** How long after Stop (or past its timeout) a model call mid-way through an endless 1 MB/s stream returns. */
+async function stopLatency(vendor: StreamVendor, how: 'stop' | 'timeout'): Promise<number> {
+  const server = await startLongStreamServer({ totalBytes: 1000 * MB, endless: true, bytesPerSecond: MB });
+  try {
+    const { family, model: name } = FAMILIES[vendor];
+    const timeoutMs = how === 'timeout' ? 3000 : 600_000;
+    const settings = ModelSettingsSchema.parse({ baseUrl: server.baseUrl(vendor), family, model: name, apiKey: 'bench', maxRetries: 0, timeoutMs, maxReplyBytes: 1000 * MB });
+    const stop = new AbortController();
+    const started = performance.now();
+    const call = createVisionModel(settings).predict({ task: 'Fill in the form', history: [], observation }, stop.signal, () => undefined);
+    let stoppedAt = started + timeoutMs;
+    if (how === 'stop') {
+      await server.sent(2 * MB);
+      stoppedAt = performance.now();
+      stop.abort();
+    }
+    await call;
+    return performance.now() - stoppedAt;
+  } finally {
+    await server.close();
+  }
+}
+
 console.log(`bench:stream — a ${SIZE_MB} MB streamed reply, median of ${RUNS} runs (one warm-up), processing against a bare read of the same stream`);
 console.log('vendor     bare read   Mnemo      ratio   Mnemo MB/s  longest stall  thought shown');
 let worstStall = 0;
@@ -96,5 +120,11 @@ for (const vendor of VENDORS) {
   } finally {
     await server.close();
   }
+}
+console.log('\nmid-way through an endless stream (1 MB/s): how long after Stop, and past its 3 s timeout, the model call returned');
+for (const vendor of VENDORS) {
+  const stop = await stopLatency(vendor, 'stop');
+  const timeout = await stopLatency(vendor, 'timeout');
+  console.log(`${vendor.padEnd(10)} Stop ${stop.toFixed(0)} ms, timeout ${timeout.toFixed(0)} ms late (target: under 1000 ms)`);
 }
 console.log(`longest event-loop stall: ${worstStall.toFixed(0)} ms (target: well under 1 s, so Stop and the timeout act within a second)`);
