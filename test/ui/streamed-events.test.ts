@@ -35,7 +35,7 @@ function recordedRun(steps: number): AgentEvent[] {
 
 const record = recordedRun(3);
 const good = record[MALFORMED_SEQ - 1] as Extract<AgentEvent, { type: 'prediction' }>;
-expect(good.type).toBe('prediction');
+if (good.type !== 'prediction') throw new Error(`seq ${MALFORMED_SEQ} of the fixture is a ${good.type}, not the prediction this test spoils`);
 /** What the stream sends in place of seq 5: a prediction whose actions are not a list. */
 const malformed = { ...good, thought: 'MALFORMED thought', actions: 'not a list' };
 
