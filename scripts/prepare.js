@@ -10,6 +10,9 @@
  * When packing, the Electron bundles (out/main/, out/preload/) are removed: the package does not
  * carry them, but npm packs package.json's `main` (out/main/index.js, which Electron needs) whatever
  * `files` says. `npm start` and `npm run package` build them again.
+ *
+ * It speaks on stderr only: npm passes a lifecycle script's stdout through to its own, and
+ * `npm pack --json` must print nothing but its JSON there.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,5 +36,5 @@ if (!cli.ok) {
 await buildRenderer();
 const packing = process.env.npm_command === 'pack' || process.env.npm_command === 'publish';
 if (packing) for (const bundle of ['main', 'preload']) await rm(join(ROOT, 'out', bundle), { recursive: true, force: true });
-process.stdout.write(`built the mnemo command (dist/cli/) and the window for mnemo serve (out/renderer/)${packing ? '; the Electron bundles (out/main/, out/preload/) are not packed' : ''}\n`);
+process.stderr.write(`built the mnemo command (dist/cli/) and the window for mnemo serve (out/renderer/)${packing ? '; the Electron bundles (out/main/, out/preload/) are not packed' : ''}\n`);
 if (!packing) fetchElectron();

@@ -160,6 +160,8 @@ export const SessionListItemSchema = z.object({
   sample: z.literal(true).optional(),
   /** The shared session store it is read from (`s3://bucket/prefix`, a folder); absent: this machine's data directory. */
   store: z.string().optional(),
+  /** The desktop it ran on, as session.json records it; absent for a session recorded before that was kept. */
+  desktop: RunDesktopSchema.optional(),
 });
 export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 

@@ -33,6 +33,8 @@ export interface BindingOptions {
   readonly download?: string;
   /** The largest JSON body it takes, in bytes (default: MAX_BODY); a workflow file to import holds its screenshots. */
   readonly maxBody?: number;
+  /** What a route that is not a command answers, in words, for the list of routes (src/main/server/route-table.ts). */
+  readonly about?: string;
 }
 
 /** The largest JSON body a command takes unless its binding says otherwise. */
@@ -272,16 +274,12 @@ export function urlOf(binding: HttpBinding, path: Readonly<Record<string, unknow
  * it, its memory, a file's bytes, an event stream.
  */
 export const otherRoutes = {
-  /** What `mnemo show <id> --json` prints, with the files as URL paths. */
-  session: GET('/sessions/:id'),
-  /** The memory a session's events rebuild (`mnemo memory <id>`). */
-  sessionMemory: GET('/sessions/:id/memory'),
-  /** A file of a session folder (a screenshot, a raw reply); `?thumb=W`: a JPEG W pixels wide. */
-  sessionFile: GET('/sessions/:id/files/*path'),
-  /** Server-sent events (src/main/server/event-stream.ts): `?since=<seq>`, `?session=<id>`. */
-  events: GET('/events'),
-  /** A live run's display, multipart/x-mixed-replace JPEG frames (src/main/server/live-view.ts). */
-  runLive: GET('/runs/:id/live'),
-  /** An image a workflow refers to (`anchors/…`, `screens/…`: its patches and recorded screens). */
-  workflowFile: GET('/workflows/:name/files/*path'),
+  session: GET('/sessions/:id', { about: 'what `mnemo show <id> --json` prints, with the files as URL paths' }),
+  sessionMemory: GET('/sessions/:id/memory', { about: "the memory a session's events rebuild (`mnemo memory show <id>`)" }),
+  sessionFile: GET('/sessions/:id/files/*path', { about: 'a file of a session folder (a screenshot, a raw reply); `?thumb=W`: a JPEG W pixels wide' }),
+  /** src/main/server/event-stream.ts */
+  events: GET('/events', { about: 'the events of every run as server-sent events: `?since=<seq>`, `?session=<id>` for one session' }),
+  /** src/main/server/live-view.ts */
+  runLive: GET('/runs/:id/live', { about: "a live run's display, multipart/x-mixed-replace JPEG frames" }),
+  workflowFile: GET('/workflows/:name/files/*path', { about: 'an image a workflow refers to (`anchors/…`, `screens/…`: its patches and recorded screens)' }),
 } as const;

@@ -15,27 +15,27 @@
  * (or is taken while the model thinks), and only the few screenshots the model still sees are
  * read back from the record.
  */
-import { actionPoints, isControlAction, isMemoryAction, type Action, type ActionOf } from '../../shared/actions';
-import type { ActionResult } from '../../shared/action-result';
+import { actionPoints, type Action, type ActionOf } from '../../shared/actions';
 import type { AgentEvent, AgentEventOf, StepErrorKind, StepTimings } from '../../shared/events';
 import { formatUsdLimit } from '../../shared/format';
 import type { CaptureOptions, Observation } from '../operator/capture';
 import { imageRectToScreen, imageToScreen, screenToImage } from '../operator/geometry';
 import type { ScreenFingerprint } from '../operator/screen-diff';
-import type { ActionReport, ActionsNotRun, ModelImage, PredictionSuccess, VisionModel, ZoomedRegion } from '../model/types';
+import type { ModelImage, PredictionSuccess, VisionModel, ZoomedRegion } from '../model/types';
 import type { Rect } from '../../shared/frame';
 import type { CaptureRequest, SafetyCheck } from '../model/families';
 import type { ProviderProbe } from '../model/provider-check';
 import { coordinateFrameOf, describeCoordinates, pointSpeaker } from '../model/speak';
 import type { AskRequest } from '../run/ask';
-import { aimsAtPoint, BatchLooks, changesScreen, describeCut, judgeNextAction, type BatchVerdict } from '../run/batch-guard';
+import { aimsAtPoint, BatchLooks, describeCut, judgeNextAction, type BatchVerdict } from '../run/batch-guard';
 import { isAffirmative } from '../run/confirmation';
 import { internalError, STOPPED, type Ending } from '../run/ending';
 import type { RunLifecycle } from '../run/lifecycle';
 import { isSecretTyping } from '../run/masking';
 import type { RunWorkflows } from '../run/run-workflows';
 import { describeHandback, serveTakeover } from '../run/user-steps';
-import { describeResult, type CompletedStep, type StepCapture } from './completed-step';
+import { kindOf, StepAccount, type ActingAgent, type StepActs } from './action-kinds';
+import type { CompletedStep, StepCapture } from './completed-step';
 import { RepetitionGuard } from './repetition';
 import { DEFAULT_AGENT_OPTIONS, withinImageLimits, type AgentOptions } from './settings';
 import { RunMemory, type RunMemoryDeps } from './run-memory';
@@ -108,6 +108,8 @@ class AgentRun {
   private zoomNext: { region: Rect; said: ZoomedRegion } | null = null;
   /** The display the fingerprints cover (a zoomed screenshot's frame covers only its region). */
   private displayBounds: Rect | undefined;
+  /** What the kinds of action (action-kinds.ts) may ask of this run. */
+  private readonly acting: ActingAgent = this.actingAgent();
 
   constructor(
     private readonly task: string,
@@ -128,6 +130,35 @@ class AgentRun {
 
   private get signal(): AbortSignal {
     return this.life.signal;
+  }
+
+  private actingAgent(): ActingAgent {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below read the run's state when asked, not now
+    const run = this;
+    return {
+      get life() {
+        return run.life;
+      },
+      get step() {
+        return run.step;
+      },
+      get hasWorkflows() {
+        return run.deps.workflows !== undefined;
+      },
+      tellModel: (text) => void this.feedback.push(text),
+      note: (message) => void this.life.emit({ type: 'note', step: this.step, message }),
+      runWorkflowNext: (action) => {
+        this.pendingWorkflow = action;
+      },
+      saveFact: (action) => this.memory.saveFact(action),
+      recall: (hint) => this.memory.recall(hint, this.signal),
+      ask: (request) => this.ask(request),
+      confirm: (action, prediction) => this.confirmIfNeeded(action, prediction),
+      checkRepetition: (action, screen) => this.repetition.check(action, screen),
+      zoomInto: (action, observation) => this.zoomInto(action, observation),
+      captureAfter: (request, observation, batch) => this.captureAfter(request, observation, batch),
+      countError: (kind, message, emitEvent) => this.countError(kind, message, emitEvent),
+    };
   }
 
   async execute(): Promise<void> {
@@ -374,145 +405,66 @@ class AgentRun {
     }) as AgentEventOf<'prediction'>;
     this.memory.beginStep(this.step, thought, shownActions);
 
-    const results: string[] = [];
-    const actionResults: ActionResult[] = [];
-    // For the model: how each action went, and what it asked to see after which action.
-    const reports: ActionReport[] = [];
-    const captures: StepCapture[] = [];
-    let notRun: ActionsNotRun | undefined;
+    const account = new StepAccount();
     const completed = (): CompletedStep => ({
       step: this.step,
       task: this.task,
       thought,
       actions: shownActions,
-      results: [...actionResults],
-      outcome: results.join('; ') || 'no action',
+      results: [...account.actionResults],
+      outcome: account.results.join('; ') || 'no action',
       screenshot,
       reply,
       costUsd: prediction.usage.costUsd,
-      success: actionResults.every((result) => result.ok),
-      reports: [...reports],
-      ...(captures.length > 0 ? { captures: [...captures] } : {}),
-      ...(notRun ? { notRun } : {}),
+      success: account.actionResults.every((result) => result.ok),
+      reports: [...account.reports],
+      ...(account.captures.length > 0 ? { captures: [...account.captures] } : {}),
+      ...(account.notRun ? { notRun: account.notRun } : {}),
     });
     const endWith = (ending: Ending | undefined): StepEnd => ({ completed: completed(), ...(ending ? { ending } : {}) });
-    // The actions from `from` on are not run: recorded, and said to the model in its own protocol.
-    const skipFrom = (from: number, reason: string): void => {
-      const count = prediction.actions.length - from;
-      if (count <= 0) return;
-      notRun = { from, reason };
-      this.life.emit({ type: 'actions-not-run', step: this.step, from, count, reason });
-    };
     // The batch guard (run/batch-guard.ts): the screen the model saw, the latest look during the
     // batch, and whether an action that can change the screen ran since that look.
     const batch = new BatchLooks(await screenBefore);
-
-    // What the model is told of a point is in its own coordinates for the image it saw.
-    const speak = pointSpeaker(this.deps.model, observation.frame.image);
     const actStarted = this.life.clock();
+    const acts: StepActs = {
+      prediction,
+      observation,
+      batch,
+      // What the model is told of a point is in its own coordinates for the image it saw.
+      speak: pointSpeaker(this.deps.model, observation.frame.image),
+      screenBefore,
+      account,
+      skipFrom: (from, reason) => {
+        const count = prediction.actions.length - from;
+        if (count <= 0) return;
+        account.notRun = { from, reason };
+        this.life.emit({ type: 'actions-not-run', step: this.step, from, count, reason });
+      },
+      doneActing: () => {
+        this.timings.act = this.life.clock() - actStarted;
+      },
+    };
     for (const [index, action] of prediction.actions.entries()) {
-      const shown = shownActions[index] as Action;
       if (this.interrupted(prediction.actions.length - index)) {
-        skipFrom(index, 'the user took the run over');
+        acts.skipFrom(index, 'the user took the run over');
         return endWith(undefined);
       }
-      if (index > 0 && aimsAtPoint(action) && batch.changed) {
-        const verdict = await this.lookBeforeAiming(batch, action, observation);
+      if (index > 0 && aimsAtPoint(action) && acts.batch.changed) {
+        const verdict = await this.lookBeforeAiming(acts.batch, action, observation);
         if (!verdict.go) {
           const said = describeCut(index, prediction.actions.length, verdict.why);
           this.life.emit({ type: 'note', step: this.step, message: said });
-          results.push(said);
+          account.results.push(said);
           this.feedback.push(`Not all of your actions ran: ${said}.`);
-          skipFrom(index, said);
+          acts.skipFrom(index, said);
           break;
         }
       }
-      if (action.type === 'run_workflow') {
-        if (!this.deps.workflows) {
-          const said = 'run_workflow is not available in this run: no saved workflows here';
-          results.push(said);
-          reports.push({ ok: false, error: said });
-          this.feedback.push(said);
-          continue;
-        }
-        // Its steps follow this one as steps of the run: this step ends here.
-        this.pendingWorkflow = action;
-        const dropped = prediction.actions.length - index - 1;
-        const said = `the workflow "${action.name}" runs next${dropped > 0 ? `; the ${dropped} action${dropped === 1 ? '' : 's'} after it in your reply ${dropped === 1 ? 'was' : 'were'} not done` : ''}`;
-        results.push(said);
-        reports.push({ ok: true, detail: `${said}; its report follows` });
-        skipFrom(index + 1, `the workflow "${action.name}" runs instead`);
-        return endWith(undefined);
-      }
-      if (isMemoryAction(action) && action.type === 'save_fact') {
-        const saved = await this.memory.saveFact(action);
-        this.life.emit({ type: 'note', step: this.step, message: saved });
-        results.push(saved);
-        reports.push({ ok: true, detail: saved });
-        this.feedback.push(saved);
-        continue;
-      }
-      if (isMemoryAction(action)) {
-        const answer = await this.memory.recall(action.hint, this.signal);
-        this.life.emit({ type: 'note', step: this.step, message: `long-term memory on "${action.hint}": ${answer}` });
-        results.push(`asked the long-term memory about "${action.hint}"`);
-        const recalled = `Long-term memory on "${action.hint}": ${answer}`;
-        reports.push({ ok: true, detail: recalled });
-        this.feedback.push(recalled);
-        continue;
-      }
-      if (isControlAction(action)) {
-        if (action.type === 'finished') return endWith({ status: 'finished', reason: 'the model reported the task done', summary: action.summary || null });
-        if (action.type === 'fail') {
-          return endWith(
-            prediction.refusal !== null ? { status: 'failed', reason: `the model refused: ${prediction.refusal}` } : { status: 'failed', reason: `the model gave up: ${action.reason}` },
-          );
-        }
-        const answer = await this.ask({ kind: 'question', question: action.question });
-        if (this.signal.aborted) return endWith({ status: 'aborted', reason: 'stopped by the user while a question waited for its answer' });
-        if (answer === null) return endWith({ status: 'failed', reason: `the model asked "${action.question}" and no answer came` });
-        results.push(`asked the user "${action.question}"`);
-        const answered = `The user answered your question "${action.question}": ${answer}`;
-        reports.push({ ok: true, detail: answered });
-        this.feedback.push(answered);
-        continue;
-      }
-
-      const refusal = await this.confirmIfNeeded(action, prediction);
-      if (refusal) return endWith(this.signal.aborted ? { status: 'aborted', reason: 'stopped by the user while a confirmation waited for its answer' } : refusal);
-
-      const verdict = this.repetition.check(action, await screenBefore);
-      if (verdict.kind === 'stuck') {
-        this.life.emit({ type: 'note', step: this.step, message: verdict.message });
-        return endWith({ status: 'stuck', reason: verdict.message });
-      }
-      if (verdict.kind === 'note') {
-        this.life.emit({ type: 'note', step: this.step, message: verdict.message });
-        this.feedback.push(verdict.message);
-      }
-
-      // No action without a record of everything before it, the step's earlier actions included.
-      const unrecorded = await this.life.checkpoint();
-      if (unrecorded) return endWith(unrecorded);
-      const result = await this.life.execute(this.step, index, action, observation.frame, shown);
-      actionResults.push(result);
-      results.push(describeResult(shown, result, speak));
-      reports.push(result.ok ? { ok: true, ...(result.detail ? { detail: result.detail } : {}) } : { ok: false, error: result.error.message });
-      if (changesScreen(action)) batch.acted();
-      if (result.ok && action.type === 'zoom') this.zoomInto(action, observation);
-      if (result.ok) for (const request of prediction.captures ?? []) if (request.afterAction === index) captures.push(await this.captureAfter(request, observation, batch));
-      if (!result.ok) {
-        this.timings.act = this.life.clock() - actStarted;
-        if (result.error.kind === 'user_abort') return endWith({ status: 'aborted', reason: `fail-safe: ${result.error.message}` });
-        if (result.error.kind === 'aborted' || this.signal.aborted) return endWith({ status: 'aborted', reason: 'stopped by the user during an action' });
-        if (result.error.kind === 'no_display') return endWith({ status: 'failed', reason: `the display is gone: ${result.error.message}` });
-        this.feedback.push(`Your action ${action.type} failed: ${result.error.message}`);
-        // The rest of this step's actions were planned for a screen that did not come about.
-        skipFrom(index + 1, `action ${index + 1} (${action.type}) failed`);
-        return endWith(this.countError('action', describeResult(shown, result, speak), false));
-      }
+      // Each kind of action (a workflow, a fact, a recall, a control action, the desktop) is one entry of the table.
+      const outcome = await kindOf(action).act({ action, shown: shownActions[index] as Action, index }, acts, this.acting);
+      if (!outcome.next) return endWith(outcome.ending);
     }
-    this.timings.act = this.life.clock() - actStarted;
+    acts.doneActing();
     this.consecutiveErrors = 0;
     const settleStarted = this.life.clock();
     const settled = await this.life.settle(this.capture.display, this.options.settle);

@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { appendPrivate } from '../disk/files';
 import { join } from 'node:path';
+import { RunDesktopSchema, type RunDesktop } from '../../shared/desktop';
 import { writeTextAtomically } from './files';
 import { sessionsRoot } from './paths';
 import type { SessionMeta, SessionStatus } from './session-meta';
@@ -33,11 +34,13 @@ export interface SessionSummary {
   bytes: number | null;
   replayOf?: string;
   sample?: boolean;
+  /** The desktop it ran on, as session.json records it (absent in sessions recorded before it was). */
+  desktop?: RunDesktop;
   /** The shared store it is read from; absent: the data directory's own (never written to the index). */
   store?: string;
 }
 
-type IndexLine = ({ v: number } & SessionSummary) | { v: number; id: string; deleted: true };
+type IndexLine = ({ v: number } & Omit<SessionSummary, 'desktop'> & { desktop: RunDesktop | null }) | { v: number; id: string; deleted: true };
 
 export function indexPath(dataDir: string): string {
   return join(sessionsRoot(dataDir), INDEX_FILE);
@@ -57,13 +60,14 @@ export function summaryOf(meta: SessionMeta): SessionSummary {
     bytes: meta.bytes ?? null,
     ...(meta.replayOf ? { replayOf: meta.replayOf } : {}),
     ...(meta.sample ? { sample: true } : {}),
+    ...(meta.desktop ? { desktop: meta.desktop } : {}),
   };
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function parseSummary(value: Record<string, unknown>): SessionSummary | null {
-  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample } = value;
+  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample, desktop } = value;
   if (typeof id !== 'string' || typeof task !== 'string' || typeof status !== 'string' || !isNumber(startedAt)) return null;
   if (!isNumber(steps) || !isNumber(costUsd) || (endedAt !== null && !isNumber(endedAt))) return null;
   return {
@@ -79,6 +83,7 @@ function parseSummary(value: Record<string, unknown>): SessionSummary | null {
     bytes: isNumber(bytes) ? bytes : null,
     ...(typeof replayOf === 'string' ? { replayOf } : {}),
     ...(sample === true ? { sample: true } : {}),
+    ...(desktop !== undefined && RunDesktopSchema.safeParse(desktop).success ? { desktop: desktop as RunDesktop } : {}),
   };
 }
 
@@ -92,6 +97,8 @@ export type IndexRead =
       lines: number;
       /** Lines that did not parse (a crash mid-append, damage). */
       badLines: number;
+      /** Lines written before the index kept the desktop: their sessions are left out, to be read again from their folders. */
+      outdatedLines: number;
     };
 
 export async function readIndex(dataDir: string): Promise<IndexRead> {
@@ -105,6 +112,7 @@ export async function readIndex(dataDir: string): Promise<IndexRead> {
   const entries = new Map<string, SessionSummary>();
   let lines = 0;
   let badLines = 0;
+  let outdatedLines = 0;
   for (const line of text.split('\n')) {
     if (line === '') continue;
     lines++;
@@ -124,6 +132,12 @@ export async function readIndex(dataDir: string): Promise<IndexRead> {
       entries.delete(record.id as string);
       continue;
     }
+    if (!('desktop' in record)) {
+      // Written before the index kept the desktop (every line names it now, null for none): the session's own session.json says it.
+      entries.delete(record.id as string);
+      outdatedLines++;
+      continue;
+    }
     const summary = parseSummary(record);
     if (!summary) {
       badLines++;
@@ -131,11 +145,12 @@ export async function readIndex(dataDir: string): Promise<IndexRead> {
     }
     entries.set(summary.id, summary);
   }
-  return { state: 'read', entries, lines, badLines };
+  return { state: 'read', entries, lines, badLines, outdatedLines };
 }
 
 function lineOf(entry: SessionSummary | { id: string; deleted: true }): string {
-  const line: IndexLine = { v: INDEX_VERSION, ...entry };
+  // `desktop: null` says the session recorded none, where a line without the field is an older writer's.
+  const line: IndexLine = 'deleted' in entry ? { v: INDEX_VERSION, ...entry } : { v: INDEX_VERSION, ...entry, desktop: entry.desktop ?? null };
   return `${JSON.stringify(line)}\n`;
 }
 

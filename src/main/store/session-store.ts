@@ -264,6 +264,8 @@ export class SessionStore {
         warnings.push({ message: `the session index had ${index.badLines} damaged line(s); repaired from the session folders` });
         rewrite = true;
       }
+      // Written by an older version: those sessions are read again from their folders below.
+      if (index.outdatedLines > 0) rewrite = true;
     } else {
       if (index.state === 'unreadable') warnings.push({ message: `the session index cannot be read (${index.message}); rebuilt from the session folders` });
       rewrite = true;

@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { RunDesktop } from '../../../src/shared/desktop';
 import type { RunStatus, AgentEvent } from '../../../src/shared/events';
 import type { Frame } from '../../../src/shared/frame';
 import { type FileRunRecorder } from '../../../src/main/store/run-recorder';
@@ -35,6 +36,8 @@ export interface SessionSpec {
   /** Raw replies to save per step. */
   replies?: boolean;
   fullResolution?: boolean;
+  /** The desktop the run says it ran on (session.json's `desktop`). */
+  desktop?: RunDesktop;
 }
 
 export interface Recorded {
@@ -56,7 +59,7 @@ export async function releaseOpenRecorders(): Promise<void> {
 export async function recordSession(dataDir: string, spec: SessionSpec = {}): Promise<Recorded> {
   const task = spec.task ?? 'Move the mouse around';
   const startedAt = spec.startedAt ?? Date.now();
-  const session = await SessionBuilder.create(dataDir, { task, model: 'gpt-4.1', family: 'tools', ...(spec.writer ? { writer: spec.writer } : {}) }, startedAt);
+  const session = await SessionBuilder.create(dataDir, { task, model: 'gpt-4.1', family: 'tools', ...(spec.writer ? { writer: spec.writer } : {}), ...(spec.desktop ? { desktop: spec.desktop } : {}) }, startedAt);
   const { recorder, events } = session;
   const record = (event: Record<string, unknown>) => session.record(event);
   await record({ type: 'run-started', task, model: 'gpt-4.1', family: 'tools', limits: { maxSteps: 50, maxCostUsd: null } });

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Action } from '../../../shared/actions';
 import type { ActionResult } from '../../../shared/action-result';
+import type { RunDesktop } from '../../../shared/desktop';
 import type { UsageSummary } from '../../../shared/events';
 import type { SessionSummary } from '../../store/session-index';
 import type { SessionRecord, StepView } from '../../store/session-reader';
@@ -24,6 +25,8 @@ export interface SessionListItem {
   sample?: true;
   /** The shared session store it is read from (present only then): `s3://bucket/prefix`, a folder. */
   store?: string;
+  /** The desktop it ran on, as session.json records it (absent for a session recorded before that was kept). */
+  desktop?: RunDesktop;
 }
 
 export function listItemOf(summary: SessionSummary): SessionListItem {
@@ -36,6 +39,7 @@ export function listItemOf(summary: SessionSummary): SessionListItem {
     cost: summary.costUsd,
     ...(summary.sample ? { sample: true as const } : {}),
     ...(summary.store ? { store: summary.store } : {}),
+    ...(summary.desktop ? { desktop: summary.desktop } : {}),
   };
 }
 
@@ -82,6 +86,8 @@ export interface ShownSession {
   usage: UsageSummary | null;
   reason: string | null;
   replayOf: string | null;
+  /** The desktop it ran on, as session.json records it: the user's display, or a private one with its size and apps; null for a session recorded before that was kept. */
+  desktop: RunDesktop | null;
   /** The session folder: in the data directory, or the store cache's copy of a stored session. */
   directory: string;
   /** The shared session store it was read from (present only then). */
@@ -126,6 +132,7 @@ export function shownSession(session: SessionRecord): ShownSession {
     usage: meta.usage ?? null,
     reason: meta.reason,
     replayOf: meta.replayOf ?? null,
+    desktop: meta.desktop ?? null,
     directory,
     ...(session.store ? { store: session.store } : {}),
     warnings: session.warnings.map((w) => ({ file: w.file ?? 'events.jsonl', line: w.line, message: w.message })),

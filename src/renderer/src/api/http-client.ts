@@ -1,15 +1,15 @@
 /**
  * The browser transport: `mnemo serve`'s JSON API (the commands generated from the contract,
- * src/shared/http-commands.ts, every answer checked) and its event stream, on the page's own
- * origin. The token is an HttpOnly cookie set when the printed URL was opened, so every request
+ * src/shared/http-commands.ts, every answer checked) and its event stream (every event checked
+ * with the event schema, streamed-event.ts), on the page's own origin. The token is an HttpOnly cookie set when the printed URL was opened, so every request
  * carries it without the page ever seeing it.
  */
-import type { AgentEvent } from '../../../shared/events';
 import { otherRoutes, urlOf } from '../../../shared/http-binding';
 import { createHttpCommands } from '../../../shared/http-commands';
 import { gapFiller, type MnemoClient } from './client';
 import { saveDownload } from './download';
 import { SeqGate } from './seq-gate';
+import { streamedEvent } from './streamed-event';
 
 export function createHttpClient(): MnemoClient {
   // A download-bound command (the report): the route answers as an attachment, so the page stays.
@@ -26,12 +26,13 @@ export function createHttpClient(): MnemoClient {
       // EventSource reconnects by itself (same URL); the gate drops what it already delivered.
       const source = new EventSource(urlOf(otherRoutes.events, {}, { since }));
       source.onmessage = (message: MessageEvent<string>) => {
-        let event: AgentEvent;
-        try {
-          event = JSON.parse(message.data) as AgentEvent;
-        } catch {
+        const streamed = streamedEvent(message.data);
+        if (!streamed.ok) {
+          // Refused, not passed on: the console says what was wrong; a gap it leaves is read back from the record.
+          console.error(streamed.message);
           return;
         }
+        const event = streamed.event;
         // `since` is about the run going on, which is the first one the stream sends.
         if (firstRun) {
           firstRun = false;
