@@ -7,7 +7,7 @@
  * gives up on) is run 1 + K times, then reported; a values file with the wrong columns is refused
  * by name. No desktop is left running.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,8 +246,11 @@ describe('mnemo batch run', () => {
   it('refuses a values file whose columns do not match the workflow\'s parameters, naming them (exit 2, no batch made)', async () => {
     const file = join(scratch, 'wrong.csv');
     writeFileSync(file, 'nom,age\nAda,36\n');
+    const batches = () => (existsSync(join(data, 'batches')) ? readdirSync(join(data, 'batches')).length : 0);
+    const before = batches();
     const run = await runMnemo(['batch', 'run', 'form', '--values', file, '--app', rowApp, '--data-dir', data], { env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${file}: the columns do not match workflow "form"'s parameters: missing "name"; unknown "nom", "age" (expected: "name")`);
+    expect(batches()).toBe(before);
   });
 });
