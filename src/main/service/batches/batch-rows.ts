@@ -57,7 +57,7 @@ async function cellValue(cell: Cell, known: Map<string, string>, sources: { env:
   const read = await keychain.read(paramKeychainEntry(cell.name), { interactive: false });
   if (!read.ok) return { ok: false, message: `${keychain.name}: ${read.problem.message}; ${read.problem.fix}` };
   if (read.secret === null) {
-    return { ok: false, message: `${keychain.name} keeps no secret for "${cell.name}" (service mnemo-param, account ${cell.name}; on Linux: secret-tool store --label "Mnemo parameter ${cell.name}" service mnemo-param account ${cell.name})` };
+    return { ok: false, message: `${keychain.name} keeps no secret for "${cell.name}" (service mnemo-param, account ${cell.name}; on Linux: secret-tool store --label "Mnemo parameter ${cell.name}" application mnemo-param data-dir ${cell.name})` };
   }
   known.set(key, read.secret);
   return { ok: true, value: read.secret };
