@@ -243,6 +243,63 @@ describe('mnemo batch run', () => {
     expect(xvfbUnder(data)).toEqual([]);
   });
 
+  it('kill -9 in the middle loses no row\'s outcome: resume runs only the row that was cut off, its first session interrupted', SLOW, async () => {
+    // Rows 1 and 3 finish at once; row 2's first run waits for the model until its batch is killed.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let killed = false;
+    let row2Asked = false;
+    const model = await startScriptedServer({
+      replies: async (request) => {
+        if (/for Globex/.test(userText(request)) && !killed) {
+          row2Asked = true;
+          await held;
+        }
+        return toolCall([{ type: 'finished', summary: 'Entered.' }], 'Done.');
+      },
+    });
+    try {
+      const file = join(scratch, 'crash.csv');
+      writeFileSync(file, 'number,customer\n2001,Acme\n2002,Globex\n2003,Initech\n');
+      const flags = ['--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', data];
+      const started = startMnemo(['batch', 'run', '--task', 'Enter invoice {{number}} for {{customer}}', '--values', file, '--concurrency', '3', ...flags, '--json'], { env });
+      await expect.poll(() => row2Asked && /2\/3 done/.test(started.output().stderr), { timeout: 300_000 }).toBe(true);
+      killed = true;
+      started.child.kill('SIGKILL');
+      const first = await started.result;
+      release();
+      expect(first.signal).toBe('SIGKILL');
+      const batchId = /batch (b-[\w-]+):/.exec(first.stderr)?.[1] as string;
+      expect(batchId).toBeDefined();
+
+      // The journal kept rows 1 and 3's outcomes; row 2 was running when the process died.
+      const shown = JSON.parse((await runMnemo(['batch', 'show', batchId, '--json', '--data-dir', data], { env })).stdout) as { status: string; rows: RowReport[] };
+      expect(shown.status).toBe('incomplete');
+      expect(shown.rows.map((row) => row.status)).toEqual(['succeeded', 'running', 'succeeded']);
+      const cutOff = shown.rows[1]?.session as string;
+
+      const resumed = await runMnemo(['batch', 'resume', batchId, ...flags, '--json'], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(new RegExp(`batch ${batchId}: 1 row of`));
+      const rows = jsonLines<RowReport>(resumed.stdout);
+      expect(rows.map((row) => [row.row, row.status, row.sessions.length])).toEqual([
+        [1, 'succeeded', 1],
+        [2, 'succeeded', 2],
+        [3, 'succeeded', 1],
+      ]);
+      expect(rows[1]?.sessions[0]).toBe(cutOff);
+      expect(sessionOf(cutOff)).toMatchObject({ status: 'interrupted', batch: { id: batchId, row: 2 } });
+      // Each task reached the model once, but the row that was cut off: twice.
+      const asked = (customer: string) => model.requests.map(userText).filter((text) => text.includes(`for ${customer}`)).length;
+      expect([asked('Acme'), asked('Globex'), asked('Initech')]).toEqual([1, 2, 1]);
+    } finally {
+      release();
+      await model.close();
+    }
+    // The desktop the killed run left behind is stopped by the next launch.
+    await expect.poll(() => xvfbUnder(data)).toEqual([]);
+  });
+
   it('refuses a values file whose columns do not match the workflow\'s parameters, naming them (exit 2, no batch made)', async () => {
     const file = join(scratch, 'wrong.csv');
     writeFileSync(file, 'nom,age\nAda,36\n');
