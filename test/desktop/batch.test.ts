@@ -300,6 +300,50 @@ describe('mnemo batch run', () => {
     await expect.poll(() => xvfbUnder(data)).toEqual([]);
   });
 
+  it('cancel from another terminal stops the batch\'s runs going on and starts no new row (exit 4); resume takes it up again', SLOW, async () => {
+    // Every row's run waits for the model until the batch is cancelled.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = 0;
+    const model = await startScriptedServer({
+      replies: async () => {
+        asked++;
+        await held;
+        return toolCall([{ type: 'finished', summary: 'Entered.' }], 'Done.');
+      },
+    });
+    try {
+      const file = join(scratch, 'cancel.csv');
+      writeFileSync(file, 'number,customer\n3001,Acme\n3002,Globex\n3003,Initech\n');
+      const flags = ['--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', data];
+      const started = startMnemo(['batch', 'run', '--task', 'Enter invoice {{number}} for {{customer}}', '--values', file, '--concurrency', '2', ...flags, '--json'], { env });
+      await expect.poll(() => asked, { timeout: 300_000 }).toBe(2);
+      const batchId = /batch (b-[\w-]+):/.exec(started.output().stderr)?.[1] as string;
+      const listed = JSON.parse((await runMnemo(['batch', 'list', '--json', '--data-dir', data], { env })).stdout) as Array<{ id: string; status: string }>;
+      expect(listed.find((batch) => batch.id === batchId)?.status).toBe('running');
+
+      const cancel = await runMnemo(['batch', 'cancel', batchId, '--data-dir', data], { env });
+      expect(cancel.code, cancel.stderr).toBe(0);
+      expect(cancel.stderr).toMatch(/cancelled; process \d+ stops its runs going on/);
+      const first = await started.result;
+      expect(first.code, first.stderr).toBe(4);
+      expect(first.stderr).toMatch(/cancelled \(mnemo batch cancel\)/);
+      expect(jsonLines<RowReport>(first.stdout).map((row) => row.status)).toEqual(['pending', 'pending', 'pending']);
+      expect(asked).toBe(2);
+      const after = JSON.parse((await runMnemo(['batch', 'list', '--json', '--data-dir', data], { env })).stdout) as Array<{ id: string; status: string }>;
+      expect(after.find((batch) => batch.id === batchId)?.status).toBe('cancelled');
+
+      release();
+      const resumed = await runMnemo(['batch', 'resume', batchId, ...flags, '--json'], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(jsonLines<RowReport>(resumed.stdout).map((row) => row.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    } finally {
+      release();
+      await model.close();
+    }
+    await expect.poll(() => xvfbUnder(data)).toEqual([]);
+  });
+
   it('refuses a values file whose columns do not match the workflow\'s parameters, naming them (exit 2, no batch made)', async () => {
     const file = join(scratch, 'wrong.csv');
     writeFileSync(file, 'nom,age\nAda,36\n');
