@@ -160,6 +160,8 @@ export const SessionListItemSchema = z.object({
   sample: z.literal(true).optional(),
   /** The shared session store it is read from (`s3://bucket/prefix`, a folder); absent: this machine's data directory. */
   store: z.string().optional(),
+  /** The batch it is a row of (`mnemo batch`): the batch's id and the row's number, from 1. */
+  batch: z.object({ id: z.string(), row: z.number().int() }).optional(),
 });
 export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 

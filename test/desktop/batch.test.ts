@@ -221,6 +221,11 @@ describe('mnemo batch run', () => {
       expect(failed.reason).toMatch(/Globex is unknown/);
       expect(failed.sessions).toHaveLength(3);
       for (const id of failed.sessions) expect(sessionOf(id)).toMatchObject({ status: 'failed', batch: { id: failed.batch, row: 2 } });
+      // The tag reads back through `mnemo show` and `mnemo sessions`.
+      const shownSession = JSON.parse((await runMnemo(['show', failed.sessions[0] as string, '--json', '--data-dir', data], { env })).stdout) as { batch?: unknown };
+      expect(shownSession.batch).toEqual({ id: failed.batch, row: 2 });
+      const listedSessions = JSON.parse((await runMnemo(['sessions', '--json', '--data-dir', data], { env })).stdout) as Array<{ id: string; batch?: unknown }>;
+      expect(listedSessions.find((session) => session.id === rows[0]?.session)?.batch).toEqual({ id: failed.batch, row: 1 });
       // Each task the model was given had the row's values in it.
       const tasks = model.requests.map(userText);
       expect(tasks.filter((text) => /Enter invoice 1002 for Globex/.test(text))).toHaveLength(3);

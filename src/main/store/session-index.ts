@@ -12,7 +12,7 @@ import { appendPrivate } from '../disk/files';
 import { join } from 'node:path';
 import { writeTextAtomically } from './files';
 import { sessionsRoot } from './paths';
-import type { SessionMeta, SessionStatus } from './session-meta';
+import type { SessionBatchTag, SessionMeta, SessionStatus } from './session-meta';
 
 export const INDEX_FILE = 'index.jsonl';
 const INDEX_VERSION = 1;
@@ -33,6 +33,8 @@ export interface SessionSummary {
   bytes: number | null;
   replayOf?: string;
   sample?: boolean;
+  /** The batch it is a row of (`mnemo batch`). */
+  batch?: SessionBatchTag;
   /** The shared store it is read from; absent: the data directory's own (never written to the index). */
   store?: string;
 }
@@ -57,13 +59,14 @@ export function summaryOf(meta: SessionMeta): SessionSummary {
     bytes: meta.bytes ?? null,
     ...(meta.replayOf ? { replayOf: meta.replayOf } : {}),
     ...(meta.sample ? { sample: true } : {}),
+    ...(meta.batch ? { batch: meta.batch } : {}),
   };
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function parseSummary(value: Record<string, unknown>): SessionSummary | null {
-  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample } = value;
+  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample, batch } = value;
   if (typeof id !== 'string' || typeof task !== 'string' || typeof status !== 'string' || !isNumber(startedAt)) return null;
   if (!isNumber(steps) || !isNumber(costUsd) || (endedAt !== null && !isNumber(endedAt))) return null;
   return {
@@ -79,7 +82,12 @@ function parseSummary(value: Record<string, unknown>): SessionSummary | null {
     bytes: isNumber(bytes) ? bytes : null,
     ...(typeof replayOf === 'string' ? { replayOf } : {}),
     ...(sample === true ? { sample: true } : {}),
+    ...(isBatchTag(batch) ? { batch: { id: batch.id, row: batch.row } } : {}),
   };
+}
+
+function isBatchTag(value: unknown): value is SessionBatchTag {
+  return typeof value === 'object' && value !== null && typeof (value as SessionBatchTag).id === 'string' && Number.isInteger((value as SessionBatchTag).row);
 }
 
 export type IndexRead =

@@ -36,6 +36,7 @@ export function listItemOf(summary: SessionSummary): SessionListItem {
     cost: summary.costUsd,
     ...(summary.sample ? { sample: true as const } : {}),
     ...(summary.store ? { store: summary.store } : {}),
+    ...(summary.batch ? { batch: summary.batch } : {}),
   };
 }
 
@@ -82,6 +83,8 @@ export interface ShownSession {
   usage: UsageSummary | null;
   reason: string | null;
   replayOf: string | null;
+  /** The batch it is a row of (`mnemo batch`); absent when none. */
+  batch?: { id: string; row: number };
   /** The session folder: in the data directory, or the store cache's copy of a stored session. */
   directory: string;
   /** The shared session store it was read from (present only then). */
@@ -126,6 +129,7 @@ export function shownSession(session: SessionRecord): ShownSession {
     usage: meta.usage ?? null,
     reason: meta.reason,
     replayOf: meta.replayOf ?? null,
+    ...(meta.batch ? { batch: meta.batch } : {}),
     directory,
     ...(session.store ? { store: session.store } : {}),
     warnings: session.warnings.map((w) => ({ file: w.file ?? 'events.jsonl', line: w.line, message: w.message })),
