@@ -50,21 +50,56 @@ export function terminalAsk(hintFor: (request: AskRequest) => string = (request)
   };
 }
 
-/** Ctrl+C (or SIGTERM) stops cleanly through `stop`; a second one quits at once. Returns the undo. */
-export function stopOnInterrupt(stop: { abort(): void } | { stop(): void }): () => void {
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(ExitCode.userAborted);
-    process.stderr.write('\nstopping (Ctrl+C again to quit at once)...\n');
-    if ('abort' in stop) stop.abort();
-    else stop.stop();
+/**
+ * A signal that repeats within this long of the first is the same request: supervisors
+ * (coreutils `timeout`, process managers) signal the child, then its whole process group.
+ */
+export const SAME_REQUEST_MS = 1500;
+
+/** What a stop signal acts on: a run (stop, and quit at once) or a plain controller. */
+export type Interruptible = { stop(): void; quit?: () => Promise<void> } | { abort(): void };
+
+export interface InterruptOptions {
+  now?: () => number;
+  /** Ends the process (default: process.exit). */
+  exit?: (code: number) => void;
+  /** Says what happens, on stderr by default. */
+  say?: (line: string) => void;
+}
+
+/**
+ * Ctrl+C or SIGTERM stops the run cleanly: it ends `aborted`, with every event written. A second
+ * signal within SAME_REQUEST_MS of the first is the same request. A later Ctrl+C (a person at
+ * the terminal who does not want to wait) quits at once, still recording the run `aborted` with
+ * what happened; a later SIGTERM changes nothing, the stop is under way. Returns the undo.
+ */
+export function stopOnInterrupt(target: Interruptible, options: InterruptOptions = {}): () => void {
+  const now = options.now ?? Date.now;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const say = options.say ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let firstAt: number | null = null;
+  let quitting = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const at = now();
+    if (firstAt === null) {
+      firstAt = at;
+      say('\nstopping (Ctrl+C again to quit at once)...');
+      if ('abort' in target) target.abort();
+      else target.stop();
+      return;
+    }
+    if (at - firstAt < SAME_REQUEST_MS || signal !== 'SIGINT') return;
+    // A third Ctrl+C while quitting: the record could not be closed (a hung disk); leave now.
+    if (quitting || !('quit' in target) || !target.quit) return exit(ExitCode.userAborted);
+    quitting = true;
+    say('quitting at once: the run is recorded as aborted...');
+    void target.quit().finally(() => exit(ExitCode.userAborted));
   };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   return () => {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onInterrupt);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
 }
 

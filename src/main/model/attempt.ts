@@ -6,7 +6,7 @@
  */
 import { abortedError, parseRetryAfter, type AttemptOutcome } from './retry';
 import { looksLikeHtml, summarizeHtml } from './html-page';
-import { metered, replyCutMessage } from './reply-limit';
+import { replyCutMessage, replyCutOf } from './reply-limit';
 import { type ModelError } from './types';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -61,19 +61,17 @@ export async function attemptWithin<T>(
   const stop = (): void => controller.abort();
   if (signal?.aborted) controller.abort();
   signal?.addEventListener('abort', stop, { once: true });
-  // A stop wins, then the timeout, then a reply cut at its size limit, over whatever the call made of it.
-  const { meter, result } = metered(() => run(controller.signal));
-  const settled = (): AttemptOutcome<never> | null => {
+  try {
+    const value = await run(controller.signal);
     if (signal?.aborted) return { ok: false, error: abortedError(), retryable: false };
     if (timedOut) return outcomes.timedOut();
-    if (meter.cutAt !== null) return { ok: false, error: { kind: 'http', message: replyCutMessage(meter.cutAt) }, retryable: false };
-    return null;
-  };
-  try {
-    const value = await result;
-    return settled() ?? { ok: true, value };
+    return { ok: true, value };
   } catch (error) {
-    return settled() ?? outcomes.failed(error);
+    if (signal?.aborted) return { ok: false, error: abortedError(), retryable: false };
+    if (timedOut) return outcomes.timedOut();
+    const cutAt = replyCutOf(error);
+    if (cutAt !== null) return { ok: false, error: { kind: 'http', message: replyCutMessage(cutAt) }, retryable: false };
+    return outcomes.failed(error);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);

@@ -5,7 +5,7 @@
  * code can run: here that costs this process, and the main process turns it into a message.
  *
  * Started with an IPC channel (host-protocol.ts); it ends when the channel closes, that is when
- * the main process closes the operator, exits or dies.
+ * the main process closes the operator, exits or dies, and not at a signal sent to its group.
  */
 import { DesktopOperator } from './desktop-operator';
 import { holdDisplay } from './display-check';
@@ -93,6 +93,10 @@ function receive(message: ToHost): void {
 if (process.send) {
   process.on('message', (message) => receive(message as ToHost));
   process.on('disconnect', () => process.exit(0));
+  // A supervisor (`timeout`, systemd) signals the whole process group: the main process is the
+  // one to stop the run, and it still needs this host to finish cleanly; the host ends with it.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => undefined);
 } else {
   process.stderr.write('operator-host: start me with an IPC channel (see isolated-operator.ts)\n');
   process.exitCode = 2;

@@ -84,6 +84,8 @@ export class RunLifecycle {
   private unrecordedThoughts: Array<{ event: AgentEventOf<'thought-delta'>; typedKnown: number }> = [];
   private pendingThought: PendingThought | null = null;
   private runTotals: RunTotals = NO_TOTALS;
+  /** Set once run-finished was emitted (by the engine's `finish` or a `quit`): what comes after is dropped. */
+  private ending: Promise<void> | null = null;
 
   constructor(
     private readonly deps: RunLifecycleDeps,
@@ -128,6 +130,8 @@ export class RunLifecycle {
 
   /** Stamps (masking it, once: the settings' and the typed secrets), records and streams one event; returns it as stamped. */
   emit = (input: AgentEventInput): AgentEvent => {
+    // After the end (a quit while the engine was still at work), the engine's events go nowhere.
+    if (this.ending) return this.stamp(input);
     this.flushThought();
     this.recordThoughts();
     const event = this.stamp(input);
@@ -139,6 +143,7 @@ export class RunLifecycle {
 
   /** Part of the thought as it streams; coalesced, masked with the secrets known so far. */
   thought(step: number, delta: string, attempt: number): void {
+    if (this.ending) return;
     const pending = this.pendingThought;
     if (pending && (pending.step !== step || pending.attempt !== attempt)) this.flushThought();
     const timer = () => setTimeout(() => this.flushThought(false), THOUGHT_COALESCE_MS);
@@ -274,10 +279,23 @@ export class RunLifecycle {
     return waitForSettle(() => this.deps.operator.fingerprint(display), options, this.signal);
   }
 
-  /** The run's end in the record: run-finished (with the totals of its steps), then the recorder closed and the stream ended. */
-  async finish(ending: Ending, steps: number): Promise<void> {
+  /**
+   * The run's end in the record: run-finished (with the totals of its steps), then the recorder
+   * closed and the stream ended. Once only: a run that was quit keeps the ending it was given.
+   */
+  finish(ending: Ending, steps: number): Promise<void> {
+    if (this.ending) return this.ending;
     this.emit({ type: 'run-finished', status: ending.status, reason: ending.reason, summary: ending.summary ?? null, steps, usage: { ...this.runTotals.usage } });
-    await this.deps.recorder.close();
-    this.events.close();
+    this.ending = this.deps.recorder.close().then(() => this.events.close());
+    return this.ending;
+  }
+
+  /**
+   * Ends the run now, without waiting for the engine to reach its next boundary (the user asked
+   * to quit at once): `aborted`, with the steps finished so far and everything emitted before it
+   * written. What the engine does afterwards is not recorded.
+   */
+  quit(reason: string): Promise<void> {
+    return this.finish({ status: 'aborted', reason }, this.runTotals.steps);
   }
 }

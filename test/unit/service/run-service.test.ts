@@ -4,6 +4,8 @@
  * One run per display, catching up on events from any seq, questions, stop, pause, conversations,
  * reading a finished session, and replaying it.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/shared/events';
 import type { RunHandle } from '../../../src/main/service/run-service';
@@ -143,6 +145,22 @@ describe('controls', () => {
     expect(s.operator.executed).toEqual([]);
     s.server.push(toolCall(...FINISHED));
     expect((await (await started(s, 'Again')).done).status).toBe('finished');
+  });
+
+  it('quit() ends the record at once: aborted, with every event before it, and nothing the engine does after', async () => {
+    const s = await serviceWith();
+    s.server.push({ delayMs: 60_000, text: 'too late' });
+    const handle = await started(s);
+    await waitFor(() => s.server.requests.length === 1, 'the model request');
+    await handle.quit();
+    const outcome = await handle.done;
+    expect(outcome).toMatchObject({ status: 'aborted', reason: 'quit by the user before the run could wind down' });
+    const recorded = await collect(s.service.records.events(handle.id, 0));
+    expect(seqs(recorded)).toEqual(oneToN(recorded.length));
+    expect(recorded.map((event) => event.type)).toEqual(expect.arrayContaining(['run-started', 'step-started', 'observation']));
+    expect(ofType(recorded, 'run-finished')).toEqual([expect.objectContaining({ status: 'aborted', reason: 'quit by the user before the run could wind down', steps: 0 })]);
+    expect(JSON.parse(await readFile(join(handle.directory, 'session.json'), 'utf8'))).toMatchObject({ status: 'aborted', steps: 0 });
+    expect(s.operator.executed).toEqual([]);
   });
 
   it('stop() while a question waits ends the run aborted', async () => {

@@ -51,6 +51,11 @@ export interface RunHandle {
   /** Stops the run (a model call in flight is cancelled); it ends `aborted`. */
   stop(): void;
   /**
+   * Ends the run at once, without waiting for the engine to wind down (a second, deliberate
+   * Ctrl+C): recorded `aborted` with every event so far. Resolves when the record is closed.
+   */
+  quit(): Promise<void>;
+  /**
    * Answers a question (its id is the `seq` of its ask-user event; undefined: the one waiting).
    * False when no such question waits.
    */
@@ -85,6 +90,8 @@ export interface LiveRunInit {
   desktop: RunDesktop;
   gate: PauseGate;
   stop: AbortController;
+  /** Ends the record at once (RunLifecycle.quit). */
+  quit: () => Promise<void>;
   /** Answers every question at once with null (a run nobody watches interactively). */
   nobodyAnswers?: boolean;
   /** Absent: the run cannot be taken over (a replay). */
@@ -246,6 +253,11 @@ export class LiveRun implements RunHandle {
     this.init.stop.abort();
     // A paused run must wake up to end.
     this.init.gate.resume();
+  }
+
+  quit(): Promise<void> {
+    this.stop();
+    return this.init.quit();
   }
 
   answer(questionId: number | undefined, reply: string | null): boolean {

@@ -144,6 +144,7 @@ export class RunLauncher {
       desktop: desktop.desktop,
       gate,
       stop,
+      quit: (): Promise<void> => life.quit('quit by the user before the run could wind down'),
       nobodyAnswers: plan.interactive === false,
       ...(takeover ? { takeover } : {}),
       live: this.liveFrames(operator, plan.display),
