@@ -20,6 +20,7 @@ import { checkColumns, parseValues, taskPlaceholders, valuesFormatOf, type Expec
 import { currentWriter, writerLiveness } from '../../disk/process-identity';
 import type { RunService } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
+import { SAME_REQUEST_MS } from '../run-controls';
 import { openService, type StorageOptions } from './workflow';
 
 /** A values file larger than this is refused before it is read. */
@@ -183,9 +184,14 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
   const drain = new AbortController();
   const stop = new AbortController();
   let interrupts = 0;
+  let lastAt = 0;
   let userStopped = false;
-  const onInterrupt = () => {
+  const onInterrupt = (signal: NodeJS.Signals) => {
+    const at = Date.now();
+    // A repeat within SAME_REQUEST_MS is the same request (a supervisor signals the child, then its group); a later SIGTERM adds nothing.
+    if (interrupts > 0 && (at - lastAt < SAME_REQUEST_MS || signal !== 'SIGINT')) return;
     interrupts++;
+    lastAt = at;
     userStopped = true;
     if (interrupts === 1) {
       drain.abort();

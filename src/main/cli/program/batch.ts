@@ -15,8 +15,9 @@ names where it is kept, \${env:NAME} or \${keychain:NAME}. Every run is a sessio
 batch and its row. The batch's journal (<data-dir>/batches/<id>/) keeps every row's outcome
 through Ctrl+C, a crash or a reboot: \`mnemo batch resume ID\` runs only the rows without one.
 
-Ctrl+C once: no new row starts and the runs going on finish; twice: they are stopped too (their
-rows are left for resume); three times: quit at once.
+Ctrl+C (or SIGTERM) once: no new row starts and the runs going on finish; Ctrl+C again: they are
+stopped too (their rows are left for resume); a third time: quit at once. A signal repeated within
+1.5 s is the same request.
 
 Exit codes: 0 every row succeeded; 1 no such batch or workflow, or one not trusted; 2 bad input (a
 values file whose columns do not match, named; a bad flag; a secret not found); 3 some rows failed
