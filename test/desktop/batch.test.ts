@@ -207,10 +207,12 @@ describe('mnemo batch run', () => {
       const file = join(scratch, 'invoices.csv');
       writeFileSync(file, 'number,customer\n1001,Acme\n1002,Globex\n1003,Initech\n');
       const run = await runMnemo(
-        ['batch', 'run', '--task', 'Enter invoice {{number}} for {{customer}}', '--values', file, '--retries', '2', '--concurrency', '2', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', data, '--json'],
+        ['batch', 'run', '--task', 'Enter invoice {{number}} for {{customer}}', '--values', file, '--retries', '2', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', data, '--json'],
         { env },
       );
       expect(run.code, run.stderr).toBe(3);
+      // No --concurrency: the batch chose by the machine, and said how.
+      expect(run.stderr).toMatch(/concurrency \d+ at once, what this machine holds: \d+ CPU cores? \(one run each\) and [\d.]+ GB free memory .* set the limit/);
       const rows = jsonLines<RowReport>(run.stdout);
       expect(rows.map((row) => [row.values.customer, row.status, row.attempts])).toEqual([
         ['Acme', 'succeeded', 1],
