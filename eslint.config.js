@@ -40,6 +40,8 @@ const LAYERS = {
   workflow: ['agent', 'memory', 'service', 'settings', 'teach'],
   // Demonstrations: the user's input recorded (operator) as a session (run's lifecycle), a field's label read with workflow's OCR.
   teach: ['agent', 'memory', 'service', 'settings'],
+  // Batches: the values, the journal and the scheduling of rows; a row is launched by a recipe the service gives it.
+  batch: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
   service: [],
 };
 

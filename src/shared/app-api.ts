@@ -162,6 +162,8 @@ export const SessionListItemSchema = z.object({
   store: z.string().optional(),
   /** The desktop it ran on, as session.json records it; absent for a session recorded before that was kept. */
   desktop: RunDesktopSchema.optional(),
+  /** The batch it is a row of (`mnemo batch`): the batch's id and the row's number, from 1. */
+  batch: z.object({ id: z.string(), row: z.number().int() }).optional(),
 });
 export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 

@@ -24,6 +24,7 @@ import { registerFactsCommand } from './program/facts';
 import { registerWorkflowCommand } from './program/workflow';
 import { registerTeachCommand } from './program/teach';
 import { registerMcpCommand } from './program/mcp';
+import { registerBatchCommand } from './program/batch';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -51,6 +52,7 @@ function buildProgram(): Command {
   registerWorkflowCommand(program);
   registerTeachCommand(program);
   registerMcpCommand(program);
+  registerBatchCommand(program);
   return program;
 }
 

@@ -38,7 +38,7 @@ import { describeWriteFailure } from '../disk/write-failure';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, sessionsRoot, stepStem } from './paths';
 import { ENDING_FILE, markWriteFailed, reserveEnding, writeEnding, type SessionEnding } from './session-ending';
 import { appendToIndex, summaryOf } from './session-index';
-import { newSessionId, type SessionMeta } from './session-meta';
+import { newSessionId, type SessionBatchTag, type SessionMeta } from './session-meta';
 import { currentWriter, type WriterIdentity } from './writer-identity';
 
 export { newSessionId, type SessionMeta, type SessionStatus } from './session-meta';
@@ -84,6 +84,8 @@ export interface RecorderStart {
   replayOf?: string;
   /** The desktop it runs on. */
   desktop?: RunDesktop;
+  /** The batch it is a row of. */
+  batch?: SessionBatchTag;
   /** Who records it; default: this process. */
   writer?: WriterIdentity;
   /** What everything recorded passes (the redaction policy); default: as it is. */
@@ -158,6 +160,7 @@ export class FileRunRecorder implements RunRecorder {
       reason: null,
       ...(start.replayOf ? { replayOf: start.replayOf } : {}),
       ...(start.desktop ? { desktop: start.desktop } : {}),
+      ...(start.batch ? { batch: start.batch } : {}),
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
       writer: start.writer ?? currentWriter(),
     };

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { RunDesktopSchema, type RunDesktop } from '../../shared/desktop';
 import { writeTextAtomically } from './files';
 import { sessionsRoot } from './paths';
-import type { SessionMeta, SessionStatus } from './session-meta';
+import type { SessionBatchTag, SessionMeta, SessionStatus } from './session-meta';
 
 export const INDEX_FILE = 'index.jsonl';
 const INDEX_VERSION = 1;
@@ -36,6 +36,8 @@ export interface SessionSummary {
   sample?: boolean;
   /** The desktop it ran on, as session.json records it (absent in sessions recorded before it was). */
   desktop?: RunDesktop;
+  /** The batch it is a row of (`mnemo batch`). */
+  batch?: SessionBatchTag;
   /** The shared store it is read from; absent: the data directory's own (never written to the index). */
   store?: string;
 }
@@ -61,13 +63,14 @@ export function summaryOf(meta: SessionMeta): SessionSummary {
     ...(meta.replayOf ? { replayOf: meta.replayOf } : {}),
     ...(meta.sample ? { sample: true } : {}),
     ...(meta.desktop ? { desktop: meta.desktop } : {}),
+    ...(meta.batch ? { batch: meta.batch } : {}),
   };
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function parseSummary(value: Record<string, unknown>): SessionSummary | null {
-  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample, desktop } = value;
+  const { id, task, status, startedAt, endedAt, steps, costUsd, model, family, bytes, replayOf, sample, desktop, batch } = value;
   if (typeof id !== 'string' || typeof task !== 'string' || typeof status !== 'string' || !isNumber(startedAt)) return null;
   if (!isNumber(steps) || !isNumber(costUsd) || (endedAt !== null && !isNumber(endedAt))) return null;
   return {
@@ -84,7 +87,12 @@ function parseSummary(value: Record<string, unknown>): SessionSummary | null {
     ...(typeof replayOf === 'string' ? { replayOf } : {}),
     ...(sample === true ? { sample: true } : {}),
     ...(desktop !== undefined && RunDesktopSchema.safeParse(desktop).success ? { desktop: desktop as RunDesktop } : {}),
+    ...(isBatchTag(batch) ? { batch: { id: batch.id, row: batch.row } } : {}),
   };
+}
+
+function isBatchTag(value: unknown): value is SessionBatchTag {
+  return typeof value === 'object' && value !== null && typeof (value as SessionBatchTag).id === 'string' && Number.isInteger((value as SessionBatchTag).row);
 }
 
 export type IndexRead =

@@ -35,6 +35,14 @@ export interface SessionMeta {
   bytes?: number;
   /** The desktop it ran on (a private one's size and apps, so a replay can start the same again). */
   desktop?: RunDesktop;
+  /** The batch this run is a row of (`mnemo batch`): its id and the row's number, from 1. */
+  batch?: SessionBatchTag;
+}
+
+/** A session's place in a batch. */
+export interface SessionBatchTag {
+  id: string;
+  row: number;
 }
 
 /** Sortable, unique, readable: `20261129-124501-3fa9c2`. */

@@ -164,6 +164,7 @@ function cleanMeta(value: Fields): SessionMeta {
   if (meta.replayOf !== undefined && typeof meta.replayOf !== 'string') delete meta.replayOf;
   if (meta.sample !== undefined && meta.sample !== true) delete meta.sample;
   if (meta.desktop !== undefined && !RunDesktopSchema.safeParse(meta.desktop).success) delete meta.desktop;
+  if (meta.batch !== undefined && !(isObject(meta.batch) && typeof meta.batch.id === 'string' && Number.isInteger(meta.batch.row))) delete meta.batch;
   return meta;
 }
 

@@ -10,6 +10,7 @@ import { StoreWriter } from '../../disk/store-writer';
 import { probeProvider, type ProviderProbe } from '../../model/provider-check';
 import type { ModelSettings } from '../../../shared/settings';
 import type { RunFlags } from '../../settings/settings';
+import type { SessionBatchTag } from '../../store/session-meta';
 import { TesseractReader } from '../../workflow/ocr';
 import { InRunWorkflows } from '../../workflow/in-run';
 import type { RunHandle } from './live-run';
@@ -39,6 +40,8 @@ export interface StartRequest {
   desktop?: DesktopRequest;
   /** Leave the private desktop running after the run (its DISPLAY is said in the log). */
   keepDesktop?: boolean;
+  /** The batch this run is a row of: recorded in its session. */
+  batch?: SessionBatchTag;
 }
 
 export interface AgentRunsDeps extends RecipeParts {
@@ -73,7 +76,7 @@ export class AgentRuns {
       kind: 'run',
       task: request.task,
       redaction,
-      session: { model: run.model.model, family: run.model.family },
+      session: { model: run.model.model, family: run.model.family, ...(request.batch ? { batch: request.batch } : {}) },
       display,
       desktop: desktops.specFor(request.desktop),
       keepDesktop: request.keepDesktop,

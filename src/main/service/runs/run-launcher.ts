@@ -33,6 +33,7 @@ import { RunLifecycle } from '../../run/lifecycle';
 import { PauseGate } from '../../run/pause-gate';
 import { Takeover } from '../../run/takeover';
 import { FileRunRecorder, sessionsRoot } from '../../store/run-recorder';
+import type { SessionBatchTag } from '../../store/session-meta';
 import { DisplayLock } from '../desktops/display-lock';
 import { LiveRun, type RunHandle } from './live-run';
 import type { OpenedDesktop, RunDesktops } from '../desktops/run-desktops';
@@ -76,7 +77,7 @@ export interface LaunchPlan<P extends Prepared> {
   /** The run's redaction policy: applied to its events, its record and its memory. */
   redaction: Redactor;
   /** What the session's record says it ran with. */
-  session: { model: string; family: string; replayOf?: string };
+  session: { model: string; family: string; replayOf?: string; batch?: SessionBatchTag };
   display?: number | undefined;
   /** A private desktop to start for it; absent or null: the user's display. */
   desktop?: PrivateDesktopSpec | null | undefined;

@@ -7,6 +7,7 @@ import type { DesktopRequest } from '../../../shared/desktop';
 import { untrustedReason } from '../../../shared/workflow';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { RunFlags } from '../../settings/settings';
+import type { SessionBatchTag } from '../../store/session-meta';
 import { TesseractReader } from '../../workflow/ocr';
 import { completeParamValues, fillText, secretParamNames, shownParamValues, workflowRunRedaction } from '../../workflow/params';
 import { WorkflowRunner } from '../../workflow/runner';
@@ -32,6 +33,8 @@ export interface WorkflowRunRequest {
   /** A private desktop for the run (size and apps default to the settings'); absent: the user's display. */
   desktop?: DesktopRequest;
   keepDesktop?: boolean;
+  /** The batch this run is a row of: recorded in its session. */
+  batch?: SessionBatchTag;
 }
 
 /** On a private desktop with apps, how long a workflow run's first step waits for its target to show. */
@@ -68,7 +71,7 @@ export class WorkflowRuns {
       task: fillText(workflow.description, shownParamValues(request.values, secretParamNames(workflow.params))),
       // The secret values are masked in every event and everything written, as the settings' secrets are.
       redaction: workflowRunRedaction(workflow.params, request.values, config.redaction(request.model)),
-      session: modelOfSession(model),
+      session: { ...modelOfSession(model), ...(request.batch ? { batch: request.batch } : {}) },
       display: request.display,
       desktop,
       keepDesktop: request.keepDesktop,

@@ -40,6 +40,7 @@ export function listItemOf(summary: SessionSummary): SessionListItem {
     ...(summary.sample ? { sample: true as const } : {}),
     ...(summary.store ? { store: summary.store } : {}),
     ...(summary.desktop ? { desktop: summary.desktop } : {}),
+    ...(summary.batch ? { batch: summary.batch } : {}),
   };
 }
 
@@ -88,6 +89,8 @@ export interface ShownSession {
   replayOf: string | null;
   /** The desktop it ran on, as session.json records it: the user's display, or a private one with its size and apps; null for a session recorded before that was kept. */
   desktop: RunDesktop | null;
+  /** The batch it is a row of (`mnemo batch`); absent when none. */
+  batch?: { id: string; row: number };
   /** The session folder: in the data directory, or the store cache's copy of a stored session. */
   directory: string;
   /** The shared session store it was read from (present only then). */
@@ -133,6 +136,7 @@ export function shownSession(session: SessionRecord): ShownSession {
     reason: meta.reason,
     replayOf: meta.replayOf ?? null,
     desktop: meta.desktop ?? null,
+    ...(meta.batch ? { batch: meta.batch } : {}),
     directory,
     ...(session.store ? { store: session.store } : {}),
     warnings: session.warnings.map((w) => ({ file: w.file ?? 'events.jsonl', line: w.line, message: w.message })),
