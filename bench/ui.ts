@@ -8,7 +8,8 @@
  *          its timeline rows and its step slider being there, in a freshly loaded page; the
  *          median of 5, and the time to move the slider to the middle step and see it.
  *
- * The run acts on a private Xvfb (:182) with the scripted OpenAI-compatible server as the model.
+ * The run acts on a private Xvfb (:182, or MNEMO_BENCH_UI_DISPLAY where several people bench at
+ * once) with the scripted OpenAI-compatible server as the model.
  * The last two lines are the figures: `ui bytes per step: N` and `open 2000-step session: X ms`.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -151,7 +152,7 @@ async function openLongSession(page: Page, url: string, task: string): Promise<{
   return { openMs, scrubMs: Date.now() - started };
 }
 
-const display = await startUiDisplay(':182');
+const display = await startUiDisplay(process.env.MNEMO_BENCH_UI_DISPLAY ?? ':182');
 const memoryModel = await startMemoryModelServer();
 let replies = 0;
 const model = await startScriptedServer({

@@ -180,6 +180,9 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** A session's events as the window asks for them (`sessions:events`). */
+export const AgentEventListSchema = z.array(AgentEventSchema);
+
 export type AgentEvent = z.output<typeof AgentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
 export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { mapLimit } from './map-limit';
 import { SESSION_FILE, SESSION_ID_PATTERN, sessionsRoot } from './paths';
 import { summaryOf, type SessionSummary } from './session-index';
-import { readSession, readSessionFolder, readSessionMeta, type SessionRead, type SessionRecord } from './session-reader';
+import { readSession, readSessionFolder, readSessionMeta, type EventsRead, type SessionRead, type SessionRecord } from './session-reader';
 import { matchesSearch, newestFirst, type SessionListing, type SessionStore, type StoreWarning } from './session-store';
 import { isReadFirst, isStorablePath } from './shared-store/stored-paths';
 import type { SharedStore, StoredFile } from './shared-store/types';
@@ -110,6 +110,13 @@ export class SessionLibrary {
     if (!lookup.ok) return { ok: false, message: lookup.message };
     if (!lookup.stored || !this.shared) return this.local.read(lookup.id);
     return this.readStored(lookup.id, options.whole === true);
+  }
+
+  /** Only the events of a session `resolve` found: a stored one is fetched as `read` fetches it. */
+  async readEvents(lookup: LibraryLookup & { ok: true }): Promise<EventsRead> {
+    if (!lookup.stored || !this.shared) return this.local.readEvents(lookup.id);
+    const read = await this.readStored(lookup.id, false);
+    return read.ok ? { ok: true, events: read.session.events } : read;
   }
 
   /**
