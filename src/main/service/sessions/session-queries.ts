@@ -16,7 +16,7 @@ import { AgentEventListSchema, type AgentEvent } from '../../../shared/events';
 import { offerSampleSession } from '../../store/sample-session';
 import { SESSION_ID_PATTERN } from '../../store/paths';
 import type { SessionRecord } from '../../store/session-reader';
-import { SessionLibrary, type FileRead, type LibraryListing, type LibraryLookup } from '../../store/session-library';
+import { SessionLibrary, type FileRead, type LibraryListing, type LibraryLookup, type SessionPlace } from '../../store/session-library';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
 import { SessionUploads } from '../../store/session-uploads';
 import { StoreCache } from '../../store/store-cache';
@@ -101,8 +101,18 @@ export class SessionQueries {
     return { ok: true, value: session };
   }
 
-  /** A file of a session read here (a screenshot, a raw reply): from its folder, or fetched from the store it came from. */
-  file(session: SessionRecord, path: string): Promise<FileRead> {
+  /** Where a session's files are (by id, unique prefix or `last`), without reading its record: each screenshot the window shows asks this. */
+  async place(ref: string): Promise<ServiceResult<SessionPlace>> {
+    await this.deps.config.dataDirReady();
+    const { library, problem } = this.library();
+    if (problem) return { ok: false, error: { kind: 'settings', message: problem } };
+    const lookup = await library.resolve(ref);
+    if (!lookup.ok) return { ok: false, error: { kind: lookupErrorKind(lookup.kind), message: lookup.message } };
+    return { ok: true, value: library.placeOf(lookup) };
+  }
+
+  /** A file of a session (a screenshot, a raw reply): from its folder, or fetched from the store it came from. */
+  file(session: SessionPlace, path: string): Promise<FileRead> {
     return this.library().library.file(session, path);
   }
 
