@@ -90,6 +90,9 @@ export interface RecorderStart {
   storeWriter?: StoreWriter;
 }
 
+/** How many of the latest screenshots are kept in memory (the model sees the last 3 again: memory/pruning.ts). */
+const RECENT_SCREENSHOTS = 4;
+
 interface EventBatch {
   text: string;
   events: AgentEvent[];
@@ -116,6 +119,12 @@ export class FileRunRecorder implements RunRecorder {
   private totals: RunTotals = NO_TOTALS;
   /** Screenshots queued but not yet on disk, by path. */
   private readonly unwritten = new Map<string, Buffer>();
+  /**
+   * The last few screenshots saved, by path, oldest first: the model is shown the last ones again
+   * every step, and reading them back from disk cost each step a dozen trips to the disk's
+   * thread pool, behind the step's fsyncs. A few, so a long run holds no more than a short one.
+   */
+  private readonly recent = new Map<string, Buffer>();
 
   private constructor(
     private readonly dataDir: string,
@@ -188,6 +197,12 @@ export class FileRunRecorder implements RunRecorder {
     const full = extras?.fullResolution;
     // Held until written, so the loop can read it back without waiting for the disk.
     this.unwritten.set(path, image);
+    this.recent.delete(path);
+    this.recent.set(path, image);
+    for (const oldest of this.recent.keys()) {
+      if (this.recent.size <= RECENT_SCREENSHOTS) break;
+      this.recent.delete(oldest);
+    }
     void this.enqueue(async () => {
       try {
         await this.writeFile(path, image);
@@ -200,7 +215,7 @@ export class FileRunRecorder implements RunRecorder {
   }
 
   async readScreenshot(ref: ScreenshotRef): Promise<Buffer> {
-    return this.unwritten.get(ref.path) ?? readFile(join(this.directory, ref.path));
+    return this.unwritten.get(ref.path) ?? this.recent.get(ref.path) ?? readFile(join(this.directory, ref.path));
   }
 
   get writtenSeq(): number {
