@@ -106,6 +106,9 @@ export class FileRunRecorder implements RunRecorder {
   private meta: SessionMeta;
   /** Files written since the last flush, open until they are synced. */
   private unsynced: FileHandle[] = [];
+  /** The sync under way, and the one that follows it for the flushes asked for meanwhile. */
+  private syncing: Promise<void> | null = null;
+  private syncNext: Promise<void> | null = null;
   private repliesReady = false;
   private bytes = 0;
   private closed = false;
@@ -264,7 +267,27 @@ export class FileRunRecorder implements RunRecorder {
     return this.batch.written;
   }
 
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
+    // One sync at a time: the loop asks at every step's end without waiting, and on a busy disk
+    // syncs piled up in the thread pool the step's own writes need. A flush asked for while one
+    // runs waits for it, then one more sync takes everything written since, for all who asked.
+    if (!this.syncing) return this.startSync();
+    this.syncNext ??= this.syncing.then(() => {
+      this.syncNext = null;
+      return this.startSync();
+    });
+    return this.syncNext;
+  }
+
+  private startSync(): Promise<void> {
+    const sync = this.syncWritten().finally(() => {
+      if (this.syncing === sync) this.syncing = null;
+    });
+    this.syncing = sync;
+    return sync;
+  }
+
+  private async syncWritten(): Promise<void> {
     await this.writes;
     const files = this.unsynced.splice(0);
     await this.guard(async () => {
