@@ -46,7 +46,7 @@ import {
   WorkflowsListSchema,
   WorkingMemorySchema,
 } from './app-api';
-import { AgentEventSchema, type AgentEvent } from './events';
+import { AgentEventListSchema, AgentEventSchema, type AgentEvent } from './events';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
 import { SessionIdSchema } from './session-id';
 import { ProposedParamSchema, ShownWorkflowSchema, WORKFLOW_FILE_MAX, WorkflowExportSchema, WorkflowNameSchema, WorkflowSummarySchema } from './workflow';
@@ -196,7 +196,7 @@ export const commands = {
   'replay:start': command(StartReplaySchema, StartedSchema, POST('/replays')),
   'sessions:list': command(z.object({ search: z.string().optional(), status: z.string().optional() }), z.array(SessionListItemSchema), GET('/sessions')),
   /** A session's events after `since` (all with 0); live ones then come on the event channel. */
-  'sessions:events': command(SessionRefSchema.extend({ since: z.number().int().nonnegative().default(0) }), z.array(AgentEventSchema), GET('/sessions/:id/events')),
+  'sessions:events': command(SessionRefSchema.extend({ since: z.number().int().nonnegative().default(0) }), AgentEventListSchema, GET('/sessions/:id/events')),
   'sessions:delete': command(SessionRefSchema, SessionRefSchema, DELETE('/sessions/:id')),
   /**
    * Saves the HTML report: in the app where the user chooses (a save dialog; null when they

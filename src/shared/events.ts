@@ -180,10 +180,25 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** A session's events as the window asks for them (`sessions:events`). */
+export const AgentEventListSchema = z.array(AgentEventSchema);
+
 export type AgentEvent = z.output<typeof AgentEventSchema>;
 export type AgentEventType = AgentEvent['type'];
 export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
 export const AGENT_EVENT_TYPES = AgentEventSchema.options.map((option) => option.shape.type.value) as AgentEventType[];
+
+/**
+ * Makes the event schema ready for its first long list: zod builds its lookup tables (the
+ * discriminated unions' maps, each schema's parser) at first use, which a freshly loaded window
+ * otherwise pays while it opens a 2,000-step session. Each kind of event is checked once as an
+ * empty shell with empty nested parts, which reaches every union and object; the results are
+ * dropped. Call it when nothing else waits (the window, at idle after it starts).
+ */
+export function prepareEventChecks(): void {
+  const nested = { change: { kind: '' }, action: { type: '' }, actions: [{ type: '' }], result: { ok: true }, screenshot: {}, frame: { bounds: {}, captured: {}, image: {} }, usage: {}, timings: {}, limits: {}, workflow: {}, decision: {} };
+  for (const type of AGENT_EVENT_TYPES) AgentEventListSchema.safeParse([{ type, ...nested }]);
+}
 
 /** An event as its producer writes it; the run id, the time and `seq` are added when it is emitted. */
 export type AgentEventInput = AgentEvent extends infer E ? (E extends unknown ? Omit<E, 'runId' | 'at' | 'seq'> : never) : never;

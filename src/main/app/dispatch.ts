@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { commands, err, isCommandName, ok, type Handlers, type Result } from '../../shared/contract';
+import { checkOnce } from '../../shared/checked-once';
 
 export type { Handler, Handlers } from '../../shared/contract';
 
@@ -42,7 +43,7 @@ export function createDispatcher(handlers: Handlers, isTrustedUrl: (url: string)
     }
     if (!answer.ok) return answer;
 
-    const response = spec.response.safeParse(answer.value);
+    const response = checkOnce(spec.response, answer.value);
     if (!response.success) return err('invalid_response', `${command}: ${z.prettifyError(response.error)}`);
     return ok(response.data);
   };

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { describeConfigIssues } from '../../shared/config';
 import { commandNames, commands, HTTP_STATUS_OF, type CommandName, type DownloadCommand, type Handler, type IpcError, type ParsedRequestOf, type Result } from '../../shared/contract';
 import { commandRequestOf, fillName, hasBody, literalCount, matchPath, pathFieldsOf, segmentsOf, wireNameOf, type HttpBinding, type HttpMethod, type PathValues } from '../../shared/http-binding';
+import { checkOnce } from '../../shared/checked-once';
 import { failure, json, type BodyRead, type Reply } from '../http/http-io';
 
 export interface ApiRequest {
@@ -97,7 +98,7 @@ function commandRoute<C extends CommandName>(name: C, handlers: HttpHandlers): R
         const name = fillName(binding.download, request.data as Record<string, unknown>);
         return { status: 200, body: file.body, contentType: file.contentType, headers: { 'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"` } };
       }
-      const response = spec.response.safeParse(answer.value);
+      const response = checkOnce(spec.response, answer.value);
       if (!response.success) return failed({ kind: 'invalid_response', message: `${name}: ${z.prettifyError(response.error)}` });
       return json(200, response.data);
     },

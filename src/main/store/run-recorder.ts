@@ -92,6 +92,9 @@ export interface RecorderStart {
   storeWriter?: StoreWriter;
 }
 
+/** How many of the latest screenshots are kept in memory (the model sees the last 3 again: memory/pruning.ts). */
+const RECENT_SCREENSHOTS = 4;
+
 interface EventBatch {
   text: string;
   events: AgentEvent[];
@@ -105,6 +108,9 @@ export class FileRunRecorder implements RunRecorder {
   private meta: SessionMeta;
   /** Files written since the last flush, open until they are synced. */
   private unsynced: FileHandle[] = [];
+  /** The sync under way, and the one that follows it for the flushes asked for meanwhile. */
+  private syncing: Promise<void> | null = null;
+  private syncNext: Promise<void> | null = null;
   private repliesReady = false;
   private bytes = 0;
   private closed = false;
@@ -118,6 +124,12 @@ export class FileRunRecorder implements RunRecorder {
   private totals: RunTotals = NO_TOTALS;
   /** Screenshots queued but not yet on disk, by path. */
   private readonly unwritten = new Map<string, Buffer>();
+  /**
+   * The last few screenshots saved, by path, oldest first: the model is shown the last ones again
+   * every step, and reading them back from disk cost each step a dozen trips to the disk's
+   * thread pool, behind the step's fsyncs. A few, so a long run holds no more than a short one.
+   */
+  private readonly recent = new Map<string, Buffer>();
 
   private constructor(
     private readonly dataDir: string,
@@ -191,6 +203,12 @@ export class FileRunRecorder implements RunRecorder {
     const full = extras?.fullResolution;
     // Held until written, so the loop can read it back without waiting for the disk.
     this.unwritten.set(path, image);
+    this.recent.delete(path);
+    this.recent.set(path, image);
+    for (const oldest of this.recent.keys()) {
+      if (this.recent.size <= RECENT_SCREENSHOTS) break;
+      this.recent.delete(oldest);
+    }
     void this.enqueue(async () => {
       try {
         await this.writeFile(path, image);
@@ -203,7 +221,7 @@ export class FileRunRecorder implements RunRecorder {
   }
 
   async readScreenshot(ref: ScreenshotRef): Promise<Buffer> {
-    return this.unwritten.get(ref.path) ?? readFile(join(this.directory, ref.path));
+    return this.unwritten.get(ref.path) ?? this.recent.get(ref.path) ?? readFile(join(this.directory, ref.path));
   }
 
   get writtenSeq(): number {
@@ -252,7 +270,27 @@ export class FileRunRecorder implements RunRecorder {
     return this.batch.written;
   }
 
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
+    // One sync at a time: the loop asks at every step's end without waiting, and on a busy disk
+    // syncs piled up in the thread pool the step's own writes need. A flush asked for while one
+    // runs waits for it, then one more sync takes everything written since, for all who asked.
+    if (!this.syncing) return this.startSync();
+    this.syncNext ??= this.syncing.then(() => {
+      this.syncNext = null;
+      return this.startSync();
+    });
+    return this.syncNext;
+  }
+
+  private startSync(): Promise<void> {
+    const sync = this.syncWritten().finally(() => {
+      if (this.syncing === sync) this.syncing = null;
+    });
+    this.syncing = sync;
+    return sync;
+  }
+
+  private async syncWritten(): Promise<void> {
     await this.writes;
     const files = this.unsynced.splice(0);
     await this.guard(async () => {

@@ -15,9 +15,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mapLimit } from './map-limit';
-import { SESSION_FILE, SESSION_ID_PATTERN, sessionsRoot } from './paths';
+import { SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
 import { summaryOf, type SessionSummary } from './session-index';
-import { readSession, readSessionFolder, readSessionMeta, type SessionRead, type SessionRecord } from './session-reader';
+import { readSession, readSessionFolder, readSessionMeta, type EventsRead, type SessionRead } from './session-reader';
 import { matchesSearch, newestFirst, type SessionListing, type SessionStore, type StoreWarning } from './session-store';
 import { isReadFirst, isStorablePath } from './shared-store/stored-paths';
 import type { SharedStore, StoredFile } from './shared-store/types';
@@ -35,6 +35,15 @@ export type LibraryLookup =
 export type LibraryRead = SessionRead & { interrupted?: boolean; warnings?: StoreWarning[] };
 
 export type FileRead = { ok: true; data: Buffer } | { ok: false; message: string };
+
+/** Where a session's files are: its folder (here, or its copy in the store cache) and the store it came from. */
+export interface SessionPlace {
+  /** Its id (a session record, read whole, is a place too). */
+  meta: { id: string };
+  directory: string;
+  /** The shared store it is read from; absent: the data directory's own. */
+  store?: string;
+}
 
 /** How many files of a stored session are fetched at once. */
 const FETCHES_AT_ONCE = 8;
@@ -112,6 +121,13 @@ export class SessionLibrary {
     return this.readStored(lookup.id, options.whole === true);
   }
 
+  /** Only the events of a session `resolve` found: a stored one is fetched as `read` fetches it. */
+  async readEvents(lookup: LibraryLookup & { ok: true }): Promise<EventsRead> {
+    if (!lookup.stored || !this.shared) return this.local.readEvents(lookup.id);
+    const read = await this.readStored(lookup.id, false);
+    return read.ok ? { ok: true, events: read.session.events } : read;
+  }
+
   /**
    * Reads the session `id` names exactly (no prefix, no `last`, nothing marked): here, else in the
    * store, fetched (`whole`: with its screenshots and replies).
@@ -134,8 +150,14 @@ export class SessionLibrary {
     return true;
   }
 
-  /** A file of a session read with `read` (`path` inside its folder): from its folder, else fetched from the store it came from. */
-  async file(session: Pick<SessionRecord, 'meta' | 'directory' | 'store'>, path: string): Promise<FileRead> {
+  /** Where the files of a session `resolve` found are, without reading it (a screenshot asks only this). */
+  placeOf(lookup: LibraryLookup & { ok: true }): SessionPlace {
+    if (!lookup.stored || !this.shared) return { meta: { id: lookup.id }, directory: sessionDirectory(this.local.dataDir, lookup.id) };
+    return { meta: { id: lookup.id }, directory: this.shared.cache.directory(lookup.id), store: this.shared.store.name };
+  }
+
+  /** A file of a session (`path` inside its folder): from its folder, else fetched from the store it came from. */
+  async file(session: SessionPlace, path: string): Promise<FileRead> {
     const missing: FileRead = { ok: false, message: `no file ${path} in session ${session.meta.id}` };
     if (!isStorablePath(path)) return missing;
     const here = await readFile(join(session.directory, path)).catch(() => null);

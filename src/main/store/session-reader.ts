@@ -19,7 +19,8 @@
 import { RunDesktopSchema } from '../../shared/desktop';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAgentEvent, type AgentEvent } from '../../shared/events';
+import { knownToFit } from '../../shared/checked-once';
+import { AgentEventListSchema, parseAgentEvent, type AgentEvent } from '../../shared/events';
 import { addToTotals, NO_TOTALS, totalsOf, type RunTotals } from '../../shared/run-totals';
 import { stepsOf, type StepView as SharedStepView } from '../../shared/steps';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
@@ -96,7 +97,8 @@ export function parseEventLines(text: string): { events: AgentEvent[]; warnings:
     lastSeq = parsed.event.seq;
     events.push(parsed.event);
   });
-  return { events, warnings };
+  // Each one made by the event schema: the front ends need not check the list again.
+  return { events: knownToFit(AgentEventListSchema, events), warnings };
 }
 
 /** The start time written in an id made by newSessionId, else null. */
@@ -279,6 +281,28 @@ async function fileExists(path: string): Promise<boolean> {
     (info) => info.isFile(),
     () => false,
   );
+}
+
+export type EventsRead = { ok: true; events: AgentEvent[] } | { ok: false; message: string };
+
+/**
+ * Only the events of the session folder `directory`: what the window asks for when it opens a
+ * session, so none of the rest (session.json, the steps' fold, a look at every screenshot) is paid
+ * for. Lines that do not read are skipped as `readSessionFolder` skips them; a missing or empty
+ * events.jsonl is a session without events.
+ */
+export async function readSessionEvents(directory: string, id: string, place: string): Promise<EventsRead> {
+  let text: string;
+  try {
+    text = await readFile(join(directory, EVENTS_FILE), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') return { ok: false, message: `session "${id}" cannot be read: ${(error as Error).message}` };
+    // No events yet, or no such session: the folder tells which.
+    const folder = await stat(directory).then((info) => info.isDirectory(), () => false);
+    return folder ? { ok: true, events: [] } : { ok: false, message: `no session "${id}" in ${place}` };
+  }
+  return { ok: true, events: parseEventLines(text).events };
 }
 
 /** Reads a session of a data directory by id; a missing session is a message, a damaged one reads with warnings. */

@@ -14,7 +14,7 @@ import { SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from
 import type { SessionMeta } from './session-meta';
 import { appendToIndex, INDEX_FILE, readIndex, rewriteIndex, summaryOf, type SessionSummary } from './session-index';
 import { totalsOf } from '../../shared/run-totals';
-import { readSession, readSessionMeta, type SessionRead } from './session-reader';
+import { readSession, readSessionEvents, readSessionMeta, type EventsRead, type SessionRead } from './session-reader';
 import type { RetentionPolicy } from './store-settings';
 import { mapLimit } from './map-limit';
 import { pendingUploadIds } from './pending-uploads';
@@ -160,6 +160,13 @@ export class SessionStore {
     if (checked.marked && checked.meta) await this.appendIndex([summaryOf(checked.meta)], warnings);
     const read = await readSession(this.dataDir, lookup.id);
     return { ...read, interrupted: checked.marked, warnings };
+  }
+
+  /** Only the events of one session (by id, prefix or `last`), for a window opening it. */
+  async readEvents(ref: string): Promise<EventsRead> {
+    const lookup = await this.resolve(ref);
+    if (!lookup.ok) return { ok: false, message: lookup.message };
+    return readSessionEvents(sessionDirectory(this.dataDir, lookup.id), lookup.id, sessionsRoot(this.dataDir));
   }
 
   /**

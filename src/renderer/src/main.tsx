@@ -5,6 +5,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { I18nextProvider } from 'react-i18next';
+import { prepareEventChecks } from '../../shared/events';
 import { chooseClient } from './api/choose-client';
 import { App } from './App';
 import { AppContext, type AppServices } from './app-context';
@@ -28,6 +29,11 @@ const services: AppServices = {
 // Every run from its first event, the one going on included: a window opened mid-run shows it all.
 client.subscribe(0, (event) => services.session.getState().receive(event));
 void services.session.getState().syncCurrentRun();
+
+// The event schema's lookup tables, built while the window waits for the user rather than when a
+// long session is opened and its events are checked.
+const whenIdle = (work: () => void) => ('requestIdleCallback' in window ? window.requestIdleCallback(work) : setTimeout(work, 0));
+whenIdle(prepareEventChecks);
 
 const widget = location.hash === '#widget';
 document.body.classList.toggle('widget-body', widget);

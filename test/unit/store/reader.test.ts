@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync, rmSync, readFileSync, writeFileSync, unlin
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseEventLines, readSession, type SessionRecord } from '../../../src/main/store/session-reader';
+import { parseEventLines, readSession, readSessionEvents, sessionDirectory, type SessionRecord } from '../../../src/main/store/session-reader';
 import { recordSession, STEP_COST, releaseOpenRecorders } from './helpers';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-reader-'));
@@ -46,6 +46,24 @@ describe('an intact session', () => {
     });
     expect(readFileSync(join(directory, second.screenshot!.path))).toEqual(Buffer.alloc(2000, 2));
     expect(JSON.parse(readFileSync(join(directory, second.replyFile!), 'utf8'))).toEqual({ role: 'assistant', step: 2 });
+  });
+});
+
+describe('only the events (what the window opens a session with)', () => {
+  it('reads the events the whole reading reads, corrupt lines skipped alike; no events file is no events; no folder is no session', async () => {
+    const { dataDir, id, events, eventsPath, directory } = await recorded({ steps: 3 });
+    const whole = await read(dataDir, id);
+    expect(await readSessionEvents(directory, id, dataDir)).toEqual({ ok: true, events });
+    const lines = readFileSync(eventsPath, 'utf8').split('\n');
+    lines[9] = `${lines[9]!.slice(0, 30)}garbage{{`;
+    writeFileSync(eventsPath, lines.join('\n'));
+    const damaged = await readSessionEvents(directory, id, dataDir);
+    expect(damaged).toEqual({ ok: true, events: (await read(dataDir, id)).events });
+    expect(damaged.ok && damaged.events.length).toBe(whole.events.length - 1);
+    unlinkSync(eventsPath);
+    expect(await readSessionEvents(directory, id, dataDir)).toEqual({ ok: true, events: [] });
+    const gone = sessionDirectory(dataDir, '20250101-000000-aaaaaa');
+    expect(await readSessionEvents(gone, '20250101-000000-aaaaaa', dataDir)).toEqual({ ok: false, message: `no session "20250101-000000-aaaaaa" in ${dataDir}` });
   });
 });
 

@@ -71,6 +71,19 @@ describe('FileRunRecorder', () => {
     expect(lines.map((line) => JSON.parse(line).message)).toEqual(Array.from({ length: 200 }, (_, i) => `n${i}`));
   });
 
+  it('the last screenshots read back from memory, the older ones from disk: a long run holds only a few', async () => {
+    const dataDir = mkdtempSync(join(scratch, 'data-'));
+    const recorder = await FileRunRecorder.create(dataDir, { task: 't', model: 'm', family: 'tools' });
+    const refs = Array.from({ length: 8 }, (_, i) => recorder.saveScreenshot(i + 1, Buffer.alloc(100, i + 1), 'image/jpeg', { width: 1, height: 1 }));
+    await recorder.flush();
+    for (const ref of refs) expect(readFileSync(join(recorder.directory, ref.path))).toEqual(Buffer.alloc(100, Number(ref.id.slice(-1))));
+    // Gone from disk: only what the recorder still holds reads back.
+    rmSync(join(recorder.directory, 'screenshots'), { recursive: true });
+    const back = await Promise.all(refs.map((ref) => recorder.readScreenshot(ref).then((data) => data[0], () => null)));
+    expect(back).toEqual([null, null, null, null, 5, 6, 7, 8]);
+    await recorder.close();
+  });
+
   it('a write that fails is a value (failure), never a rejection', async () => {
     const dataDir = mkdtempSync(join(scratch, 'data-'));
     const recorder = await FileRunRecorder.create(dataDir, { task: 't', model: 'm', family: 'tools' });

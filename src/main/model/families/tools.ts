@@ -90,9 +90,17 @@ const FIELD_DESCRIPTIONS = (image: ImageSize, frame?: CoordinateFrame): Record<s
 };
 
 /** JSON schema of one action, generated from the shared schema, coordinates described. */
+let actionSchemaJson: Readonly<Record<string, unknown>> | undefined;
+
 function actionJsonSchema(image: ImageSize, frame?: CoordinateFrame): Record<string, unknown> {
-  const generated = z.toJSONSchema(ActionSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete generated.$schema;
+  // Generated once: it is the same every step, and generating it cost more than the rest of a
+  // request. Each request gets its own copy to describe for its screenshot.
+  if (!actionSchemaJson) {
+    const made = z.toJSONSchema(ActionSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    delete made.$schema;
+    actionSchemaJson = made;
+  }
+  const generated = structuredClone(actionSchemaJson) as Record<string, unknown>;
   const descriptions = FIELD_DESCRIPTIONS(image, frame);
   const variants = (generated.oneOf ?? generated.anyOf) as Record<string, unknown>[] | undefined;
   for (const variant of variants ?? []) {

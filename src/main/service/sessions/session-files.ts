@@ -34,15 +34,16 @@ export class SessionFiles {
     const relative = parts.join('/');
     const contentType = FILE_TYPES[extname(relative).toLowerCase()];
     if (invalid || !contentType) return { ok: false, error: { kind: 'not_found', message: `no such file ${relative} in a session` } };
-    const read = await this.service.records.session(sessionId);
-    if (!read.ok) return read;
+    // Where the session is, not the session: its record (megabytes for a long run) is not read for each image.
+    const place = await this.service.records.place(sessionId);
+    if (!place.ok) return place;
     // From the session folder, or fetched from the shared store the session was read from.
-    const file = await this.service.records.file(read.value, relative);
+    const file = await this.service.records.file(place.value, relative);
     if (!file.ok) return { ok: false, error: { kind: 'not_found', message: file.message } };
     const data = file.data;
     if (!contentType.startsWith('image/') || !Number.isInteger(thumbnailWidth) || thumbnailWidth <= 0) return { ok: true, value: { data, contentType } };
     const width = Math.min(thumbnailWidth, MAX_THUMBNAIL);
-    const key = `${read.value.meta.id}/${relative}@${width}`;
+    const key = `${place.value.meta.id}/${relative}@${width}`;
     let thumbnail = this.thumbnails.get(key);
     if (!thumbnail) {
       thumbnail = await sharp(data).resize({ width }).jpeg({ quality: 70 }).toBuffer();

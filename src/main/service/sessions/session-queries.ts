@@ -11,11 +11,12 @@
  * Every query waits until the data directory has been made private (service-config.ts).
  */
 import { buildMemorySnapshot, type MemorySnapshot } from '../../../shared/memory';
-import type { AgentEvent } from '../../../shared/events';
+import { knownToFit } from '../../../shared/checked-once';
+import { AgentEventListSchema, type AgentEvent } from '../../../shared/events';
 import { offerSampleSession } from '../../store/sample-session';
 import { SESSION_ID_PATTERN } from '../../store/paths';
 import type { SessionRecord } from '../../store/session-reader';
-import { SessionLibrary, type FileRead, type LibraryListing } from '../../store/session-library';
+import { SessionLibrary, type FileRead, type LibraryListing, type LibraryLookup, type SessionPlace } from '../../store/session-library';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
 import { SessionUploads } from '../../store/session-uploads';
 import { StoreCache } from '../../store/store-cache';
@@ -29,6 +30,11 @@ export interface SessionQueriesDeps {
   runs: RunRegistry;
   now?: () => number;
   log: (message: string) => void;
+}
+
+/** The service's error kind for a session reference that found nothing. */
+function lookupErrorKind(kind: (LibraryLookup & { ok: false })['kind']): 'settings' | 'unavailable' | 'not_found' {
+  return kind === 'invalid' ? 'settings' : kind === 'store' ? 'unavailable' : 'not_found';
 }
 
 export type FoundSession = SessionRecord & { storeWarnings: StoreWarning[] };
@@ -78,7 +84,7 @@ export class SessionQueries {
     const { library, problem } = this.library();
     if (problem) return { ok: false, error: { kind: 'settings', message: problem } };
     const lookup = await library.resolve(ref);
-    if (!lookup.ok) return { ok: false, error: { kind: lookup.kind === 'invalid' ? 'settings' : lookup.kind === 'store' ? 'unavailable' : 'not_found', message: lookup.message } };
+    if (!lookup.ok) return { ok: false, error: { kind: lookupErrorKind(lookup.kind), message: lookup.message } };
     if (lookup.warning) this.deps.log(`warning: ${lookup.warning}`);
     const read = await library.read(lookup.id, options);
     if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
@@ -95,8 +101,18 @@ export class SessionQueries {
     return { ok: true, value: session };
   }
 
-  /** A file of a session read here (a screenshot, a raw reply): from its folder, or fetched from the store it came from. */
-  file(session: SessionRecord, path: string): Promise<FileRead> {
+  /** Where a session's files are (by id, unique prefix or `last`), without reading its record: each screenshot the window shows asks this. */
+  async place(ref: string): Promise<ServiceResult<SessionPlace>> {
+    await this.deps.config.dataDirReady();
+    const { library, problem } = this.library();
+    if (problem) return { ok: false, error: { kind: 'settings', message: problem } };
+    const lookup = await library.resolve(ref);
+    if (!lookup.ok) return { ok: false, error: { kind: lookupErrorKind(lookup.kind), message: lookup.message } };
+    return { ok: true, value: library.placeOf(lookup) };
+  }
+
+  /** A file of a session (a screenshot, a raw reply): from its folder, or fetched from the store it came from. */
+  file(session: SessionPlace, path: string): Promise<FileRead> {
     return this.library().library.file(session, path);
   }
 
@@ -117,17 +133,28 @@ export class SessionQueries {
       return;
     }
     await this.deps.config.dataDirReady();
-    const read = await this.library().library.read(sessionId);
+    const { library } = this.library();
+    const lookup = await library.resolve(sessionId);
+    if (!lookup.ok) return;
+    const read = await library.readEvents(lookup);
     if (!read.ok) return;
-    for (const event of read.session.events) if (event.seq > since) yield event;
+    for (const event of read.events) if (event.seq > since) yield event;
   }
 
   /** The events after `since` that exist now, without following: a live run adds the ones not yet written. */
   async eventsSoFar(sessionId: string, since = 0): Promise<ServiceResult<AgentEvent[]>> {
     const live = this.deps.runs.get(sessionId);
     if (live) return { ok: true, value: await live.eventsSoFar(since) };
-    const read = await this.session(sessionId);
-    return read.ok ? { ok: true, value: read.value.events.filter((event) => event.seq > since) } : read;
+    await this.deps.config.dataDirReady();
+    // Only the events: the window opening a long session waits for this answer.
+    const { library, problem } = this.library();
+    if (problem) return { ok: false, error: { kind: 'settings', message: problem } };
+    const lookup = await library.resolve(sessionId);
+    if (!lookup.ok) return { ok: false, error: { kind: lookupErrorKind(lookup.kind), message: lookup.message } };
+    const read = await library.readEvents(lookup);
+    if (!read.ok) return { ok: false, error: { kind: 'not_found', message: read.message } };
+    // Some of a list the reader checked is checked too.
+    return { ok: true, value: since > 0 ? knownToFit(AgentEventListSchema, read.events.filter((event) => event.seq > since)) : read.events };
   }
 
   /** The memory at the end of a session (or now, for a live one): layers, pruning, blackboard, conversation. */
