@@ -24,6 +24,7 @@ import { registerFactsCommand } from './program/facts';
 import { registerWorkflowCommand } from './program/workflow';
 import { registerTeachCommand } from './program/teach';
 import { registerMcpCommand } from './program/mcp';
+import { registerElementsCommand } from './program/elements';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -36,6 +37,7 @@ function buildProgram(): Command {
     .enablePositionalOptions();
   registerDisplaysCommand(program);
   registerScreenshotCommand(program);
+  registerElementsCommand(program);
   registerActCommand(program);
   registerRunCommand(program);
   registerParseCommand(program);
