@@ -131,6 +131,14 @@ describe.each([
       expect(secret).not.toHaveProperty('value');
       expect(JSON.stringify(snapshot)).not.toContain('hunter2');
 
+      // A walk of the tree finds what the Collection query found; past its budget a snapshot is cut and says so.
+      const interactive = (taken: ElementSnapshot) => taken.elements.filter((element) => element.interactive).map((element) => `${element.role}:${element.name}@${element.bounds.x},${element.bounds.y}`);
+      const walked = await reader.reader.snapshot({ method: 'walk' });
+      if (!walked.ok) throw new Error(walked.message);
+      expect(walked.snapshot.method).toBe('walk');
+      expect(interactive(walked.snapshot)).toEqual(interactive(snapshot));
+      expect(await reader.reader.snapshot({ method: 'walk', budgetMs: 0 })).toMatchObject({ ok: true, snapshot: { truncated: { reason: 'time', limit: 0 } } });
+
       // The command: the snapshot with boxes on the model image (1280 wide at most, as a screenshot).
       const printed = await runMnemo(['elements', '--json'], { env: desktop.env });
       expect(printed.stderr).toBe('');

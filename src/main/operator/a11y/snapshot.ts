@@ -27,6 +27,8 @@ export interface SnapshotOptions {
   budgetMs?: number;
   /** The most elements it holds (default 500). */
   maxElements?: number;
+  /** `auto` (default): Collection where the window has it, else a walk; `walk`: always walk (to compare, and for tests). */
+  method?: 'auto' | 'walk';
 }
 
 export const DEFAULT_SNAPSHOT_BUDGET_MS = 2000;
@@ -42,6 +44,7 @@ const MAX_VALUE_CHARS = 500;
 const NUMERIC_ROLES = new Set(['slider', 'spin button', 'progress bar', 'scroll bar', 'dial', 'level bar']);
 
 const PATH_PREFIX = '/org/a11y/atspi/accessible/';
+const COLLECTION_INTERFACE = 'org.a11y.atspi.Collection';
 
 /** A ref names an object by its application and path: `:1.42/137` (the usual path shortened). */
 export function refOf(address: ObjectAddress): string {
@@ -71,6 +74,8 @@ interface Described {
 
 interface FoundWindow extends SnapshotWindow {
   address: ObjectAddress;
+  /** Its application answers Collection queries (GTK and Chromium do; some toolkits do not). */
+  collection: boolean;
 }
 
 class Deadline {
@@ -106,11 +111,15 @@ export class ElementReader {
     if (!found.ok) return found;
     const window = found.window;
 
-    let method: ElementSnapshot['method'] = 'collection';
+    const method: ElementSnapshot['method'] = options.method !== 'walk' && window.collection ? 'collection' : 'walk';
     let cut: ElementSnapshot['truncated'];
-    let candidates = await this.client.matches(window.address, { states: [State.showing] }, MAX_CANDIDATES, deadline.remainingMs);
-    if (candidates === undefined) {
-      method = 'walk';
+    let candidates: ObjectAddress[];
+    if (method === 'collection') {
+      // No answer within the budget: cut, with nothing (a walk would take longer still).
+      const matched = await this.client.matches(window.address, { states: [State.showing] }, MAX_CANDIDATES, deadline.remainingMs);
+      if (matched === undefined) cut = { reason: 'time', limit: budgetMs };
+      candidates = matched ?? [];
+    } else {
       const walked = await this.walk(window.address, deadline);
       candidates = walked.addresses;
       if (walked.cut) cut = { reason: 'time', limit: budgetMs };
@@ -146,8 +155,9 @@ export class ElementReader {
         interactive: isInteractive(item.role, item.states),
       };
     });
-    const { address: _address, ...windowInfo } = window;
+    const { address: _address, collection: _collection, ...windowInfo } = window;
     void _address;
+    void _collection;
     return {
       ok: true,
       snapshot: {
@@ -221,13 +231,13 @@ export class ElementReader {
       const what = showing.length === 0 ? 'no application window shows' : `${showing.length} windows show and none is active or holds the focus`;
       return { ok: false, kind: 'no_window', message: `no active window on display ${this.display} in the accessibility tree (${apps.length} applications): ${what}` };
     }
-    const [described] = await this.describeAll([chosen]);
-    const appName = (await this.client.name({ app: chosen.app, path: REGISTRY.path })) ?? '';
+    const [[described], appName, interfaces] = await Promise.all([this.describeAll([chosen]), this.client.name({ app: chosen.app, path: REGISTRY.path }), this.client.interfaces(chosen)]);
     return {
       ok: true,
       window: {
         address: chosen,
-        app: appName,
+        collection: interfaces?.includes(COLLECTION_INTERFACE) ?? false,
+        app: appName ?? '',
         role: described?.role ?? 'window',
         name: described?.name ?? '',
         bounds: described?.bounds ?? { x: 0, y: 0, width: 0, height: 0 },
