@@ -32,7 +32,10 @@ const CANONICAL_ORDER = 1;
 const MATCH_ALL = 1;
 const MATCH_ANY = 2;
 
-/** A Collection match rule: states every match has, roles one of which it has (none: any role). */
+/**
+ * A Collection match rule: states every match has, roles one of which it has (none: any role).
+ * (Never "none of these roles": at-spi2's match of that is off by one, found by trying.)
+ */
 export interface MatchRule {
   states: readonly number[];
   roles?: readonly number[];

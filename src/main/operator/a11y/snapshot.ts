@@ -132,7 +132,8 @@ export class ElementReader {
         cut = { reason: 'time', limit: budgetMs };
         break;
       }
-      described.push(...(await this.describeAll(candidates.slice(start, start + BATCH))));
+      // Containers are never kept: their role alone is asked (describing costs three calls more).
+      described.push(...(await this.describeAll(candidates.slice(start, start + BATCH), (role) => !CONTAINER_ROLES.has(role))));
     }
 
     const kept = inReadingOrder(described.filter((item) => keep(item, window.bounds)));
@@ -278,27 +279,33 @@ export class ElementReader {
     }
   }
 
-  private async describeAll(addresses: readonly ObjectAddress[]): Promise<Described[]> {
-    const answers = await Promise.all(
-      addresses.map(async (address) => {
-        const [role, states, name, bounds] = await Promise.all([this.client.role(address), this.client.states(address), this.client.name(address), this.client.extents(address)]);
-        return { address, role, states, name, bounds };
-      }),
-    );
+  /** Role, states, name and box of each object, those whose role `wanted` refuses left out after their role. */
+  private async describeAll(addresses: readonly ObjectAddress[], wanted: (role: string) => boolean = () => true): Promise<Described[]> {
+    const roles = await Promise.all(addresses.map((address) => this.client.role(address)));
     // Role names, learnt once per role number from the first object that has it.
     const unknown = new Map<number, ObjectAddress>();
-    for (const answer of answers) if (answer.role !== undefined && !this.roleNames.has(answer.role) && !unknown.has(answer.role)) unknown.set(answer.role, answer.address);
+    roles.forEach((role, index) => {
+      if (role !== undefined && !this.roleNames.has(role) && !unknown.has(role)) unknown.set(role, addresses[index] as ObjectAddress);
+    });
     await Promise.all(
       [...unknown].map(async ([role, address]) => {
         const name = await this.client.roleName(address);
         if (name !== undefined) this.roleNames.set(role, name);
       }),
     );
+    const chosen = addresses.flatMap((address, index) => {
+      const number = roles[index];
+      if (number === undefined) return [];
+      const role = this.roleNames.get(number) ?? `role ${number}`;
+      return wanted(role) ? [{ address, role }] : [];
+    });
+    const answers = await Promise.all(chosen.map(({ address }) => Promise.all([this.client.states(address), this.client.name(address), this.client.extents(address)])));
     const described: Described[] = [];
-    for (const answer of answers) {
-      if (answer.role === undefined || answer.states === undefined || answer.bounds === undefined) continue;
-      described.push({ address: answer.address, role: this.roleNames.get(answer.role) ?? `role ${answer.role}`, states: answer.states, name: answer.name ?? '', bounds: answer.bounds });
-    }
+    chosen.forEach(({ address, role }, index) => {
+      const [states, name, bounds] = answers[index] ?? [];
+      if (states === undefined || bounds === undefined) return;
+      described.push({ address, role, states, name: name ?? '', bounds });
+    });
     return described;
   }
 
