@@ -107,7 +107,14 @@ export class ElementReader {
     const started = this.now();
     const budgetMs = options.budgetMs ?? DEFAULT_SNAPSHOT_BUDGET_MS;
     const deadline = new Deadline(started + budgetMs, this.now);
-    const found = await this.activeWindow();
+    // Bounded too (applications that hang cost each call its time limit): within the budget, or
+    // the default one when the budget is shorter, so a short budget cuts the elements, not the window.
+    const windowLimitMs = Math.max(budgetMs, DEFAULT_SNAPSHOT_BUDGET_MS);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<{ ok: false; kind: 'failed'; message: string }>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, kind: 'failed', message: `the accessibility tree of display ${this.display} did not name its active window within ${windowLimitMs} ms (an application not answering?)` }), windowLimitMs);
+    });
+    const found = await Promise.race([this.activeWindow(), late]).finally(() => clearTimeout(timer));
     if (!found.ok) return found;
     const window = found.window;
 
