@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Element, ElementSnapshot } from '../../src/shared/elements';
+import { ElementSnapshotSchema, type Element, type ElementSnapshot } from '../../src/shared/elements';
 import type { Rect } from '../../src/shared/frame';
 import { findElements } from '../../src/main/operator/a11y/element-query';
 import { openElementReader, type OpenReader } from '../../src/main/operator/a11y/open-reader';
@@ -154,7 +154,8 @@ describe.each([
       const printed = await runMnemo(['elements', '--json'], { env: desktop.env });
       expect(printed.stderr).toBe('');
       expect(printed.code).toBe(0);
-      const fromCli = JSON.parse(printed.stdout) as ElementSnapshot;
+      // The printed snapshot is the shared contract's shape.
+      const fromCli = ElementSnapshotSchema.parse(JSON.parse(printed.stdout));
       expect(fromCli.frame?.image).toMatchObject(image);
       expect(fromCli.frame?.bounds).toEqual({ x: 0, y: 0, width, height });
       const submitted = one(fromCli, 'push button:Submit');
