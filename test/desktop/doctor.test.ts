@@ -42,7 +42,7 @@ describe('mnemo doctor', () => {
   it('on the test display: every check, capture and input work, the provider answers with an image', async () => {
     const run = await doctor({ DISPLAY: display }, ['--base-url', model.url, '--model', 'vision', '--family', 'tools']);
     expect(run.signal).toBeNull();
-    expect(run.checks.map((check) => check.check)).toEqual(['display', 'capture', 'input', 'fallback capture', 'clipboard', 'electron', 'data directory', 'key store', 'provider']);
+    expect(run.checks.map((check) => check.check)).toEqual(['display', 'capture', 'input', 'fallback capture', 'clipboard', 'accessibility', 'electron', 'data directory', 'key store', 'provider']);
     expect(run.byName.get('display')).toMatchObject({ status: 'ok', detail: `DISPLAY=${display} answers` });
     expect(run.byName.get('capture')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^grabbed 1280x800 in \d+ ms/) });
     expect(run.byName.get('input')).toMatchObject({ status: 'ok' });

@@ -25,6 +25,7 @@ import { registerWorkflowCommand } from './program/workflow';
 import { registerTeachCommand } from './program/teach';
 import { registerMcpCommand } from './program/mcp';
 import { registerBatchCommand } from './program/batch';
+import { registerElementsCommand } from './program/elements';
 
 function buildProgram(): Command {
   const program = new Command('mnemo')
@@ -37,6 +38,7 @@ function buildProgram(): Command {
     .enablePositionalOptions();
   registerDisplaysCommand(program);
   registerScreenshotCommand(program);
+  registerElementsCommand(program);
   registerActCommand(program);
   registerRunCommand(program);
   registerParseCommand(program);

@@ -3,7 +3,7 @@ import type { DoctorOptions } from '../commands/doctor';
 import { addSettingsOptions } from '../options';
 
 export function registerDoctorCommand(program: Command): void {
-  addSettingsOptions(program.command('doctor').description('Check everything a run needs: display, capture, input, clipboard, Electron, the data directory, the key store, the provider'), 'the provider to check: ')
+  addSettingsOptions(program.command('doctor').description('Check everything a run needs: display, capture, input, clipboard, the accessibility bus, Electron, the data directory, the key store, the provider'), 'the provider to check: ')
     .option('--json', 'print [{"check", "status": "ok"|"warn"|"fail", "detail", "fix"}]')
     .action(async (options: DoctorOptions) => (await import('../commands/doctor')).doctorCommand(options));
 }

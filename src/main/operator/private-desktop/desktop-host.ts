@@ -8,19 +8,22 @@
  * Everything started is written down under the data directory (records.ts) before it can
  * outlive us, and the host stops the leftovers of dead Mnemo processes before its first start.
  */
-import { openSync } from 'node:fs';
+import { existsSync, openSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { open } from 'node:fs/promises';
+import { mkdtemp, open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Size } from '../../../shared/frame';
 import { formatDesktopSize } from '../../../shared/desktop-size';
 import { makePrivateDir, openPrivate, PRIVATE_FILE_MODE } from '../../disk/files';
 import { currentWriter } from '../../disk/process-identity';
 import { X11Connection } from '../x11/connection';
-import { topLevelWindows } from '../x11/windows';
+import { rootTextProperty, topLevelWindows } from '../x11/windows';
+import { busEnvironment, findBusPrograms, prepareBuses } from './accessibility-bus';
 import { launch, waitForNewWindow, waitForWindowManager } from './apps';
 import { describeProcess, findOnPath, type StartedProcess } from './processes';
 import { desktopsDir, logPath, reapLeftovers, removeDesktopFiles, stopRecorded, writeRecord, type DesktopRecord } from './records';
+import { withRendererAccessibility } from './renderer-accessibility';
 import { startXvfb, type XvfbFiles } from './xvfb';
 
 export interface DesktopHostOptions {
@@ -37,6 +40,11 @@ export interface DesktopHostOptions {
   env?: NodeJS.ProcessEnv;
   /** The X server program. Default Xvfb. */
   xvfb?: string;
+  /**
+   * A session bus and an accessibility bus of the desktop's own, started before its apps, so its
+   * elements can be read (default true; without dbus-daemon and at-spi2-core, a note and pixels only).
+   */
+  accessibility?: boolean;
 }
 
 /** How desktops start, per start where given (the settings as they are now), else the host's. */
@@ -53,12 +61,15 @@ export type DesktopStart = { ok: true; desktop: PrivateDesktop } | { ok: false; 
 export const DEFAULT_FIRST_DISPLAY = 200;
 const NUMBERS_TRIED = 100;
 const WINDOW_MANAGER_WAIT_MS = 5000;
+/** How long the desktop's buses may take to come up (a busy machine). */
+const BUS_WAIT_MS = 15_000;
 
 /**
  * What points a program at the user's session: gone from a private desktop's environment, so
- * GTK, Qt, Firefox and Chromium open their windows on the private display, never on Wayland.
+ * GTK, Qt, Firefox and Chromium open their windows on the private display, never on Wayland, and
+ * join the desktop's accessibility bus, never the user's (nor none: NO_AT_BRIDGE).
  */
-const USER_SESSION_VARIABLES = ['WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'XAUTHORITY'];
+const USER_SESSION_VARIABLES = ['WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'XAUTHORITY', 'AT_SPI_BUS_ADDRESS', 'NO_AT_BRIDGE'];
 
 export function desktopEnvironment(base: NodeJS.ProcessEnv, display: string, xauthority: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
@@ -126,7 +137,10 @@ export class DesktopHost {
       } else if (options.windowManager === undefined) {
         notes.push('no window manager is installed (openbox, for example): app windows have no frames and cannot be moved');
       }
-      for (const command of spec.apps) {
+      const readable = options.accessibility === false ? false : await this.startBuses(record, env, number, connection.value);
+      if (typeof readable === 'string') notes.push(readable);
+      for (const asked of spec.apps) {
+        const command = readable === true ? withRendererAccessibility(asked) : asked;
         if (spec.signal?.aborted) return fail('stopped while it was starting');
         const before = new Set(await topLevelWindows(connection.value));
         const log = `app-${record.processes.filter((started) => started.role === 'app').length + 1}`;
@@ -146,6 +160,31 @@ export class DesktopHost {
     } finally {
       connection.value.close();
     }
+  }
+
+  /**
+   * The desktop's session bus, then its accessibility bus (accessibility-bus.ts), each waited for;
+   * `env` then points at them. True when both are up; otherwise why not, as a note (the desktop
+   * still works, from pixels).
+   */
+  private async startBuses(record: DesktopRecord, env: NodeJS.ProcessEnv, number: number, connection: X11Connection): Promise<true | string> {
+    const programs = findBusPrograms(env);
+    if (!programs.ok) return programs.message;
+    const runtimeDir = await mkdtemp(join(tmpdir(), `mnemo-desktop-${number}-`));
+    record.runtimeDir = runtimeDir;
+    await writeRecord(this.dir, record);
+    const prepared = await prepareBuses(runtimeDir, programs.programs);
+    const unreadable = (why: string) => `the desktop has no accessibility bus (elements cannot be read there, only pixels): ${why}`;
+    const session = await this.startProgram(record, 'bus', prepared.sessionBusCommand, env, number, 'buses');
+    if (!session.ok) return unreadable(session.message);
+    if (!(await pollUntil(async () => existsSync(prepared.socket), session.exited, BUS_WAIT_MS))) return unreadable(`its session bus (dbus-daemon) did not listen within ${BUS_WAIT_MS / 1000} s`);
+    Object.assign(env, busEnvironment(prepared.address, runtimeDir));
+    const launcher = await this.startProgram(record, 'bus', prepared.launcherCommand, env, number, 'buses');
+    if (!launcher.ok) return unreadable(launcher.message);
+    // at-spi-bus-launcher names its bus on the display's root window once the bus listens.
+    const announced = async () => ((await rootTextProperty(connection, 'AT_SPI_BUS').catch(() => undefined)) ?? '') !== '';
+    if (!(await pollUntil(announced, launcher.exited, BUS_WAIT_MS))) return unreadable(`at-spi-bus-launcher did not start the accessibility bus within ${BUS_WAIT_MS / 1000} s`);
+    return true;
   }
 
   private async startProgram(record: DesktopRecord, role: StartedProcess['role'], command: string, env: NodeJS.ProcessEnv, number: number, log = 'server') {
@@ -200,6 +239,20 @@ export class DesktopHost {
       abandon: (number) => removeDesktopFiles(this.dir, number),
     };
   }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until the condition holds (true), the program exits or the time is up (false). */
+async function pollUntil(condition: () => Promise<boolean>, exited: Promise<string>, timeoutMs: number): Promise<boolean> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !gone) {
+    if (await condition()) return true;
+    await sleep(50);
+  }
+  return condition();
 }
 
 /** The start settings a spec gives (undefined ones leave the host's). */

@@ -10,7 +10,8 @@ import { processStartTicks } from '../../disk/process-identity';
 
 /** One process a desktop started, as its record keeps it. */
 export interface StartedProcess {
-  role: 'xvfb' | 'window-manager' | 'app';
+  /** `bus`: the desktop's D-Bus session bus and its accessibility bus launcher. */
+  role: 'xvfb' | 'window-manager' | 'bus' | 'app';
   pid: number;
   /** Linux start time: a pid reused by another process is never signalled. */
   startTicks?: number;

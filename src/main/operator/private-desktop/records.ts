@@ -23,6 +23,8 @@ export interface DesktopRecord {
   xauthority: string;
   processes: StartedProcess[];
   startedAt: number;
+  /** The desktop's XDG_RUNTIME_DIR (its buses' sockets), made outside the data directory so socket paths stay short. */
+  runtimeDir?: string;
 }
 
 export function desktopsDir(dataDir: string): string {
@@ -88,13 +90,14 @@ const STOP_GRACE_MS = 2000;
 
 /** Stops everything a record names (apps first, the X server last), then the stragglers, and removes its files. */
 export async function stopRecorded(dir: string, record: DesktopRecord): Promise<void> {
-  const order: Array<StartedProcess['role']> = ['app', 'window-manager', 'xvfb'];
+  const order: Array<StartedProcess['role']> = ['app', 'window-manager', 'bus', 'xvfb'];
   for (const role of order) {
     await Promise.all(record.processes.filter((started) => started.role === role).map((started) => stopGroup(started, STOP_GRACE_MS)));
   }
   await killStragglers(`XAUTHORITY=${record.xauthority}`);
   await removeServerFiles(record);
   await rm(record.xauthority, { force: true });
+  if (record.runtimeDir) await rm(record.runtimeDir, { recursive: true, force: true });
   await removeDesktopFiles(dir, record.number);
 }
 

@@ -60,3 +60,20 @@ export async function windowManagerRunning(connection: X11Connection): Promise<b
   const reply = await connection.request(packRequest(GET_PROPERTY, 0, body));
   return reply.readUInt32LE(16) > 0;
 }
+
+/** A text property of the root window (e.g. at-spi's `AT_SPI_BUS`), or undefined when it is not set. */
+export async function rootTextProperty(connection: X11Connection, name: string): Promise<string | undefined> {
+  const atom = await internAtom(connection, name);
+  if (atom === 0) return undefined;
+  const body = Buffer.alloc(20);
+  body.writeUInt32LE(rootOf(connection), 0);
+  body.writeUInt32LE(atom, 4);
+  body.writeUInt32LE(0, 8); // any type
+  body.writeUInt32LE(0, 12);
+  body.writeUInt32LE(4096, 16); // in 4-byte units: far more than a bus address
+  const reply = await connection.request(packRequest(GET_PROPERTY, 0, body));
+  const format = reply.readUInt8(1);
+  const length = reply.readUInt32LE(16);
+  if (format !== 8 || length === 0) return undefined;
+  return reply.subarray(32, 32 + length).toString('utf8');
+}

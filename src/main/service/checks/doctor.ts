@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { MODEL_FAMILIES, type ModelSettings } from '../../../shared/settings';
 import { checkModel, probeProvider } from '../../model/provider-check';
+import type { AccessibilityProbe } from '../../operator/a11y/open-reader';
 import { screenFrame } from '../../operator/geometry';
 import type { IsolatedOperator, IsolatedOperatorLoad } from '../../operator/isolated-operator';
 import type { KeyStoreStatus } from '../../settings/key-store';
@@ -37,6 +38,8 @@ export interface DoctorDeps {
   packageRoot: string;
   /** Where an API key saved in Settings is kept (the OS keychain, or config.json and why); absent, no line. */
   keyStore?: KeyStoreStatus;
+  /** Whether the display has an accessibility bus that answers (default: asked on the display in `env`). */
+  probeAccessibility?: (env: NodeJS.ProcessEnv) => Promise<AccessibilityProbe>;
   /** Free space below this is a warning (bytes). Default 200 MB. */
   minFreeBytes?: number;
   now?: () => number;
@@ -108,6 +111,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
         ? ok('clipboard', `${clipboard} types what no key produces (accents, CJK, emoji)`)
         : warn('clipboard', 'neither xsel nor xclip is installed: text with characters no key produces cannot be typed', 'apt install xsel'),
     );
+    if (operator) checks.push(await accessibilityCheck(deps));
   }
   if (deps.platform === 'darwin') {
     checks.push(warn('macOS permissions', 'Screen Recording and Accessibility must be allowed for the app (or the terminal running mnemo)', 'System Settings → Privacy & Security → Screen Recording and Accessibility: turn on Mnemo (or your terminal)'));
@@ -118,6 +122,18 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
   if (deps.keyStore) checks.push({ check: 'key store', ...deps.keyStore });
   checks.push(await providerCheck(deps.model, now));
   return checks;
+}
+
+/**
+ * Elements (the accessibility tree) on the user's display: Mnemo uses the bus that is there and
+ * never starts one; without it, a run works from pixels alone, and the fix says how to have one.
+ */
+async function accessibilityCheck(deps: DoctorDeps): Promise<DoctorCheck> {
+  const probe = deps.probeAccessibility ?? (async (env: NodeJS.ProcessEnv) => (await import('../../operator/a11y/open-reader')).probeAccessibility(env));
+  const probed = await probe(deps.env);
+  if (!probed.ok) return warn('accessibility', probed.message, probed.fix);
+  if (probed.disabled) return warn('accessibility', probed.detail, 'turn on assistive technologies (GNOME: `gsettings set org.gnome.desktop.interface toolkit-accessibility true`), then start the apps again');
+  return ok('accessibility', `${probed.detail}: elements can be read`);
 }
 
 /**

@@ -1,0 +1,115 @@
+/**
+ * npm run bench:elements — what reading the elements costs beside seeing the screen.
+ *   For a form page and a 5,000-node page, each in kiosk Chromium on a private desktop of its own
+ *   (1280x800, its own session and accessibility buses):
+ *   (a) one screen capture as a step makes it (observe: grab → JPEG 1280 wide, through the
+ *       operator host the CLI uses);
+ *   (b) a snapshot of the active window (Collection query);
+ *   (c) the same snapshot by walking the tree (what an app without Collection costs).
+ * Prints medians and the ratios b/a and c/a (target for the form page: b/a ≤ 1, a snapshot costs at
+ * most one capture). Prompt tokens per step for the model aid (off / list / marks) come with the
+ * aid itself (issue 30, item 3).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { openElementReader } from '../src/main/operator/a11y/open-reader';
+import { createIsolatedOperator } from '../src/main/operator/isolated-operator';
+import { DesktopHost } from '../src/main/operator/private-desktop/desktop-host';
+import { fmt, median, timeRunsInTurn } from './lib/stats';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const FIRST_DISPLAY = Number(process.env.MNEMO_BENCH_PRIVATE_DISPLAY ?? 230);
+const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic', '--kiosk', '--test-type'];
+
+const FORM = readFileSync(new URL('../test/fixtures/elements/form.html', import.meta.url));
+
+/** 1,000 rows of five elements each (a row, its label, a box, a button, a link): 5,000 nodes. */
+function bigPage(): string {
+  const rows: string[] = [];
+  for (let row = 1; row <= 1000; row++) {
+    rows.push(`<div class="row"><span>Item ${row}</span> <input type="checkbox" aria-label="Pick ${row}"> <button>Open ${row}</button> <a href="#r${row}">Details ${row}</a></div>`);
+  }
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Big page</title><style>body{margin:0;font:14px sans-serif}.row{height:22px}</style></head><body>${rows.join('')}</body></html>`;
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'mnemo-bench-elements-'));
+const server = createServer((request, response) => {
+  if (request.method === 'POST') {
+    request.resume();
+    response.writeHead(204).end();
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(request.url === '/big' ? bigPage() : FORM);
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const env = { ...process.env };
+delete env.DBUS_SESSION_BUS_ADDRESS;
+delete env.AT_SPI_BUS_ADDRESS;
+const host = new DesktopHost({ dataDir: join(scratch, 'data'), firstDisplay: FIRST_DISPLAY, env });
+
+async function measure(label: string, path: string, ready: (names: string[]) => boolean): Promise<void> {
+  const profile = mkdtempSync(join(scratch, 'profile-'));
+  const started = await host.start({ size: { width: 1280, height: 800 }, apps: [['chromium', ...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, `${origin}${path}`].join(' ')] });
+  if (!started.ok) throw new Error(started.message);
+  const desktop = started.desktop;
+  const opening = await openElementReader(desktop.env);
+  if (!opening.ok) throw new Error(opening.message);
+  const reader = opening.opened.reader;
+  const operator = await createIsolatedOperator({}, desktop.env);
+  if (!operator.ok) throw new Error(operator.message);
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const taken = await reader.snapshot();
+      if (taken.ok && ready(taken.snapshot.elements.map((element) => element.name))) break;
+      if (Date.now() > deadline) throw new Error(`${label}: the page never showed in the tree`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    let shown = 0;
+    let walkedCount = 0;
+    const [capture = [], collection = [], walk = []] = await timeRunsInTurn(RUNS, [
+      async () => {
+        const observed = await operator.operator.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
+        if (!observed.ok) throw new Error(observed.message);
+      },
+      async () => {
+        const taken = await reader.snapshot({ budgetMs: 10_000 });
+        if (!taken.ok) throw new Error(taken.message);
+        shown = taken.snapshot.elements.length;
+      },
+      async () => {
+        const taken = await reader.snapshot({ budgetMs: 10_000, method: 'walk' });
+        if (!taken.ok) throw new Error(taken.message);
+        walkedCount = taken.snapshot.elements.length;
+      },
+    ]);
+    const a = median(capture);
+    const b = median(collection);
+    const c = median(walk);
+    console.log(`${label}`);
+    console.log(`  (a) one capture (observe, JPEG 1280 wide)   ${fmt(a)} ms`);
+    console.log(`  (b) snapshot, Collection query              ${fmt(b)} ms  (${shown} elements)   b/a = ${(b / a).toFixed(2)}`);
+    console.log(`  (c) snapshot, pruned walk                   ${fmt(c)} ms  (${walkedCount} elements)   c/a = ${(c / a).toFixed(2)}`);
+  } finally {
+    await operator.operator.close();
+    opening.opened.close();
+    await desktop.stop();
+  }
+}
+
+try {
+  console.log(`bench:elements — medians of ${RUNS} runs each, in turn, on private 1280x800 desktops`);
+  await measure('form page (test/fixtures/elements/form.html)', '/form', (names) => names.includes('Submit'));
+  await measure('5,000-node page (1,000 rows × row, label, box, button, link)', '/big', (names) => names.includes('Open 1'));
+  console.log('prompt tokens per step (off / list / marks): with the model aid (issue 30, item 3), not built yet');
+} finally {
+  server.closeAllConnections();
+  server.close();
+  rmSync(scratch, { recursive: true, force: true });
+}
