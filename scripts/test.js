@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm test`: every test, in two lanes side by side. vitest runs the files of a project that must
- * not overlap (the desktop tests share one display, mouse and keyboard) after all the others and
- * never beside them, so one vitest process leaves a core idle for most of the run. Here the
- * desktop tests run in one lane while the unit tests run in the other (two files at a time), then
- * the UI tests, then the package test (it packs the build the others use).
+ * `npm test`: every test, in lanes side by side. vitest runs a one-file-at-a-time project after
+ * all the others and never beside them, so one vitest process leaves a core idle for most of the
+ * run. Here three lanes run at once: the desktop tests on displays of their own (several files at
+ * a time, each worker on its own Xvfb), the few desktop tests that run on the shared display in
+ * DISPLAY (one at a time), and the unit tests (two files at a time); then the UI tests, then the
+ * package test (it packs the build the others use).
  *
  * With MNEMO_TEST_ALSO_NODE set to a folder holding another `node` (CI: the current LTS), the
  * unit lane runs the unit tests again on it after.
@@ -82,11 +83,17 @@ try {
       unitParts.push(vitestPart(`unit tests (the Node.js in ${alsoNode})`, ['--project', 'unit'], node, { ...unitEnv, PATH: `${alsoNode}${delimiter}${process.env.PATH ?? ''}` }));
     }
     const unitLog = join(scratch, 'unit.log');
-    process.stdout.write('The unit tests run beside the desktop tests; their output follows the desktop tests.\n');
-    const [desktopFailed, unitFailed] = await Promise.all([lane([vitestPart('desktop tests', ['--project', 'desktop'])]), lane(unitParts, unitLog)]);
+    const sharedLog = join(scratch, 'desktop-shared.log');
+    process.stdout.write('The shared-display desktop tests and the unit tests run beside the other desktop tests; their output follows.\n');
+    const lanes = await Promise.all([
+      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'])]),
+      lane([vitestPart('desktop tests (the shared display)', ['--project', 'desktop'])], sharedLog),
+      lane(unitParts, unitLog),
+    ]);
+    process.stdout.write(readFileSync(sharedLog, 'utf8'));
     process.stdout.write(readFileSync(unitLog, 'utf8'));
     const lastFailed = await lane([vitestPart('UI tests', ['--project', 'ui']), vitestPart('package test', ['--project', 'package'])]);
-    failed = desktopFailed || unitFailed || lastFailed;
+    failed = lanes.includes(true) || lastFailed;
   }
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const failures = [];
