@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm test`: every test, in lanes side by side. vitest runs a one-file-at-a-time project after
- * all the others and never beside them, so one vitest process leaves a core idle for most of the
- * run. Here three lanes run at once: the desktop tests on displays of their own (several files at
- * a time, each worker on its own Xvfb), the few desktop tests that run on the shared display in
- * DISPLAY (one at a time), and the unit tests (two files at a time); then the UI tests, then the
- * package test (it packs the build the others use).
+ * `npm test`: every test, in three lanes side by side, then the UI tests. vitest runs a
+ * one-file-at-a-time project after all the others and never beside them, so one vitest process
+ * leaves a core idle for most of the run. Here the desktop tests that have displays of their own
+ * run in one lane (two files at a time, each worker on its own Xvfb); the few desktop tests that
+ * run on the shared display in DISPLAY (one at a time), then the package test (it installs from
+ * the registry) in another; the unit tests (two files at a time) in the third.
  *
  * With MNEMO_TEST_ALSO_NODE set to a folder holding another `node` (CI: the current LTS), the
  * unit lane runs the unit tests again on it after.
@@ -83,17 +83,22 @@ try {
       unitParts.push(vitestPart(`unit tests (the Node.js in ${alsoNode})`, ['--project', 'unit'], node, { ...unitEnv, PATH: `${alsoNode}${delimiter}${process.env.PATH ?? ''}` }));
     }
     const unitLog = join(scratch, 'unit.log');
-    const sharedLog = join(scratch, 'desktop-shared.log');
-    process.stdout.write('The shared-display desktop tests and the unit tests run beside the other desktop tests; their output follows.\n');
+    const sharedLog = join(scratch, 'shared-display.log');
+    process.stdout.write('The shared-display desktop tests (then the package test) and the unit tests run beside the other desktop tests; their output follows.\n');
+    // The package test installs from the registry (mostly waiting on the network) and reads the
+    // build without changing it (npm pack --ignore-scripts), so it need not wait for the other
+    // lanes; it follows the shared-display tests, since its doctor tries input on DISPLAY.
     const lanes = await Promise.all([
       lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'])]),
-      lane([vitestPart('desktop tests (the shared display)', ['--project', 'desktop'])], sharedLog),
+      lane([vitestPart('desktop tests (the shared display)', ['--project', 'desktop']), vitestPart('package test', ['--project', 'package'])], sharedLog),
       lane(unitParts, unitLog),
     ]);
     process.stdout.write(readFileSync(sharedLog, 'utf8'));
     process.stdout.write(readFileSync(unitLog, 'utf8'));
-    const lastFailed = await lane([vitestPart('UI tests', ['--project', 'ui']), vitestPart('package test', ['--project', 'package'])]);
-    failed = lanes.includes(true) || lastFailed;
+    // The UI tests last and alone: they start displays of fixed numbers (:174, :181) that the
+    // desktop tests' user displays (from :171 up) could be holding.
+    const uiFailed = await lane([vitestPart('UI tests', ['--project', 'ui'])]);
+    failed = lanes.includes(true) || uiFailed;
   }
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const failures = [];
