@@ -56,11 +56,14 @@ async function lane(parts, log) {
   let failed = false;
   const fd = log ? openSync(log, 'w') : undefined;
   try {
+    const say = (text) => (fd !== undefined ? writeSync(fd, text) : process.stdout.write(text));
     for (const part of parts) {
-      if (fd !== undefined) writeSync(fd, `\n== ${part.name}\n`);
-      else process.stdout.write(`\n== ${part.name}\n`);
+      say(`\n== ${part.name}\n`);
+      const began = Date.now();
       const code = await run(part.command, part.args, { env: part.env, output: fd ?? 'inherit' });
       if (code !== 0) failed = true;
+      // What each part took, to see which lane is the long pole.
+      say(`== ${part.name}: ${Math.round((Date.now() - began) / 1000)} s\n`);
     }
   } finally {
     if (fd !== undefined) closeSync(fd);
