@@ -1,17 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The desktop tests that run on the one display in DISPLAY, one file at a time (the `desktop`
- * project); every other file under test/desktop/ runs in `desktop-parallel`, on displays of its
- * own. A file belongs here when what it checks depends on sharing nothing with another file's
- * load: timing windows of real input measured on a busy machine.
+ * The desktop tests that run on the display in DISPLAY (CI's, or a developer's own), one file at a
+ * time (the `desktop` project): the input-fidelity files, which check every kind of input (every
+ * action, keys on four layouts, clipboard paste) on the display the machine really has, with its
+ * window manager and settings. Every other file under test/desktop/ runs in `desktop-parallel`,
+ * on displays of its own.
  */
 const SHARED_DISPLAY_TESTS = ['test/desktop/clipboard-paste.test.ts', 'test/desktop/fidelity.test.ts', 'test/desktop/keyboard-layouts.test.ts'];
 
 /**
  * How many desktop-parallel files run at once ($MNEMO_TEST_DESKTOP_WORKERS, default 2). Their work
- * is mostly CPU (Chromium, the CLI, captures): on the 2-core CI machine a third worker made every
- * file about 2.7 times slower and won under 10% of wall time.
+ * is mostly CPU (Chromium, the CLI, captures): on the 2-core test machine, busy with other work,
+ * three workers made each file about 2.7 times slower than one at a time and saved under 10% of
+ * the wall time.
  */
 const DESKTOP_WORKERS = Number(process.env.MNEMO_TEST_DESKTOP_WORKERS ?? 2);
 
