@@ -63,8 +63,7 @@ export default defineConfig({
           maxWorkers: DESKTOP_WORKERS,
           // A group of its own: its number of workers may differ from the unit tests'.
           sequence: { groupOrder: 1 },
-          // Twice the shared display's: each file shares the cores with its neighbours (a kiosk on
-          // a 2560x1440 display of its own missed 120 s in a hook on the loaded machine).
+          // Twice the shared display's: each file shares the cores with its neighbours.
           testTimeout: 120_000,
           hookTimeout: 240_000,
         },
