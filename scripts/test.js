@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm test`: every test, in two lanes side by side. vitest runs the files of a project that must
- * not overlap (the desktop tests share one display, mouse and keyboard) after all the others and
- * never beside them, so one vitest process leaves a core idle for most of the run. Here the
- * desktop tests run in one lane while the unit tests run in the other (two files at a time), then
- * the UI tests, then the package test (it packs the build the others use).
+ * `npm test`: every test, in three lanes side by side, then the UI tests. vitest runs a
+ * one-file-at-a-time project after all the others and never beside them, so one vitest process
+ * leaves a core idle for most of the run. Here the desktop tests that have displays of their own
+ * run in one lane (two files at a time, each worker on its own Xvfb); the few desktop tests that
+ * run on the shared display in DISPLAY (one at a time), then the package test (it installs from
+ * the registry) in another; the unit tests (two files at a time) in the third.
  *
  * With MNEMO_TEST_ALSO_NODE set to a folder holding another `node` (CI: the current LTS), the
  * unit lane runs the unit tests again on it after.
@@ -55,11 +56,14 @@ async function lane(parts, log) {
   let failed = false;
   const fd = log ? openSync(log, 'w') : undefined;
   try {
+    const say = (text) => (fd !== undefined ? writeSync(fd, text) : process.stdout.write(text));
     for (const part of parts) {
-      if (fd !== undefined) writeSync(fd, `\n== ${part.name}\n`);
-      else process.stdout.write(`\n== ${part.name}\n`);
+      say(`\n== ${part.name}\n`);
+      const began = Date.now();
       const code = await run(part.command, part.args, { env: part.env, output: fd ?? 'inherit' });
       if (code !== 0) failed = true;
+      // What each part took, to see which lane is the long pole.
+      say(`== ${part.name}: ${Math.round((Date.now() - began) / 1000)} s\n`);
     }
   } finally {
     if (fd !== undefined) closeSync(fd);
@@ -82,11 +86,22 @@ try {
       unitParts.push(vitestPart(`unit tests (the Node.js in ${alsoNode})`, ['--project', 'unit'], node, { ...unitEnv, PATH: `${alsoNode}${delimiter}${process.env.PATH ?? ''}` }));
     }
     const unitLog = join(scratch, 'unit.log');
-    process.stdout.write('The unit tests run beside the desktop tests; their output follows the desktop tests.\n');
-    const [desktopFailed, unitFailed] = await Promise.all([lane([vitestPart('desktop tests', ['--project', 'desktop'])]), lane(unitParts, unitLog)]);
+    const sharedLog = join(scratch, 'shared-display.log');
+    process.stdout.write('The shared-display desktop tests (then the package test) and the unit tests run beside the other desktop tests; their output follows.\n');
+    // The package test installs from the registry (mostly waiting on the network) and reads the
+    // build without changing it (npm pack --ignore-scripts), so it need not wait for the other
+    // lanes; it follows the shared-display tests, since its doctor tries input on DISPLAY.
+    const lanes = await Promise.all([
+      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'])]),
+      lane([vitestPart('desktop tests (the shared display)', ['--project', 'desktop']), vitestPart('package test', ['--project', 'package'])], sharedLog),
+      lane(unitParts, unitLog),
+    ]);
+    process.stdout.write(readFileSync(sharedLog, 'utf8'));
     process.stdout.write(readFileSync(unitLog, 'utf8'));
-    const lastFailed = await lane([vitestPart('UI tests', ['--project', 'ui']), vitestPart('package test', ['--project', 'package'])]);
-    failed = desktopFailed || unitFailed || lastFailed;
+    // The UI tests last and alone: they start displays of fixed numbers (:174, :181) that the
+    // desktop tests' user displays (from :171 up) could be holding.
+    const uiFailed = await lane([vitestPart('UI tests', ['--project', 'ui'])]);
+    failed = lanes.includes(true) || uiFailed;
   }
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const failures = [];

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/private-desktop/desktop-host';
 import { processesWithEnvironment } from '../../src/main/operator/private-desktop/processes';
-import { alive, FIRST_PRIVATE_DISPLAY, processesOfDesktopsUnder, waitUntil, xdpyinfo, xvfbPids } from '../fixtures/desktop/private-desktops';
+import { alive, FIRST_PRIVATE_DISPLAY, processesOfDesktopsUnder, waitUntil, xdpyinfo, xvfbUnder } from '../fixtures/desktop/private-desktops';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-desktops-'));
 const started: PrivateDesktop[] = [];
@@ -69,18 +69,19 @@ describe('a private desktop', () => {
   });
 
   it('an app that exits first: said with its exit code and output; the display is stopped', async () => {
-    const before = xvfbPids();
+    // This file's X servers only (their -auth files lie under scratch): other files start servers meanwhile.
+    const before = xvfbUnder(scratch);
     const result = await host().start({ size: { width: 800, height: 600 }, apps: ['echo "no such thing here" >&2; exit 3'] });
     expect(result).toEqual({ ok: false, message: expect.stringMatching(/the app "echo .*" exited with code 3 before showing a window; it said: no such thing here/) });
-    await waitUntil(() => xvfbPids().every((pid) => before.includes(pid)), 'the Xvfb of the failed start to be gone');
+    await waitUntil(() => xvfbUnder(scratch).every((pid) => before.includes(pid)), 'the Xvfb of the failed start to be gone');
   });
 
   it('an app that never shows a window: said after the bounded wait', async () => {
-    const before = xvfbPids();
+    const before = xvfbUnder(scratch);
     const desktops = host({ appTimeoutMs: 1500 });
     const result = await desktops.start({ size: { width: 800, height: 600 }, apps: ['sleep 60'] });
     expect(result).toEqual({ ok: false, message: 'cannot start a private desktop: the app "sleep 60" showed no window within 2 s.' });
-    await waitUntil(() => xvfbPids().every((pid) => before.includes(pid)), 'the Xvfb of the failed start to be gone');
+    await waitUntil(() => xvfbUnder(scratch).every((pid) => before.includes(pid)), 'the Xvfb of the failed start to be gone');
     expect(processesOfDesktopsUnder(scratch)).toEqual([]);
   });
 
