@@ -13,17 +13,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kioskCommand } from '../fixtures/desktop/chromium';
 import { startEventServer, type EventServer } from '../fixtures/desktop/event-server';
-import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
+import { FORM_IMAGE, formToolCall, saveFormWorkflow } from '../fixtures/desktop/form-workflow';
 import { processesOfDesktopsUnder, TEST_DESKTOP_SETTINGS, xvfbUnder } from '../fixtures/desktop/private-desktops';
 import { jsonLines, runMnemo, startMnemo } from '../fixtures/mnemo-cli';
-import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
+import { startMemoryModelServer, startScriptedServer, type ScriptedServer } from '../fixtures/openai-server';
 import { userText } from '../fixtures/openai-server/request-text';
 
 /** Chromium starts and runs on a busy machine, a dozen times over: many minutes, not seconds (nothing here is timed). */
 const SLOW = { timeout: 1_800_000 };
-const IMAGE = { width: 960, height: 600 };
-const toImage = (p: { x: number; y: number }) => ({ x: Math.round((p.x * IMAGE.width) / 1280), y: Math.round((p.y * IMAGE.height) / 800) });
-const toolCall = (actions: unknown[], thought: string): ScriptedReply => ({ text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] });
+const toolCall = formToolCall;
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-batch-'));
 let memoryModel: ScriptedServer;
@@ -71,33 +69,12 @@ beforeAll(async () => {
   memoryModel = await startMemoryModelServer();
   page = await startEventServer();
   data = mkdtempSync(join(scratch, 'data-'));
-  writeFileSync(join(data, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS }));
+  writeFileSync(join(data, 'config.json'), JSON.stringify({ image: { maxWidth: FORM_IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS }));
   const marker = '__PROFILE__';
   rowApp = kioskCommand(page, 'batch', marker).replace(`'--user-data-dir=${marker}'`, `"--user-data-dir=$(mktemp -d ${scratch}/profile-XXXXXX)"`);
 
   // The workflow: a form filled in once on a private desktop, saved with the name as its parameter.
-  const replies = [
-    async () => {
-      await page.waitForType('ready', (event) => event.run === 'recorded', { timeoutMs: 120_000, description: 'the private page of the recording' });
-      return toolCall([{ type: 'click', ...toImage(centreOf(TARGET_LAYOUT.field)) }, { type: 'type', text: 'Ada Lovelace' }], 'I fill in the name.');
-    },
-    async () => toolCall([{ type: 'click', ...toImage(centreOf(TARGET_LAYOUT['btn-center'])) }], 'I submit the form.'),
-    async () => toolCall([{ type: 'finished', summary: 'Submitted.' }], 'Done.'),
-  ];
-  let reply = 0;
-  const model = await startScriptedServer({ replies: async () => (await replies[reply++]?.()) ?? toolCall([{ type: 'finished' }], 'Done.') });
-  try {
-    const recorded = await runMnemo(
-      ['run', 'Fill in the name Ada Lovelace and submit', '--desktop', 'private', '--app', kioskCommand(page, 'recorded', mkdtempSync(join(scratch, 'profile-'))), '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', data, '--json', '--non-interactive'],
-      { env },
-    );
-    expect(recorded.code, recorded.stderr).toBe(0);
-    const session = String(jsonLines(recorded.stdout)[0]?.runId);
-    const saved = await runMnemo(['workflow', 'save', session, '--name', 'form', '--param', 'name=Ada Lovelace', '--data-dir', data, '--json'], { env });
-    expect(saved.code, saved.stderr).toBe(0);
-  } finally {
-    await model.close();
-  }
+  await saveFormWorkflow({ page, dataDir: data, env, scratch, readyTimeoutMs: 120_000 });
 }, 600_000);
 
 afterAll(async () => {

@@ -12,22 +12,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kioskCommand } from '../fixtures/desktop/chromium';
 import { startEventServer } from '../fixtures/desktop/event-server';
-import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
+import { FORM_IMAGE, saveFormWorkflow } from '../fixtures/desktop/form-workflow';
 import { processesOfDesktopsUnder, TEST_DESKTOP_SETTINGS, xvfbUnder } from '../fixtures/desktop/private-desktops';
 import { USER_INPUT_EVENTS, watchUserDisplay, type WatchedUserDisplay } from '../fixtures/desktop/user-display';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
-import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
+import { startMemoryModelServer, type ScriptedServer } from '../fixtures/openai-server';
 
 /** Chromium starts and runs on a busy machine: minutes, not seconds (nothing here is timed). */
 const SLOW = { timeout: 300_000 };
-const IMAGE = { width: 960, height: 600 };
-const toImage = (p: { x: number; y: number }) => ({ x: Math.round((p.x * IMAGE.width) / 1280), y: Math.round((p.y * IMAGE.height) / 800) });
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-workflow-private-'));
 let watched: WatchedUserDisplay;
 let memoryModel: ScriptedServer;
-
-const toolCall = (actions: unknown[], thought: string): ScriptedReply => ({ text: thought, toolCalls: [{ name: 'computer', arguments: { thought, actions } }] });
 
 beforeAll(async () => {
   memoryModel = await startMemoryModelServer();
@@ -44,28 +40,11 @@ describe('a workflow run on a private desktop', () => {
   it("fills the form in Chromium started with --app with the new value, no model call, and the user's display gets nothing", SLOW, async () => {
     const page = await startEventServer();
     const data = mkdtempSync(join(scratch, 'data-'));
-    writeFileSync(join(data, 'config.json'), JSON.stringify({ image: { maxWidth: IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS }));
+    writeFileSync(join(data, 'config.json'), JSON.stringify({ image: { maxWidth: FORM_IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS }));
     const { user, page: userPage } = watched;
     const env = { DISPLAY: user.display, OPENAI_API_KEY: '' };
-    const replies = [
-      async () => {
-        await page.waitForType('ready', (event) => event.run === 'recorded', { timeoutMs: 60_000, description: 'the private page of the recording' });
-        return toolCall([{ type: 'click', ...toImage(centreOf(TARGET_LAYOUT.field)) }, { type: 'type', text: 'Ada Lovelace' }], 'I fill in the name.');
-      },
-      async () => toolCall([{ type: 'click', ...toImage(centreOf(TARGET_LAYOUT['btn-center'])) }], 'I submit the form.'),
-      async () => toolCall([{ type: 'finished', summary: 'Submitted.' }], 'Done.'),
-    ];
-    let reply = 0;
-    const model = await startScriptedServer({ replies: async () => (await replies[reply++]?.()) ?? toolCall([{ type: 'finished' }], 'Done.') });
     try {
-      const recorded = await runMnemo(
-        ['run', 'Fill in the name Ada Lovelace and submit', '--desktop', 'private', '--app', kioskCommand(page, 'recorded', mkdtempSync(join(scratch, 'profile-'))), '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', data, '--json', '--non-interactive'],
-        { env },
-      );
-      expect(recorded.code, recorded.stderr).toBe(0);
-      const session = String(jsonLines(recorded.stdout)[0]?.runId);
-      const saved = await runMnemo(['workflow', 'save', session, '--name', 'form', '--param', 'name=Ada Lovelace', '--data-dir', data, '--json'], { env });
-      expect(saved.code, saved.stderr).toBe(0);
+      await saveFormWorkflow({ page, dataDir: data, env, scratch, readyTimeoutMs: 60_000 });
 
       const before = await user.pointer();
       const mark = userPage.mark();
@@ -93,7 +72,6 @@ describe('a workflow run on a private desktop', () => {
       expect(xvfbUnder(data)).toEqual([]);
       expect(processesOfDesktopsUnder(data)).toEqual([]);
     } finally {
-      await model.close();
       await page.close();
     }
   });

@@ -30,13 +30,17 @@ export function findBusPrograms(env: NodeJS.ProcessEnv, exists: (path: string) =
   return { ok: true, programs: { dbusDaemon, launcher } };
 }
 
-const sessionBusConfig = (serviceDir: string, address: string) => `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+/**
+ * A session bus's configuration: listening at `address`, anyone on it may talk to anyone (it is
+ * private to one desktop or one test); `serviceDir` (an empty folder) keeps it from activating the
+ * machine's services.
+ */
+export const sessionBusConfig = (address: string, serviceDir?: string) => `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>session</type>
   <listen>${address}</listen>
-  <servicedir>${serviceDir}</servicedir>
-  <auth>EXTERNAL</auth>
+${serviceDir !== undefined ? `  <servicedir>${serviceDir}</servicedir>\n` : ''}  <auth>EXTERNAL</auth>
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
@@ -62,7 +66,7 @@ export async function prepareBuses(runtimeDir: string, programs: BusPrograms): P
   const socket = join(runtimeDir, 'bus');
   const address = `unix:path=${socket}`;
   const config = join(runtimeDir, 'session-bus.conf');
-  await writeFile(config, sessionBusConfig(serviceDir, address), { mode: 0o600 });
+  await writeFile(config, sessionBusConfig(address, serviceDir), { mode: 0o600 });
   return {
     address,
     socket,
