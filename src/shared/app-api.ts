@@ -283,7 +283,7 @@ export type FactSearch = z.infer<typeof FactSearchSchema>;
  * exists with a new value supersedes a SINGLE fact's value (the old one stays in its history) and
  * adds to a MULTIPLE fact's values.
  */
-export const SaveFactSchema = z.object({
+export const FactToSaveSchema = z.object({
   subject: z.string().min(1),
   scope: z.string().min(1),
   keyword: z.string().trim().min(1, 'the keyword is empty'),
@@ -291,7 +291,7 @@ export const SaveFactSchema = z.object({
   values: z.array(z.string()).min(1, 'a fact needs a value'),
   multiple: z.boolean().optional(),
 });
-export type SaveFact = z.input<typeof SaveFactSchema>;
+export type FactToSave = z.input<typeof FactToSaveSchema>;
 
 /** A conversation's working memory (one summary the model rewrites after each task). */
 export const WorkingMemorySchema = z.object({

@@ -31,7 +31,7 @@ import {
   GroundingCheckResultSchema,
   ProviderCheckResultSchema,
   RunStateSchema,
-  SaveFactSchema,
+  FactToSaveSchema,
   SaveSettingsSchema,
   SessionListItemSchema,
   SettingsViewSchema,
@@ -217,7 +217,7 @@ export const commands = {
   /** Ranked search (BM25) over keywords, descriptions and values, best first. */
   'facts:search': command(FactSearchSchema, z.array(FactSchema), GET('/facts/search', { query: { q: 'text' } })),
   /** Saves a fact (a new value of an existing one supersedes it; the old value stays in its history). */
-  'facts:save': command(SaveFactSchema, FactSchema, POST('/facts')),
+  'facts:save': command(FactToSaveSchema, FactSchema, POST('/facts')),
   /** Removes a fact and its history everywhere it is kept. */
   'facts:forget': command(z.object({ id: z.string().min(1) }), z.object({ id: z.string() }), DELETE('/facts/:id')),
   /** The conversations that have a working memory. */

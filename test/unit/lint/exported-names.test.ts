@@ -35,7 +35,6 @@ const ALLOWED: Record<string, string> = {
   ModelCoordinates: 'not yet renamed (issue 31, item 4)',
   PendingQuestion: 'not yet renamed (issue 31, item 4)',
   ReplayPolicy: 'not yet renamed (issue 31, item 4)',
-  SaveFactSchema: 'not yet renamed (issue 31, item 4)',
   SaveRequest: 'not yet renamed (issue 31, item 4)',
   SearchOptions: 'not yet renamed (issue 31, item 4)',
   SessionListItem: 'not yet renamed (issue 31, item 4)',

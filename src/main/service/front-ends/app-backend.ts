@@ -9,7 +9,7 @@
  * Electron's safeStorage in the app; in browser mode the OS keychain of the data directory, or
  * config.json (owner-only) where no keychain can keep it, as the CLI reads them.
  */
-import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
+import type { FactQuery, FactSearch, LiveRunItem, RunState, FactToSave, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
 import type { Action } from '../../../shared/actions';
 import type { ActionResult } from '../../../shared/action-result';
 import type { FactJson } from '../../memory/facts';
@@ -273,7 +273,7 @@ export class AppBackend {
   }
 
   /** A fact saved or edited by a person (so no run taught this version). */
-  saveFact(request: SaveFact): Promise<ServiceResult<FactJson>> {
+  saveFact(request: FactToSave): Promise<ServiceResult<FactJson>> {
     const { description = '', multiple, ...fact } = request;
     return this.withMemory((memory) => memory.addFact({ ...fact, description, ...(multiple !== undefined ? { multiple } : {}) }, { history: true }));
   }
