@@ -46,7 +46,6 @@ const ALLOWED: Record<string, string> = {
   tokenize: 'not yet renamed (issue 31, item 4)',
   WorkflowPolicy: 'not yet renamed (issue 31, item 4)',
   WorkflowReport: 'not yet renamed (issue 31, item 4)',
-  writeFileAtomically: 'not yet renamed (issue 31, item 4)',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -19,10 +19,10 @@
  * write, whichever comes first. `check()` does the same on demand (`mnemo facts check`).
  */
 import { open, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
-import { makePrivateDir, openPrivate } from '../../disk/files';
+import { makePrivateDir, openPrivate, writeFileAtomically } from '../../disk/files';
 import { join } from 'node:path';
 import { type MemoryCipher, MemoryKeyError } from '../encryption';
-import { withFileLock, writeFileAtomically } from '../file-lock';
+import { withFileLock } from '../file-lock';
 import type { StoredFact } from './model';
 import { describeError, MemoryStoreError, type FactLogCheck, type TornRecord } from './provider';
 import { type FactChange, TableFactStore, type TableStoreOptions } from './table';
@@ -389,7 +389,7 @@ export class FileFactStore extends TableFactStore {
   /** A new, empty log of this generation (through a rename, so readers see it whole). */
   private async startLog(generation: number): Promise<void> {
     const header: Header = { mnemo: 'facts-log', gen: generation, encrypted: this.cipher !== null };
-    await writeFileAtomically(this.logPath, `${JSON.stringify(header)}\n`);
+    await writeFileAtomically(this.logPath, `${JSON.stringify(header)}\n`, { sync: true });
     const info = await stat(this.logPath);
     this.inode = info.ino;
     this.offset = info.size;
@@ -405,7 +405,7 @@ export class FileFactStore extends TableFactStore {
       : { mnemo: 'facts-snapshot', gen: generation, encrypted: false, facts };
     // A sealed snapshot passed the writer before it was sealed.
     const text = `${JSON.stringify(snapshot)}\n`;
-    await writeFileAtomically(this.snapshotPath, this.cipher ? text : this.writer.text(text));
+    await writeFileAtomically(this.snapshotPath, this.cipher ? text : this.writer.text(text), { sync: true });
     await this.startLog(generation);
   }
 
