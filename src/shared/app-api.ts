@@ -248,7 +248,7 @@ export const FactVersionSchema = z.object({
 });
 
 /** A fact as `mnemo facts list --json` prints it, with the versions it superseded. */
-export const FactSchema = z.object({
+export const FactJsonSchema = z.object({
   id: z.string(),
   subject: z.string(),
   scope: z.string(),
@@ -263,7 +263,7 @@ export const FactSchema = z.object({
   score: z.number().optional(),
   history: z.array(FactVersionSchema).optional(),
 });
-export type Fact = z.infer<typeof FactSchema>;
+export type FactJson = z.infer<typeof FactJsonSchema>;
 
 /** Which facts: any subject or scope when absent (an empty string counts as absent). */
 export const FactQuerySchema = z.object({
