@@ -22,7 +22,6 @@ const SRC = resolve(import.meta.dirname, '../../../src');
 const ALLOWED: Record<string, string> = {
   ActOptions: 'not yet renamed (issue 31, item 4)',
   describeError: 'not yet renamed (issue 31, item 4)',
-  DoctorCheck: 'not yet renamed (issue 31, item 4)',
   FactQuery: 'not yet renamed (issue 31, item 4)',
   failure: 'not yet renamed (issue 31, item 4)',
   formatDuration: 'not yet renamed (issue 31, item 4)',

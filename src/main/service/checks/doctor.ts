@@ -8,21 +8,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { DoctorCheck } from '../../../shared/app-api';
 import { MODEL_FAMILIES, type ModelSettings } from '../../../shared/settings';
 import { checkModel, probeProvider } from '../../model/provider-check';
 import { screenFrame } from '../../operator/geometry';
 import type { IsolatedOperator, IsolatedOperatorLoad } from '../../operator/isolated-operator';
 import type { KeyStoreStatus } from '../../settings/key-store';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface DoctorCheck {
-  check: string;
-  status: CheckStatus;
-  detail: string;
-  /** What to do about it, in one line; empty when all is well. */
-  fix: string;
-}
+/** One check: `check`, `status` (ok, warn, fail), `detail`, and `fix` (what to do, in one line; empty when all is well). */
+export type { DoctorCheck };
 
 export interface DoctorDeps {
   env: NodeJS.ProcessEnv;
