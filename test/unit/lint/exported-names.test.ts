@@ -34,7 +34,6 @@ const ALLOWED: Record<string, string> = {
   ReplayPolicy: 'not yet renamed (issue 31, item 4)',
   SaveRequest: 'not yet renamed (issue 31, item 4)',
   SearchOptions: 'not yet renamed (issue 31, item 4)',
-  SessionListItem: 'not yet renamed (issue 31, item 4)',
   SessionStore: 'not yet renamed (issue 31, item 4)',
   SettingsView: 'not yet renamed (issue 31, item 4)',
   Size: 'not yet renamed (issue 31, item 4)',
