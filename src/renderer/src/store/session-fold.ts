@@ -15,7 +15,8 @@ import { addToTotals, NO_TOTALS, type RunTotals } from '../../../shared/run-tota
 import { emptyStep, foldStepEvent, type StepView } from '../../../shared/steps';
 import { addToWorkflowReport, type WorkflowReport } from '../../../shared/workflow-report';
 
-export interface PendingQuestion {
+/** A question the run asked and nobody answered yet. */
+export interface AskedQuestion {
   /** The ask-user event's `seq`: the question's id. */
   id: number;
   kind: AskKind;
@@ -40,7 +41,7 @@ export interface RunSummary {
   paused: boolean;
   /** The user holds the run (between its takeover and hand-back events). */
   takenOver: boolean;
-  pendingQuestion: PendingQuestion | null;
+  pendingQuestion: AskedQuestion | null;
   /** The finished steps' tokens and cost (the run's, once it ended). */
   totals: RunTotals;
   lastEventAt: number | null;
