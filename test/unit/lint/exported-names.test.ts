@@ -29,7 +29,6 @@ const ALLOWED: Record<string, string> = {
   GroundingOutcome: 'not yet renamed (issue 31, item 4)',
   ImageLimits: 'not yet renamed (issue 31, item 4)',
   KeyLookup: 'not yet renamed (issue 31, item 4)',
-  MemoryView: 'not yet renamed (issue 31, item 4)',
   ReplayPolicy: 'not yet renamed (issue 31, item 4)',
   SaveRequest: 'not yet renamed (issue 31, item 4)',
   SearchOptions: 'not yet renamed (issue 31, item 4)',
