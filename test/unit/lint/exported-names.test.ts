@@ -27,7 +27,6 @@ const ALLOWED: Record<string, string> = {
   formatDuration: 'not yet renamed (issue 31, item 4)',
   formatMegabytes: 'not yet renamed (issue 31, item 4)',
   GroundingOutcome: 'not yet renamed (issue 31, item 4)',
-  ImageLimits: 'not yet renamed (issue 31, item 4)',
   KeyLookup: 'not yet renamed (issue 31, item 4)',
   ReplayPolicy: 'not yet renamed (issue 31, item 4)',
   SaveRequest: 'not yet renamed (issue 31, item 4)',
