@@ -1,4 +1,4 @@
-/** Money and durations, for every place that shows them: the terminal, the report, the app. */
+/** Money, durations and sizes, for every place that shows them: the terminal, the report, the app. */
 
 /** `$0.0042`, `$123.45` for large sums, `—` when there is no figure. */
 export function formatUsd(value: number | null | undefined): string {
@@ -21,4 +21,11 @@ export function formatDuration(ms: number | null | undefined): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
   return `${Math.floor(seconds / 3600)} h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** `45 kB`, `3.2 MB`, `1.25 GB` (powers of ten): a size on disk or in the shared store. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${Math.round(bytes / 1e3)} kB`;
 }

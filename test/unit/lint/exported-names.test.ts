@@ -24,7 +24,6 @@ const ALLOWED: Record<string, string> = {
   describeError: 'not yet renamed (issue 31, item 4)',
   FactQuery: 'not yet renamed (issue 31, item 4)',
   failure: 'not yet renamed (issue 31, item 4)',
-  formatMegabytes: 'not yet renamed (issue 31, item 4)',
   GroundingOutcome: 'not yet renamed (issue 31, item 4)',
   KeyLookup: 'not yet renamed (issue 31, item 4)',
   ReplayPolicy: 'not yet renamed (issue 31, item 4)',

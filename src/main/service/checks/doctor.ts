@@ -9,6 +9,7 @@ import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { DoctorCheck } from '../../../shared/app-api';
+import { formatBytes } from '../../../shared/format';
 import { MODEL_FAMILIES, type ModelSettings } from '../../../shared/settings';
 import { checkModel, probeProvider } from '../../model/provider-check';
 import { screenFrame } from '../../operator/geometry';
@@ -42,10 +43,6 @@ const fail = (check: string, detail: string, fix: string): DoctorCheck => ({ che
 
 function onPath(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.round(bytes / 1e6)} MB`;
 }
 
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
