@@ -117,7 +117,7 @@ function yearsOfTasks(tasks: number, prefix = 'old'): BlackboardDict {
 async function seedBoard(dataDir: string, board: BlackboardDict): Promise<void> {
   const opened = await openBlackboard(dataDir);
   opened.blackboard.blackboardFromDict(board);
-  const saved = await opened.store.compact(opened.blackboard.blackboardToDict());
+  const saved = await opened.store.rewrite(opened.blackboard.blackboardToDict());
   if (!saved.ok) throw new Error(saved.error);
 }
 
