@@ -40,7 +40,7 @@ export const StartReplaySchema = z.object({
 });
 
 /** What a workflow run does at a step no evidence found (src/main/replay/policy.ts, WORKFLOW_POLICIES). */
-export const WorkflowPolicySchema = z.enum(['stop', 'reground']);
+export const WorkflowPolicySchema = ReplayPolicySchema.extract(['stop', 'reground']);
 export type WorkflowPolicy = z.infer<typeof WorkflowPolicySchema>;
 
 /** Runs a saved workflow with new values: every parameter's value (a secret's too: it is typed, never recorded). */

@@ -26,7 +26,6 @@ const ALLOWED: Record<string, string> = {
   failure: 'not yet renamed (issue 31, item 4)',
   GroundingOutcome: 'not yet renamed (issue 31, item 4)',
   KeyLookup: 'not yet renamed (issue 31, item 4)',
-  ReplayPolicy: 'not yet renamed (issue 31, item 4)',
   SaveRequest: 'not yet renamed (issue 31, item 4)',
   SearchOptions: 'not yet renamed (issue 31, item 4)',
   SessionStore: 'not yet renamed (issue 31, item 4)',
@@ -35,7 +34,6 @@ const ALLOWED: Record<string, string> = {
   StepView: 'not yet renamed (issue 31, item 4)',
   StoreResult: 'not yet renamed (issue 31, item 4)',
   tokenize: 'not yet renamed (issue 31, item 4)',
-  WorkflowPolicy: 'not yet renamed (issue 31, item 4)',
   WorkflowReport: 'not yet renamed (issue 31, item 4)',
 };
 
