@@ -13,7 +13,7 @@ export function json(status: number, value: unknown, headers?: Record<string, st
 }
 
 /** `{ "error": message }`, plus anything a client may act on (the running session's id). */
-export function failure(status: number, message: string, extra: Record<string, unknown> = {}): Reply {
+export function errorReply(status: number, message: string, extra: Record<string, unknown> = {}): Reply {
   return json(status, { error: message, ...extra });
 }
 

@@ -23,7 +23,6 @@ const ALLOWED: Record<string, string> = {
   ActOptions: 'not yet renamed (issue 31, item 4)',
   describeError: 'not yet renamed (issue 31, item 4)',
   FactQuery: 'not yet renamed (issue 31, item 4)',
-  failure: 'not yet renamed (issue 31, item 4)',
   GroundingOutcome: 'not yet renamed (issue 31, item 4)',
   KeyLookup: 'not yet renamed (issue 31, item 4)',
   SaveRequest: 'not yet renamed (issue 31, item 4)',

@@ -12,7 +12,7 @@
  * `looksLikePythonStatement` tells a line of Python from a line of prose, for replies that mix
  * the two without fences.
  */
-import { failure } from './common';
+import { unreadableReply } from './common';
 import type { ParseFailure } from './types';
 
 export type PythonValue = number | string | boolean | null | PythonValue[] | { readonly tuple: PythonValue[] };
@@ -54,7 +54,7 @@ const NUMBER = /^(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?/;
 
 /** `line N: problem`, the way every failure here names where it is. */
 function at(line: number, problem: string): ParseFailure {
-  return failure(`line ${line}: ${problem}`);
+  return unreadableReply(`line ${line}: ${problem}`);
 }
 
 /**
