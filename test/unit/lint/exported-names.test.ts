@@ -20,19 +20,12 @@ const SRC = resolve(import.meta.dirname, '../../../src');
  * is a name a reader has to disambiguate by its path.
  */
 const ALLOWED: Record<string, string> = {
-  ActOptions: 'not yet renamed (issue 31, item 4)',
-  describeError: 'not yet renamed (issue 31, item 4)',
   FactQuery: 'not yet renamed (issue 31, item 4)',
   GroundingOutcome: 'not yet renamed (issue 31, item 4)',
-  KeyLookup: 'not yet renamed (issue 31, item 4)',
-  SaveRequest: 'not yet renamed (issue 31, item 4)',
-  SearchOptions: 'not yet renamed (issue 31, item 4)',
   SessionStore: 'not yet renamed (issue 31, item 4)',
   SettingsView: 'not yet renamed (issue 31, item 4)',
   Size: 'not yet renamed (issue 31, item 4)',
   StepView: 'not yet renamed (issue 31, item 4)',
-  StoreResult: 'not yet renamed (issue 31, item 4)',
-  tokenize: 'not yet renamed (issue 31, item 4)',
   WorkflowReport: 'not yet renamed (issue 31, item 4)',
 };
 

@@ -61,7 +61,7 @@ function at(line: number, problem: string): ParseFailure {
  * The tokens of `code`, whose first line is line `firstLine` of the reply (so failures name the
  * line as the model sees it in its own reply).
  */
-export function tokenize(code: string, firstLine = 1): Tokens {
+export function tokenizePython(code: string, firstLine = 1): Tokens {
   const tokens: Token[] = [];
   let line = firstLine;
   let depth = 0;
@@ -245,7 +245,7 @@ class TokenReader {
 
 /** Every statement of `code` (each a call, a bare name or an import), or the first line that is none. */
 export function readStatements(code: string, firstLine = 1): StatementsRead {
-  const tokenized = tokenize(code, firstLine);
+  const tokenized = tokenizePython(code, firstLine);
   if (!tokenized.ok) return tokenized;
   const lines = code.split('\n');
   const sourceOf = (line: number) => (lines[line - firstLine] ?? '').trim();
