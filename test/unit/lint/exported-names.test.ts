@@ -20,11 +20,8 @@ const SRC = resolve(import.meta.dirname, '../../../src');
  * is a name a reader has to disambiguate by its path.
  */
 const ALLOWED: Record<string, string> = {
-  FactQuery: 'not yet renamed (issue 31, item 4)',
-  GroundingOutcome: 'not yet renamed (issue 31, item 4)',
   SessionStore: 'not yet renamed (issue 31, item 4)',
   SettingsView: 'not yet renamed (issue 31, item 4)',
-  Size: 'not yet renamed (issue 31, item 4)',
   StepView: 'not yet renamed (issue 31, item 4)',
   WorkflowReport: 'not yet renamed (issue 31, item 4)',
 };

@@ -19,7 +19,7 @@ import type { DisplayInfo } from '../../../shared/frame';
 import type { ModelSettingsInput } from '../../../shared/settings';
 import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../../shared/workflow';
 import type { ModelCheck } from '../../model/provider-check';
-import type { GroundingOutcome } from '../../model/grounding-check';
+import type { GroundingCheckOutcome } from '../../model/grounding-check';
 import type { ReplayPolicy } from '../../replay/policy';
 import { displayNotNamed } from '../../operator/display-check';
 import { screenshotReader } from '../../replay/inspect';
@@ -296,7 +296,7 @@ export class AppBackend {
   }
 
   /** "Check grounding" with the model settings as the form holds them. */
-  checkGrounding(model: Partial<ModelSettingsInput> = {}, apiKey?: string, targets?: number): Promise<ServiceResult<GroundingOutcome>> {
+  checkGrounding(model: Partial<ModelSettingsInput> = {}, apiKey?: string, targets?: number): Promise<ServiceResult<GroundingCheckOutcome>> {
     return this.service.checks.groundingCandidate(model, apiKey ?? this.savedKey(), targets !== undefined ? { targets } : {});
   }
 }
