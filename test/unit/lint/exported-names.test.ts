@@ -23,7 +23,6 @@ const ALLOWED: Record<string, string> = {
   SessionStore: 'not yet renamed (issue 31, item 4)',
   SettingsView: 'not yet renamed (issue 31, item 4)',
   StepView: 'not yet renamed (issue 31, item 4)',
-  WorkflowReport: 'not yet renamed (issue 31, item 4)',
 };
 
 function sourceFiles(dir: string): string[] {
