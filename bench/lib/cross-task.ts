@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PromptView } from '../../src/shared/memory';
 import { openBlackboard, APPEND_TO_SHORT_TERM_MEMORY, REWRITE_MEMORY } from '../../src/main/memory';
-import { TASK_SUMMARY_PROMPT } from '../../src/main/memory/blackboard-compaction';
+import { TASK_SUMMARY_PROMPT } from '../../src/main/memory/blackboard-summaries';
 import { estimateTextTokens } from '../../src/main/memory/pruning';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply } from '../../test/fixtures/openai-server';
 import { serviceOnFakeDisplay } from '../../test/fixtures/fake-display-service';

@@ -40,7 +40,7 @@ export const StartReplaySchema = z.object({
 });
 
 /** What a workflow run does at a step no evidence found (src/main/replay/policy.ts, WORKFLOW_POLICIES). */
-export const WorkflowPolicySchema = z.enum(['stop', 'reground']);
+export const WorkflowPolicySchema = ReplayPolicySchema.extract(['stop', 'reground']);
 export type WorkflowPolicy = z.infer<typeof WorkflowPolicySchema>;
 
 /** Runs a saved workflow with new values: every parameter's value (a secret's too: it is typed, never recorded). */
@@ -252,7 +252,7 @@ export const FactVersionSchema = z.object({
 });
 
 /** A fact as `mnemo facts list --json` prints it, with the versions it superseded. */
-export const FactSchema = z.object({
+export const FactJsonSchema = z.object({
   id: z.string(),
   subject: z.string(),
   scope: z.string(),
@@ -267,7 +267,7 @@ export const FactSchema = z.object({
   score: z.number().optional(),
   history: z.array(FactVersionSchema).optional(),
 });
-export type Fact = z.infer<typeof FactSchema>;
+export type FactJson = z.infer<typeof FactJsonSchema>;
 
 /** Which facts: any subject or scope when absent (an empty string counts as absent). */
 export const FactQuerySchema = z.object({
@@ -287,7 +287,7 @@ export type FactSearch = z.infer<typeof FactSearchSchema>;
  * exists with a new value supersedes a SINGLE fact's value (the old one stays in its history) and
  * adds to a MULTIPLE fact's values.
  */
-export const SaveFactSchema = z.object({
+export const FactToSaveSchema = z.object({
   subject: z.string().min(1),
   scope: z.string().min(1),
   keyword: z.string().trim().min(1, 'the keyword is empty'),
@@ -295,7 +295,7 @@ export const SaveFactSchema = z.object({
   values: z.array(z.string()).min(1, 'a fact needs a value'),
   multiple: z.boolean().optional(),
 });
-export type SaveFact = z.input<typeof SaveFactSchema>;
+export type FactToSave = z.input<typeof FactToSaveSchema>;
 
 /** A conversation's working memory (one summary the model rewrites after each task). */
 export const WorkingMemorySchema = z.object({

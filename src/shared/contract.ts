@@ -22,7 +22,7 @@ import {
   CheckProviderSchema,
   DoctorCheckSchema,
   FactQuerySchema,
-  FactSchema,
+  FactJsonSchema,
   FactSearchSchema,
   HandbackSchema,
   InputResultSchema,
@@ -31,7 +31,7 @@ import {
   GroundingCheckResultSchema,
   ProviderCheckResultSchema,
   RunStateSchema,
-  SaveFactSchema,
+  FactToSaveSchema,
   SaveSettingsSchema,
   SessionListItemSchema,
   SettingsViewSchema,
@@ -213,11 +213,11 @@ export const commands = {
   /** The checks of `mnemo doctor`: display, capture, input, clipboard, data directory, provider. */
   'doctor:run': command(NoRequestSchema, z.array(DoctorCheckSchema), GET('/doctor')),
   /** The facts remembered across tasks, most specific subject first, then newest; each with its history. */
-  'facts:list': command(FactQuerySchema, z.array(FactSchema), GET('/facts')),
+  'facts:list': command(FactQuerySchema, z.array(FactJsonSchema), GET('/facts')),
   /** Ranked search (BM25) over keywords, descriptions and values, best first. */
-  'facts:search': command(FactSearchSchema, z.array(FactSchema), GET('/facts/search', { query: { q: 'text' } })),
+  'facts:search': command(FactSearchSchema, z.array(FactJsonSchema), GET('/facts/search', { query: { q: 'text' } })),
   /** Saves a fact (a new value of an existing one supersedes it; the old value stays in its history). */
-  'facts:save': command(SaveFactSchema, FactSchema, POST('/facts')),
+  'facts:save': command(FactToSaveSchema, FactJsonSchema, POST('/facts')),
   /** Removes a fact and its history everywhere it is kept. */
   'facts:forget': command(z.object({ id: z.string().min(1) }), z.object({ id: z.string() }), DELETE('/facts/:id')),
   /** The conversations that have a working memory. */

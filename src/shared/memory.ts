@@ -154,7 +154,7 @@ export const MemoryChangeSchema = z.discriminatedUnion('kind', [
     hardLimitApplied: z.boolean(),
   }),
   z.object({ kind: z.literal('blackboard'), snapshot: BlackboardDictSchema }),
-  /** What changed on the blackboard since the last change of the run (what runs emit; see MemoryChangeCompactor). */
+  /** What changed on the blackboard since the last change of the run (what runs emit; see MemoryDeltaEncoder). */
   z.object({
     kind: z.literal('blackboard-delta'),
     sections: z.object({ questions: listDeltaSchema(ItemSchema), requests: listDeltaSchema(ItemSchema), trajectories: listDeltaSchema(ItemSchema), screenshots: listDeltaSchema(ItemSchema) }).partial(),
@@ -364,7 +364,7 @@ export function listDelta<T>(previous: readonly T[], next: readonly T[]): ListDe
  * conversation, so a window following a run receives a few hundred bytes per step however long
  * it has run. The first change of each kind is a delta from empty: the whole state once.
  */
-export class MemoryChangeCompactor {
+export class MemoryDeltaEncoder {
   private layers: LayersView = { pending: '', recent: '', summary: '' };
   private pruning: { pruned: number[]; dropped: number[] } = { pruned: [], dropped: [] };
   private blackboard: BlackboardDict = { questions: [], requests: [], trajectories: [], screenshots: [] };
@@ -374,7 +374,7 @@ export class MemoryChangeCompactor {
   private flags = { layers: '', conversation: '' };
 
   /** The change to emit, or null when nothing a reader could see changed. */
-  compact(change: MemoryChange): MemoryChange | null {
+  delta(change: MemoryChange): MemoryChange | null {
     switch (change.kind) {
       case 'layers': {
         const out: Extract<MemoryChange, { kind: 'layers-delta' }> = { kind: 'layers-delta', compressing: change.compressing, lastError: change.lastError };

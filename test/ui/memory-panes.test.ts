@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Fact } from '../../src/shared/app-api';
+import type { FactJson } from '../../src/shared/app-api';
 import { CHROMIUM_EXECUTABLE, HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
 import { runMnemo } from '../fixtures/mnemo-cli';
 import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
@@ -228,16 +228,16 @@ describe('the newer panes against mnemo serve', () => {
     await item('favourite-editor').getByRole('button', { name: 'Save fact' }).click();
     await expect.poll(() => item('favourite-editor').locator('.fact-values').innerText()).toBe('Helix');
     expect(await item('favourite-editor').innerText()).toMatch(/Earlier values \(1\)/);
-    const stored = (await api<Fact[]>('/facts?subject=user')).body.find((fact) => fact.keyword === 'favourite-editor');
+    const stored = (await api<FactJson[]>('/facts?subject=user')).body.find((fact) => fact.keyword === 'favourite-editor');
     expect(stored).toMatchObject({ values: ['Helix'], history: [{ values: ['Vim'] }] });
 
     // Forget: gone from the region and from the store.
     acceptNextDialog(page);
     await item('favourite-editor').getByRole('button', { name: 'Forget favourite-editor' }).click();
     await expect.poll(() => items.count()).toBe(2);
-    expect((await api<Fact[]>('/facts')).body.map((fact) => fact.keyword).sort()).toEqual(['notes-folder', 'shell']);
+    expect((await api<FactJson[]>('/facts')).body.map((fact) => fact.keyword).sort()).toEqual(['notes-folder', 'shell']);
     const listed = await runMnemo(['facts', 'list', '--json', '--data-dir', app.dataDir]);
-    expect((JSON.parse(listed.stdout) as Fact[]).some((fact) => fact.keyword === 'favourite-editor')).toBe(false);
+    expect((JSON.parse(listed.stdout) as FactJson[]).some((fact) => fact.keyword === 'favourite-editor')).toBe(false);
 
     // The fact the run taught opens that run.
     await item('notes-folder').getByRole('button', { name: `Open session ${runId}` }).click();

@@ -8,7 +8,7 @@
  * (Redis gone, a full disk) is reported too, and the run goes on.
  */
 import type { Action, ActionOf } from '../../shared/actions';
-import { MemoryChangeCompactor, type FactBrief, type MemoryChange, type PromptSectionView } from '../../shared/memory';
+import { MemoryDeltaEncoder, type FactBrief, type MemoryChange, type PromptSectionView } from '../../shared/memory';
 import type { Ending } from '../run/ending';
 import type { StepRecord } from '../model/types';
 import type { CompletedStep } from './completed-step';
@@ -100,11 +100,11 @@ export class RunMemory {
 
   /** `onWriteFailure` hears, at once, each memory file that could not be written. */
   constructor(deps: RunMemoryDeps, options: RunMemoryOptions, report: (change: MemoryChange) => void, onWriteFailure: (message: string) => void = () => {}) {
-    // Events carry what changed, not the whole state again (see MemoryChangeCompactor).
-    const compactor = new MemoryChangeCompactor();
+    // Events carry what changed, not the whole state again (see MemoryDeltaEncoder).
+    const deltas = new MemoryDeltaEncoder();
     const onChange = (change: MemoryChange) => {
-      const compacted = compactor.compact(change);
-      if (compacted) report(compacted);
+      const delta = deltas.delta(change);
+      if (delta) report(delta);
     };
     this.deps = deps;
     this.onChange = onChange;

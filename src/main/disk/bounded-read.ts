@@ -13,7 +13,8 @@ const READ_CHUNK = 1024 * 1024;
 
 export type BoundedRead = { ok: true; bytes: Buffer } | { ok: false; message: string };
 
-export function formatMegabytes(bytes: number): string {
+/** `1 MB`, `64 MB`, `0.5 MB` where a MB is 2^20 bytes: the size limits are set in those. */
+export function formatBinaryMegabytes(bytes: number): string {
   const mb = bytes / (1024 * 1024);
   return `${mb >= 10 ? Math.round(mb) : Math.round(mb * 10) / 10} MB`;
 }
@@ -21,7 +22,7 @@ export function formatMegabytes(bytes: number): string {
 /** Why a file with these stats is not read, or null. */
 function refusal(info: Stats, maxBytes: number): string | null {
   if (!info.isFile()) return `it is not a regular file (${info.isDirectory() ? 'a folder' : info.isFIFO() ? 'a pipe' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : 'not a file'})`;
-  if (info.size > maxBytes) return `it is ${formatMegabytes(info.size)}, more than the ${formatMegabytes(maxBytes)} allowed`;
+  if (info.size > maxBytes) return `it is ${formatBinaryMegabytes(info.size)}, more than the ${formatBinaryMegabytes(maxBytes)} allowed`;
   return null;
 }
 
@@ -56,7 +57,7 @@ export async function readFileWithin(path: string, maxBytes: number): Promise<Bo
       const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, null);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > maxBytes) return { ok: false, message: `it grew past the ${formatMegabytes(maxBytes)} allowed while it was read` };
+      if (total > maxBytes) return { ok: false, message: `it grew past the ${formatBinaryMegabytes(maxBytes)} allowed while it was read` };
       chunks.push(chunk.subarray(0, bytesRead));
     }
     return { ok: true, bytes: Buffer.concat(chunks, total) };
@@ -86,7 +87,7 @@ export function readStreamWithin(stream: Readable, maxBytes: number): Promise<Bo
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += bytes.length;
       if (size > maxBytes) {
-        finish({ ok: false, message: `it is larger than the ${formatMegabytes(maxBytes)} allowed` });
+        finish({ ok: false, message: `it is larger than the ${formatBinaryMegabytes(maxBytes)} allowed` });
         stream.resume();
         return;
       }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants, gzipSync } from 'node:zlib';
 import { MAX_BODY } from '../../shared/http-binding';
 import { parseJsonWithin } from '../../shared/json';
-import { formatMegabytes, readStreamWithin } from '../disk/bounded-read';
+import { formatBinaryMegabytes, readStreamWithin } from '../disk/bounded-read';
 
 /** An answer as a value: the router sends it; handlers never write to the response themselves. */
 export type Reply = { status: number; json: unknown; headers?: Record<string, string> } | { status: number; body: Buffer | string; contentType: string; headers?: Record<string, string> };
@@ -13,7 +13,7 @@ export function json(status: number, value: unknown, headers?: Record<string, st
 }
 
 /** `{ "error": message }`, plus anything a client may act on (the running session's id). */
-export function failure(status: number, message: string, extra: Record<string, unknown> = {}): Reply {
+export function errorReply(status: number, message: string, extra: Record<string, unknown> = {}): Reply {
   return json(status, { error: message, ...extra });
 }
 
@@ -47,7 +47,7 @@ export type BodyRead = { ok: true; value: unknown } | { ok: false; status: 400 |
  * for JSON from outside (`parseJsonWithin`: depth, `__proto__`).
  */
 export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY): Promise<BodyRead> {
-  const tooLarge = { ok: false as const, status: 413 as const, message: `the request body is larger than ${formatMegabytes(maxBytes)}` };
+  const tooLarge = { ok: false as const, status: 413 as const, message: `the request body is larger than ${formatBinaryMegabytes(maxBytes)}` };
   const announced = Number(request.headers['content-length'] ?? Number.NaN);
   if (Number.isFinite(announced) && announced > maxBytes) return tooLarge;
   const body = await readStreamWithin(request, maxBytes);

@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { foreignRequest, hasToken, tokenMatches } from '../http/access';
-import { failure, json, readJson, send } from '../http/http-io';
+import { errorReply, json, readJson, send } from '../http/http-io';
 
 export const MCP_PATH = '/mcp';
 
@@ -50,15 +50,15 @@ export class McpHttpEndpoint {
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const foreign = foreignRequest(request, this.options.hosts());
-    if (foreign) return send(response, failure(403, `forbidden: ${foreign}`));
+    if (foreign) return send(response, errorReply(403, `forbidden: ${foreign}`));
     const offered = new URL(request.url ?? '/', 'http://localhost').searchParams.get('token');
     if (!hasToken(request, this.options.token) && !tokenMatches(offered, this.options.token)) {
       return send(response, {
-        ...failure(401, 'unauthorized: send the token mnemo printed at start as Authorization: Bearer <token>, or as ?token=<token> in the URL'),
+        ...errorReply(401, 'unauthorized: send the token mnemo printed at start as Authorization: Bearer <token>, or as ?token=<token> in the URL'),
         headers: { 'www-authenticate': 'Bearer realm="mnemo"' },
       });
     }
-    if (this.closed) return send(response, failure(503, 'the MCP endpoint is shutting down'));
+    if (this.closed) return send(response, errorReply(503, 'the MCP endpoint is shutting down'));
 
     // A JSON body is read by the guard every route of Mnemo shares (its size, its depth, no
     // `__proto__`), then handed to the SDK's transport already parsed.
@@ -76,7 +76,7 @@ export class McpHttpEndpoint {
       if (!session) return send(response, json(404, { jsonrpc: '2.0', error: { code: -32001, message: `no session ${id} (it ended): initialize again` }, id: null }));
       return session.transport.handleRequest(request, response, body?.parsed);
     }
-    if (request.method !== 'POST') return send(response, failure(400, 'no Mcp-Session-Id header: start a session with an initialize request (POST)'));
+    if (request.method !== 'POST') return send(response, errorReply(400, 'no Mcp-Session-Id header: start a session with an initialize request (POST)'));
     await this.open(request, response, body?.parsed);
   }
 

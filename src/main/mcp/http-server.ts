@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { hostsOf, tokenProblem, urlHost } from '../http/access';
-import { failure, send } from '../http/http-io';
+import { errorReply, send } from '../http/http-io';
 import { McpHttpEndpoint, MCP_PATH } from './http-endpoint';
 
 export interface McpHttpServerOptions {
@@ -34,10 +34,10 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   const endpoint = new McpHttpEndpoint({ token: options.token, hosts: () => hosts, newServer: options.newServer, log: options.log });
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    const handled = path === MCP_PATH ? endpoint.handle(request, response) : Promise.resolve(send(response, failure(404, `nothing at ${path}: MCP is at ${MCP_PATH}`)));
+    const handled = path === MCP_PATH ? endpoint.handle(request, response) : Promise.resolve(send(response, errorReply(404, `nothing at ${path}: MCP is at ${MCP_PATH}`)));
     handled.catch((error: unknown) => {
       options.log(`internal error serving ${request.method} ${request.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      send(response, failure(500, `internal error: ${error instanceof Error ? error.message : String(error)}`));
+      send(response, errorReply(500, `internal error: ${error instanceof Error ? error.message : String(error)}`));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 /**
  * The blackboard as it reaches the system prompt: within a token budget, however many tasks it has
  * seen. The seed renders every entry; here each task other than the current one is one line (its
- * summary, written by the memory model once the task ended, see blackboard-compaction.ts, or a
+ * summary, written by the memory model once the task ended, see blackboard-summaries.ts, or a
  * plain line until then), and the section shows what bears most on the task at hand:
  *
  *   1. the current task's questions and answers;
@@ -20,7 +20,7 @@ import { chooseWithinBudget, describeCounts, emptySection, oneLine, tokensOf } f
 
 /** A trajectory item written when a task ends: how it ended, in the agent's words. */
 export const TASK_END_KIND = 'task-end';
-/** A trajectory item written by compaction: the one line a finished task is remembered by. */
+/** A trajectory item written by the summary pass: the one line a finished task is remembered by. */
 export const TASK_SUMMARY_KIND = 'task-summary';
 
 type Part = 'questions' | 'requests' | 'trajectories' | 'screenshots';

@@ -301,7 +301,7 @@ export async function readPromptImage(path: string): Promise<{ ok: true; image: 
 // The file-backed store: `<dataDir>/blackboard/blackboard.json` (a snapshot, written atomically)
 // and `blackboard.jsonl` (the changes since, one JSON object a line, each with a sequence number).
 // Loading takes the snapshot and replays the log lines newer than it; a corrupt line (a crash
-// mid-write) is skipped with a warning. Every `compactEvery` changes the snapshot is rewritten and
+// mid-write) is skipped with a warning. Every `rewriteEvery` changes the snapshot is rewritten and
 // the log emptied; a crash between the two is harmless, since replay skips lines the snapshot has.
 // A write that fails (a full disk) leaves no half file: the snapshot goes through a temporary file
 // and a rename, an append that did not fit is cut back. It is reported at once (`onWriteFailure`),
@@ -347,7 +347,7 @@ export interface BlackboardLoad {
 
 export interface FileBlackboardStoreOptions {
   /** Changes between snapshots. Default 100. */
-  compactEvery?: number;
+  rewriteEvery?: number;
   now?: () => number;
   /** Told when a write fails, at once (once, until a write succeeds again). */
   onWriteFailure?: ((message: string) => void) | undefined;
@@ -357,7 +357,7 @@ export interface FileBlackboardStoreOptions {
 
 export class FileBlackboardStore implements BlackboardPersistence {
   readonly directory: string;
-  private readonly compactEvery: number;
+  private readonly rewriteEvery: number;
   private readonly now: () => number;
   private seq = 0;
   private sinceSnapshot = 0;
@@ -373,7 +373,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
 
   constructor(dataDir: string, options: FileBlackboardStoreOptions = {}) {
     this.directory = blackboardDirectory(dataDir);
-    this.compactEvery = options.compactEvery ?? 100;
+    this.rewriteEvery = options.rewriteEvery ?? 100;
     this.now = options.now ?? Date.now;
     this.onWriteFailure = options.onWriteFailure;
     this.writer = options.writer ?? StoreWriter.asIs;
@@ -430,11 +430,11 @@ export class FileBlackboardStore implements BlackboardPersistence {
     // Appended after half a line, a whole line would be read back as part of the corrupt one.
     const line = `${this.tornTail ? '\n' : ''}${JSON.stringify({ seq: this.seq, at: this.now(), ...op })}\n`;
     this.tornTail = false;
-    const compact = this.sinceSnapshot >= this.compactEvery;
+    const rewrite = this.sinceSnapshot >= this.rewriteEvery;
     const seq = this.seq;
     // The state is copied now: it is the board as of this sequence number.
-    const snapshot = compact ? structuredClone(state) : null;
-    if (compact) this.sinceSnapshot = 0;
+    const snapshot = rewrite ? structuredClone(state) : null;
+    if (rewrite) this.sinceSnapshot = 0;
     this.enqueue(async () => {
       await makePrivateDir(this.directory);
       await this.writer.append(this.logPath, line);
@@ -443,7 +443,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
   }
 
   /** Writes a snapshot of the given state now and empties the log. */
-  compact(state: BlackboardDict): Promise<PersistOutcome> {
+  rewrite(state: BlackboardDict): Promise<PersistOutcome> {
     const seq = this.seq;
     const snapshot = structuredClone(state);
     this.sinceSnapshot = 0;
@@ -474,7 +474,7 @@ export class FileBlackboardStore implements BlackboardPersistence {
       (error: unknown) => {
         this.failure = `the blackboard could not be saved: ${describeWriteFailure(error, this.directory, what)}`;
         // The next change writes the whole board, so the file catches up once there is room.
-        this.sinceSnapshot = this.compactEvery;
+        this.sinceSnapshot = this.rewriteEvery;
         if (this.failing) return;
         this.failing = true;
         this.onWriteFailure?.(this.failure);

@@ -11,7 +11,7 @@ import { createCipheriv, createDecipheriv, randomBytes, scrypt as scryptCallback
 import { link, readFile, rm } from 'node:fs/promises';
 import { makePrivateDir } from '../disk/files';
 import { join } from 'node:path';
-import { writeFileAtomically } from './file-lock';
+import { writeFileAtomically } from '../disk/files';
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
@@ -84,7 +84,7 @@ export async function openMemoryCipher(dir: string, key: MemoryKey): Promise<Cip
   // Two processes may start encrypting at once: the check file is made whole aside, then linked
   // into place, which fails if another got there first; then theirs is the one to use.
   const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFileAtomically(aside, `${JSON.stringify({ version: 1, kdf: 'scrypt', salt: salt.toString('base64'), check: cipher.seal(CHECK_TEXT) })}\n`);
+  await writeFileAtomically(aside, `${JSON.stringify({ version: 1, kdf: 'scrypt', salt: salt.toString('base64'), check: cipher.seal(CHECK_TEXT) })}\n`, { sync: true });
   try {
     await link(aside, path);
   } catch (error) {

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { openPrivate, writeFileAtomically as writePrivateAtomically } from '../disk/files';
+import { openPrivate } from '../disk/files';
 import { processExists } from '../disk/process-exists';
 
 export interface LockOptions {
@@ -69,9 +69,4 @@ async function breakIfStale(path: string): Promise<void> {
     return;
   }
   await rm(aside, { force: true });
-}
-
-/** Owner-only, through a temporary file flushed to disk and a rename: readers see old or new, never half. */
-export function writeFileAtomically(path: string, data: string | Buffer): Promise<void> {
-  return writePrivateAtomically(path, data, { sync: true });
 }

@@ -26,7 +26,7 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
   private readonly lockKey: string;
   private writes: Promise<void> = Promise.resolve();
   private failure: string | null = null;
-  private sinceCompaction = 0;
+  private sinceRewrite = 0;
 
   /** The last write failed: said once, not again for every write after it. */
   private failing = false;
@@ -34,7 +34,7 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
   constructor(
     private readonly connection: RedisConnection,
     private readonly options: {
-      compactEvery?: number;
+      rewriteEvery?: number;
       /** Told at once when a change does not reach Redis (the running agent says it). */
       onWriteFailure?: ((message: string) => void) | undefined;
       /** What the changes pass before they are sent (the redaction policy applied); default: as they are. */
@@ -43,6 +43,7 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
   ) {
     this.logKey = `${connection.keyPrefix}blackboard:log`;
     this.snapshotKey = `${connection.keyPrefix}blackboard:snapshot`;
+    // The key keeps its old spelling: machines of other versions share this Redis.
     this.lockKey = `${connection.keyPrefix}blackboard:compacting`;
   }
 
@@ -86,9 +87,9 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
 
   record(op: BlackboardOp): void {
     const line = (this.options.writer ?? StoreWriter.asIs).text(JSON.stringify({ seq: 1, at: Date.now(), ...op }));
-    this.sinceCompaction += 1;
-    const compact = this.sinceCompaction >= (this.options.compactEvery ?? 200);
-    if (compact) this.sinceCompaction = 0;
+    this.sinceRewrite += 1;
+    const rewrite = this.sinceRewrite >= (this.options.rewriteEvery ?? 200);
+    if (rewrite) this.sinceRewrite = 0;
     this.writes = this.writes.then(async () => {
       try {
         await this.connection.client.rpush(this.logKey, line);
@@ -99,12 +100,12 @@ export class RedisBlackboardStore implements LoadableBlackboardStore {
         this.failing = true;
         return;
       }
-      if (compact) await this.compact().catch(() => undefined);
+      if (rewrite) await this.rewrite().catch(() => undefined);
     });
   }
 
   /** Folds the log's head into the snapshot, under a short lock so two machines never both do. */
-  async compact(): Promise<void> {
+  async rewrite(): Promise<void> {
     const client = this.connection.client;
     const token = randomBytes(8).toString('hex');
     if ((await client.set(this.lockKey, token, 'PX', 10_000, 'NX')) !== 'OK') return;

@@ -34,7 +34,7 @@ export interface GroundingFix {
   config: string;
 }
 
-export type GroundingOutcome =
+export type GroundingCheckOutcome =
   | {
       ok: true;
       report: GroundingReport;
@@ -73,7 +73,7 @@ export function answerPoint(family: ModelFamily, raw: string | undefined): Point
   return null;
 }
 
-export async function runGroundingCheck(deps: GroundingCheckDeps, options: GroundingCheckOptions): Promise<GroundingOutcome> {
+export async function runGroundingCheck(deps: GroundingCheckDeps, options: GroundingCheckOptions): Promise<GroundingCheckOutcome> {
   const { model } = deps;
   const render = deps.render ?? renderPng;
   const configured = coordinateFrameOf(model, options.image).space;

@@ -16,7 +16,7 @@ import type { SessionRecord, StepView } from '../store/session-reader';
 import { actionOverlaySvg } from './annotate';
 import { recordedScreenshot, resultsByAction, sniffImageMime, type ImageReader } from './inspect';
 import { actionSentence, shownAction } from '../../shared/describe-action';
-import { formatUsd } from '../../shared/format';
+import { formatDuration, formatUsd } from '../../shared/format';
 import { actionOutcomes } from '../../shared/steps';
 
 export const REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
@@ -32,17 +32,6 @@ function formatInt(value: number): string {
 export function formatDate(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-}
-
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const seconds = Math.round(ms / 1000);
-  const hours = Math.floor(seconds / 3600);
-  const minutes = Math.floor((seconds % 3600) / 60);
-  const rest = String(seconds % 60).padStart(2, '0');
-  return hours > 0 ? `${hours} h ${String(minutes).padStart(2, '0')} min ${rest} s` : `${minutes} min ${rest} s`;
 }
 
 function resultHtml(action: Action, result: ActionResult | null, notRun: string | null): string {

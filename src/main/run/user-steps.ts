@@ -23,7 +23,7 @@ export interface HandbackReport {
 }
 
 /** How the model reads points: its own coordinates for a point of its image, and their name. */
-export interface ModelCoordinates {
+export interface SpokenCoordinates {
   speak: (point: ImagePoint) => Point;
   /** e.g. `pixels of the current screenshot (1280x800)`. */
   named: string;
@@ -122,7 +122,7 @@ export async function serveTakeover(life: RunLifecycle, takeover: Takeover, cont
  * What the agent is told after a hand-back: that the user took over, what they did (each point in
  * the coordinates the model writes, for the image it saw: `told`), and their note.
  */
-export function describeHandback(report: HandbackReport, told: ModelCoordinates): string {
+export function describeHandback(report: HandbackReport, told: SpokenCoordinates): string {
   const did =
     report.actions.length === 0
       ? 'did nothing on the screen'

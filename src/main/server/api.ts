@@ -19,7 +19,7 @@ import type { AppBackend } from '../service/front-ends/app-backend';
 import { SessionFiles } from '../service/sessions/session-files';
 import { shownSessionWithRefs } from '../service/sessions/session-views';
 import { backendHandlers, fromService } from '../service/front-ends/window-commands';
-import { failure, json, type Reply } from '../http/http-io';
+import { errorReply, json, type Reply } from '../http/http-io';
 import { commandRoutes, createRouter, failed, type ApiRequest, type HttpHandlers, type Route } from './router';
 
 /** The version `mnemo serve` reports (the CLI's `--version`). */
@@ -51,7 +51,7 @@ function sessionRoutes(backend: AppBackend): Route[] {
   const withSession = (work: (id: string, query: URLSearchParams, path: Record<string, string | string[]>) => Promise<Reply>): Route['handle'] => {
     return async ({ path, query }) => {
       const id = SessionIdSchema.safeParse(path.id);
-      return id.success ? work(id.data, query, path) : failure(404, id.error.issues[0]?.message ?? 'not a session id', { kind: 'not_found' });
+      return id.success ? work(id.data, query, path) : errorReply(404, id.error.issues[0]?.message ?? 'not a session id', { kind: 'not_found' });
     };
   };
   return [

@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
 import type { AgentEvent } from '../../shared/events';
 import type { RunHandle, RunService } from '../service/run-service';
-import { failure, send as sendReply } from '../http/http-io';
+import { errorReply, send as sendReply } from '../http/http-io';
 
 const KEEPALIVE_MS = 15_000;
 const FLUSH_EVERY_MS = 40;
@@ -20,11 +20,11 @@ const FLUSH_EVERY_MS = 40;
 export async function streamEvents(request: IncomingMessage, response: ServerResponse, service: RunService, query: URLSearchParams): Promise<void> {
   const since = Number(query.get('since') ?? '0');
   const session = query.get('session');
-  if (!Number.isInteger(since) || since < 0) return sendReply(response, failure(400, 'since must be a whole number ≥ 0'));
+  if (!Number.isInteger(since) || since < 0) return sendReply(response, errorReply(400, 'since must be a whole number ≥ 0'));
   // A session that is not there (or could not be one) is a 404, not an empty stream.
   if (session !== null) {
     const known = await service.records.known(session);
-    if (!known.ok) return sendReply(response, failure(404, known.error.message, { kind: 'not_found' }));
+    if (!known.ok) return sendReply(response, errorReply(404, known.error.message, { kind: 'not_found' }));
   }
   // Compressed when the client takes it, flushed after every event: the same JSON keys in every
   // event shrink to a few bytes, so a window following a run receives a fraction of the text.

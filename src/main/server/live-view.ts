@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveFrames } from '../operator/live-frames';
 import { LIVE_CONTENT_TYPE, liveParts } from '../service/runs/live-stream';
 import { API_PREFIX, matchPath, otherRoutes } from '../../shared/http-binding';
-import { failure, send } from '../http/http-io';
+import { errorReply, send } from '../http/http-io';
 
 /** The run whose live view a path asks for (`/api/runs/<id>/live`, otherRoutes.runLive), or null. */
 export function liveViewRun(pathname: string): string | null {
@@ -24,8 +24,8 @@ export function liveViewRun(pathname: string): string | null {
 }
 
 export async function streamLiveView(request: IncomingMessage, response: ServerResponse, id: string, frames: LiveFrames | null | undefined): Promise<void> {
-  if (frames === undefined) return send(response, failure(404, `no live run ${id}: the run has ended, or never ran here (its record is in /api/sessions/${id})`));
-  if (frames === null) return send(response, failure(409, `run ${id} has no live view: its operator cannot watch the display`));
+  if (frames === undefined) return send(response, errorReply(404, `no live run ${id}: the run has ended, or never ran here (its record is in /api/sessions/${id})`));
+  if (frames === null) return send(response, errorReply(409, `run ${id} has no live view: its operator cannot watch the display`));
   const left = new AbortController();
   request.once('close', () => left.abort());
   response.once('close', () => left.abort());

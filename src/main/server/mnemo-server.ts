@@ -15,7 +15,7 @@ import type { KeyStore } from '../settings/key-store';
 import { createApi } from './api';
 import { streamEvents } from './event-stream';
 import { liveViewRun, streamLiveView } from './live-view';
-import { failure, readJson, send } from '../http/http-io';
+import { errorReply, readJson, send } from '../http/http-io';
 import { rendererFile } from './renderer-files';
 
 export interface MnemoServerOptions {
@@ -86,20 +86,20 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     const mounted = mounts.find((mount) => mount.path === url.pathname);
     if (mounted) return mounted.handle(request, response);
     const foreign = foreignRequest(request, hosts);
-    if (foreign) return send(response, failure(403, `forbidden: ${foreign}`));
+    if (foreign) return send(response, errorReply(403, `forbidden: ${foreign}`));
 
     // Opening the printed URL: the token becomes a cookie and leaves the address bar.
     const offered = url.searchParams.get('token');
     if (offered !== null && request.method === 'GET' && !url.pathname.startsWith('/api/')) {
-      if (offered !== token) return send(response, failure(401, 'this token is not the one mnemo serve printed at start'));
+      if (offered !== token) return send(response, errorReply(401, 'this token is not the one mnemo serve printed at start'));
       url.searchParams.delete('token');
       // Always to the app itself: a path taken from the request could be `//evil.example` (an open redirect).
       return send(response, { status: 303, body: '', contentType: 'text/plain', headers: { 'set-cookie': tokenCookie(token), location: `/${url.search}` } });
     }
     if (!hasToken(request, token)) {
-      return send(response, failure(401, 'unauthorized: open the URL mnemo serve printed (it carries the token), or send Authorization: Bearer <token>'));
+      return send(response, errorReply(401, 'unauthorized: open the URL mnemo serve printed (it carries the token), or send Authorization: Bearer <token>'));
     }
-    if (!decodablePath(url.pathname)) return send(response, failure(400, `the path ${url.pathname} is not valid percent-encoding`));
+    if (!decodablePath(url.pathname)) return send(response, errorReply(400, `the path ${url.pathname} is not valid percent-encoding`));
 
     if (url.pathname === urlOf(otherRoutes.events, {}) && request.method === otherRoutes.events.method) return streamEvents(request, response, options.service, url.searchParams);
     const liveRun = request.method === otherRoutes.runLive.method ? liveViewRun(url.pathname) : null;
@@ -109,14 +109,14 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
       const reply = await api({ method: request.method ?? 'GET', path, query: url.searchParams, body: (maxBytes) => readJson(request, maxBytes) });
       return send(response, reply, String(request.headers['accept-encoding'] ?? ''));
     }
-    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, failure(405, `${request.method} is not served here`));
+    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, errorReply(405, `${request.method} is not served here`));
     return send(response, await rendererFile(options.rendererDir, url.pathname), String(request.headers['accept-encoding'] ?? ''));
   };
 
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       options.log?.(`internal error serving ${request.method} ${request.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      send(response, failure(500, `internal error: ${error instanceof Error ? error.message : String(error)}`));
+      send(response, errorReply(500, `internal error: ${error instanceof Error ? error.message : String(error)}`));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -13,7 +13,7 @@ import { describeConfigIssues } from '../../shared/config';
 import { commandNames, commands, HTTP_STATUS_OF, type CommandName, type DownloadCommand, type Handler, type IpcError, type ParsedRequestOf, type Result } from '../../shared/contract';
 import { commandRequestOf, fillName, hasBody, literalCount, matchPath, pathFieldsOf, segmentsOf, wireNameOf, type HttpBinding, type HttpMethod, type PathValues } from '../../shared/http-binding';
 import { checkOnce } from '../../shared/checked-once';
-import { failure, json, type BodyRead, type Reply } from '../http/http-io';
+import { errorReply, json, type BodyRead, type Reply } from '../http/http-io';
 
 export interface ApiRequest {
   method: string;
@@ -51,7 +51,7 @@ export type HttpHandlers = { [C in Exclude<CommandName, DownloadCommand>]: Handl
 
 /** A failed Result as HTTP: its kind's status, `{ "error", "kind" }`, and the session holding a busy display as `id`. */
 export function failed(error: IpcError): Reply {
-  return failure(HTTP_STATUS_OF[error.kind], error.message, { kind: error.kind, ...(error.sessionId ? { id: error.sessionId } : {}) });
+  return errorReply(HTTP_STATUS_OF[error.kind], error.message, { kind: error.kind, ...(error.sessionId ? { id: error.sessionId } : {}) });
 }
 
 /** Zod's issues named as the request was sent (`?conversation=`, not `conversationId`); a field not sent is "missing". */
@@ -80,7 +80,7 @@ function commandRoute<C extends CommandName>(name: C, handlers: HttpHandlers): R
       let sent: unknown;
       if (hasBody(binding, spec.request)) {
         const read = await body(binding.maxBody);
-        if (!read.ok) return failure(read.status, read.message);
+        if (!read.ok) return errorReply(read.status, read.message);
         sent = read.value;
       }
       const raw = commandRequestOf(binding, spec.request, { path, query, body: sent });
@@ -89,7 +89,7 @@ function commandRoute<C extends CommandName>(name: C, handlers: HttpHandlers): R
         // A path names a thing: one that could not be a session (or a workflow, a run) names none, like one that is not there.
         const namesNothing = request.error.issues.some((issue) => typeof issue.path[0] === 'string' && inPath.has(issue.path[0]));
         const message = describeRequestIssues(binding, request.error.issues, raw);
-        return namesNothing ? failure(404, message, { kind: 'not_found' }) : failure(400, message);
+        return namesNothing ? errorReply(404, message, { kind: 'not_found' }) : errorReply(400, message);
       }
       const answer = await handler(request.data);
       if (!answer.ok) return failed(answer.error);
@@ -131,7 +131,7 @@ export function createRouter(routes: readonly Route[]): (request: ApiRequest) =>
     try {
       segments = request.path.split('/').filter(Boolean).map(decodeURIComponent);
     } catch {
-      return failure(400, `the path /api${request.path} is not valid percent-encoding`);
+      return errorReply(400, `the path /api${request.path} is not valid percent-encoding`);
     }
     let best: { route: Route; path: PathValues; literals: number } | undefined;
     for (const route of routes) {
@@ -140,7 +140,7 @@ export function createRouter(routes: readonly Route[]): (request: ApiRequest) =>
       const literals = path ? literalCount(route.path) : -1;
       if (path && (!best || literals > best.literals)) best = { route, path, literals };
     }
-    if (!best) return failure(404, `no route ${request.method} /api${request.path}`);
+    if (!best) return errorReply(404, `no route ${request.method} /api${request.path}`);
     return best.route.handle({ path: best.path, query: request.query, body: request.body });
   };
 }

@@ -101,7 +101,7 @@ export type IndexRead =
   | {
       state: 'read';
       entries: Map<string, SessionSummary>;
-      /** Lines in the file, good or bad: how much a compaction would save. */
+      /** Lines in the file, good or bad: how much a rewrite would save. */
       lines: number;
       /** Lines that did not parse (a crash mid-append, damage). */
       badLines: number;
@@ -168,7 +168,7 @@ export async function appendToIndex(dataDir: string, entries: ReadonlyArray<Sess
   await appendPrivate(indexPath(dataDir), entries.map(lineOf).join(''));
 }
 
-/** Replaces the index with exactly these entries (a rebuild or a compaction). */
+/** Replaces the index with exactly these entries (a rebuild or a rewrite). */
 export async function rewriteIndex(dataDir: string, entries: Iterable<SessionSummary>): Promise<void> {
   await writeTextAtomically(indexPath(dataDir), [...entries].map(lineOf).join(''));
 }

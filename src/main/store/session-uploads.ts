@@ -12,6 +12,7 @@ import { sessionDirectory } from './paths';
 import type { SessionStore } from './session-store';
 import { uploadSession } from './session-upload';
 import type { SharedStore } from './shared-store/types';
+import { formatBytes } from '../../shared/format';
 
 export interface SessionUploadsDeps {
   local: SessionStore;
@@ -19,12 +20,6 @@ export interface SessionUploadsDeps {
   keepLocal: boolean;
   log: (line: string) => void;
   now?: () => number;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  return `${Math.round(bytes / 1e3)} kB`;
 }
 
 export class SessionUploads {

@@ -47,7 +47,7 @@ export const WORKFLOW_FILE = 'workflow.json';
 
 /** `changed`: the workflow is not the one its trust was asked for (it changed after its steps were shown). */
 export type StoreError = { kind: 'not_found' | 'invalid' | 'exists' | 'io' | 'changed'; message: string };
-export type StoreResult<T> = { ok: true; value: T } | { ok: false; error: StoreError };
+export type WorkflowStoreResult<T> = { ok: true; value: T } | { ok: false; error: StoreError };
 
 const TEMPORARY = /^\./;
 
@@ -92,7 +92,7 @@ export class WorkflowStore {
   }
 
   /** A workflow, its digest as it is on disk now, and whether that is the digest the user trusted. */
-  async readChecked(name: string): Promise<StoreResult<CheckedWorkflow>> {
+  async readChecked(name: string): Promise<WorkflowStoreResult<CheckedWorkflow>> {
     const read = await this.read(name);
     if (!read.ok) return read;
     const digest = await this.digestOf(read.value);
@@ -111,7 +111,7 @@ export class WorkflowStore {
    * digest of what they were shown), a workflow that changed since is a `changed` error and stays
    * untrusted.
    */
-  async trustWorkflow(name: string, expected?: string): Promise<StoreResult<CheckedWorkflow>> {
+  async trustWorkflow(name: string, expected?: string): Promise<WorkflowStoreResult<CheckedWorkflow>> {
     const read = await this.readChecked(name);
     if (!read.ok) return read;
     if (expected !== undefined && expected !== read.value.digest) {
@@ -122,7 +122,7 @@ export class WorkflowStore {
     return { ok: true, value: { ...read.value, trusted: true } };
   }
 
-  async read(name: string): Promise<StoreResult<Workflow>> {
+  async read(name: string): Promise<WorkflowStoreResult<Workflow>> {
     const bad = this.checkName(name);
     if (bad) return { ok: false, error: bad };
     let text: string;
@@ -145,7 +145,7 @@ export class WorkflowStore {
   }
 
   /** One of a workflow's files (a screen, a patch). */
-  async file(name: string, image: WorkflowImage): Promise<StoreResult<Buffer>> {
+  async file(name: string, image: WorkflowImage): Promise<WorkflowStoreResult<Buffer>> {
     try {
       return { ok: true, value: await readFile(join(this.folder(name), image.file)) };
     } catch (error) {
@@ -159,7 +159,7 @@ export class WorkflowStore {
    * machine (saved from a session), so trusted as written; else (imported) untrusted, its name's
    * old trust removed before anything is written.
    */
-  async save(workflow: Workflow, files: ReadonlyMap<string, Buffer>, options: { replace: boolean; trusted: boolean }): Promise<StoreResult<{ replaced: boolean }>> {
+  async save(workflow: Workflow, files: ReadonlyMap<string, Buffer>, options: { replace: boolean; trusted: boolean }): Promise<WorkflowStoreResult<{ replaced: boolean }>> {
     const parsed = WorkflowSchema.safeParse(workflow);
     if (!parsed.success) return { ok: false, error: { kind: 'invalid', message: `not a valid workflow: ${describeWorkflowIssues(parsed.error.issues)}` } };
     const missing = workflowFiles(workflow).find((file) => !files.has(file));
@@ -204,7 +204,7 @@ export class WorkflowStore {
     return { ok: true, value: { replaced: exists } };
   }
 
-  async delete(name: string): Promise<StoreResult<{ name: string }>> {
+  async delete(name: string): Promise<WorkflowStoreResult<{ name: string }>> {
     const bad = this.checkName(name);
     if (bad) return { ok: false, error: bad };
     const target = this.folder(name);
@@ -222,7 +222,7 @@ export class WorkflowStore {
   }
 
   /** The workflow and its files in one value (`mnemo workflow export`). */
-  async export(name: string): Promise<StoreResult<WorkflowExport>> {
+  async export(name: string): Promise<WorkflowStoreResult<WorkflowExport>> {
     const read = await this.read(name);
     if (!read.ok) return read;
     const files: Record<string, string> = {};
@@ -240,7 +240,7 @@ export class WorkflowStore {
    * file it lacks or holds a file that is not the image it says; an existing name is refused unless
    * `replace`.
    */
-  async import(file: WorkflowFile, options: { replace: boolean; rename?: string }): Promise<StoreResult<{ workflow: Workflow; replaced: boolean }>> {
+  async import(file: WorkflowFile, options: { replace: boolean; rename?: string }): Promise<WorkflowStoreResult<{ workflow: Workflow; replaced: boolean }>> {
     const checked = await checkExport(file);
     if (!checked.ok) return checked;
     const { exported, files } = checked.value;
@@ -268,7 +268,7 @@ const invalid = (message: string): { ok: false; error: StoreError } => ({ ok: fa
 export type WorkflowFile = string | { parsed: unknown };
 
 /** An exported file, validated: the schema, then every image decoded and its size checked. */
-export async function checkExport(file: WorkflowFile): Promise<StoreResult<{ exported: WorkflowExport; files: Map<string, Buffer> }>> {
+export async function checkExport(file: WorkflowFile): Promise<WorkflowStoreResult<{ exported: WorkflowExport; files: Map<string, Buffer> }>> {
   let json: unknown;
   if (typeof file === 'string') {
     const read = parseJsonWithin(file);

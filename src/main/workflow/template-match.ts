@@ -21,7 +21,7 @@ export interface Match {
   score: number;
 }
 
-export interface SearchOptions {
+export interface TemplateSearchOptions {
   /** Peaks answered (twice as many are followed at the coarser scales). Default 4. */
   peaks?: number;
   /** Multiply-adds of the exhaustive pass at the coarsest scale to aim for. Default 3 million. */
@@ -195,7 +195,7 @@ export function pyramidFactors(image: { width: number; height: number }, templat
  * Every position is scored at the coarsest scale only; each finer scale looks again around the
  * best peaks of the one before, in a window as wide as the step between the two scales.
  */
-export function searchTemplate(image: GreyImage, template: GreyImage, options: SearchOptions = {}): Match[] {
+export function searchTemplate(image: GreyImage, template: GreyImage, options: TemplateSearchOptions = {}): Match[] {
   const area = options.within ?? { x: 0, y: 0, width: image.width, height: image.height };
   if (template.width > area.width || template.height > area.height || template.width === 0 || template.height === 0) return [];
   if (prepare(template).energy < FLAT * template.width * template.height) return [];

@@ -159,9 +159,9 @@ describe('the file-backed store', () => {
     ]);
   });
 
-  it('writes a snapshot every compactEvery changes and empties the log, atomically', async () => {
+  it('writes a snapshot every rewriteEvery changes and empties the log, atomically', async () => {
     const dir = await dataDir();
-    const opened = await openBlackboard(dir, { compactEvery: 3 });
+    const opened = await openBlackboard(dir, { rewriteEvery: 3 });
     for (let n = 1; n <= 7; n++) opened.blackboard.addTrajectories({ step: n, action: 'click' });
     await opened.blackboard.flush();
     const directory = blackboardDirectory(dir);
@@ -171,7 +171,7 @@ describe('the file-backed store', () => {
     expect((await readFile(join(directory, 'blackboard.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(1);
     expect((await readdir(directory)).sort()).toEqual(['blackboard.json', 'blackboard.jsonl']);
 
-    const reopened = await openBlackboard(dir, { compactEvery: 3 });
+    const reopened = await openBlackboard(dir, { rewriteEvery: 3 });
     expect(reopened.blackboard.trajectories.listContent.map((item) => item['step'])).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 

@@ -4,7 +4,7 @@
  * the full ones, and the events stay small however large the memory grows.
  */
 import { describe, expect, it } from 'vitest';
-import { applyListDelta, BLACKBOARD_VIEW_ITEMS, buildMemorySnapshot, listDelta, MemoryChangeCompactor, type BlackboardDict, type MemoryChange } from '../../../src/shared/memory';
+import { applyListDelta, BLACKBOARD_VIEW_ITEMS, buildMemorySnapshot, listDelta, MemoryDeltaEncoder, type BlackboardDict, type MemoryChange } from '../../../src/shared/memory';
 
 describe('listDelta', () => {
   it.each([
@@ -31,7 +31,7 @@ const board = (trajectories: number): BlackboardDict => ({
   screenshots: [],
 });
 
-describe('MemoryChangeCompactor', () => {
+describe('MemoryDeltaEncoder', () => {
   it('sends the whole state once, then only what changed; the folded snapshot is the same', () => {
     const full: MemoryChange[] = [];
     for (let step = 1; step <= 200; step++) {
@@ -41,8 +41,8 @@ describe('MemoryChangeCompactor', () => {
       full.push({ kind: 'blackboard', snapshot: board(Math.min(step, 150)) });
       full.push({ kind: 'conversation', context: [{ role: 'user', content: `task ${Math.floor(step / 50)}`, kind: 'task' }], shortTerm: [], longTerm: [], compressing: false, lastError: null });
     }
-    const compactor = new MemoryChangeCompactor();
-    const compacted = full.map((change) => compactor.compact(change)).filter((change): change is MemoryChange => change !== null);
+    const compactor = new MemoryDeltaEncoder();
+    const compacted = full.map((change) => compactor.delta(change)).filter((change): change is MemoryChange => change !== null);
     // The same, except that a run's events carry the newest BLACKBOARD_VIEW_ITEMS of a section and
     // how many came before (a board kept for years holds thousands; they stay on disk).
     const whole = buildMemorySnapshot(full);
@@ -66,7 +66,7 @@ describe('MemoryChangeCompactor', () => {
   });
 
   it('says a trace item was added without repeating it (the step\'s own events carry it)', () => {
-    const compacted = new MemoryChangeCompactor().compact({ kind: 'trace', op: 'add', step: 1, item: { step: 1, response: 'a long thought', action: 'click' }, length: 1, dropped: 0 });
+    const compacted = new MemoryDeltaEncoder().delta({ kind: 'trace', op: 'add', step: 1, item: { step: 1, response: 'a long thought', action: 'click' }, length: 1, dropped: 0 });
     expect(compacted).toEqual({ kind: 'trace', op: 'add', step: 1, item: null, length: 1, dropped: 0 });
   });
 });

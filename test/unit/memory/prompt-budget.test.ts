@@ -10,7 +10,7 @@ import { applyLineSplices, lineSplices } from '../../../src/shared/line-splices'
 import { Blackboard, TieredMemory } from '../../../src/main/memory';
 import { renderBlackboardSection, TASK_END_KIND, TASK_SUMMARY_KIND } from '../../../src/main/memory/blackboard-prompt';
 import { renderConversationSection } from '../../../src/main/memory/conversation-prompt';
-import { summaryFromReply, tasksToSummarise } from '../../../src/main/memory/blackboard-compaction';
+import { summaryFromReply, tasksToSummarise } from '../../../src/main/memory/blackboard-summaries';
 import { textSection, tokensOf } from '../../../src/main/memory/prompt-section';
 
 const CITIES = ['Lisbon', 'Oslo', 'Quito', 'Hanoi', 'Perth', 'Dakar', 'Tallinn', 'Cusco'];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAction, type Action } from '../../../src/shared/actions';
 import { formatPyautoguiAction, parsePyautoguiReply, PYAUTOGUI_WAIT_MS, type PyautoguiOptions, type PyautoguiParse } from '../../../src/main/model/families/pyautogui';
-import { readStatements, tokenize } from '../../../src/main/model/families/python-calls';
+import { readStatements, tokenizePython } from '../../../src/main/model/families/python-calls';
 import { imageToModel, smartResize } from '../../../src/main/model/families/coordinates';
 
 const image = { width: 1280, height: 800 };
@@ -184,7 +184,7 @@ describe('pyautogui: Python strings and values', () => {
   });
 
   it('tokenizes numbers, names, strings and brackets with their lines', () => {
-    const tokens = tokenize("a.b(1, -2.5e1, [True, None], x=('s',))\n", 3);
+    const tokens = tokenizePython("a.b(1, -2.5e1, [True, None], x=('s',))\n", 3);
     expect(tokens.ok).toBe(true);
     const read = readStatements("pyautogui.click(1, y=-2.5e1)\nDONE\nimport time", 3);
     expect(read).toEqual({

@@ -18,7 +18,7 @@ import { buildMemorySnapshot, type BlackboardDict, type MemoryItemData, type Pro
 import { openBlackboard } from '../../../src/main/memory';
 import { RedisBlackboardStore } from '../../../src/main/memory/redis-stores';
 import { TASK_END_KIND, TASK_SUMMARY_KIND } from '../../../src/main/memory/blackboard-prompt';
-import { TASK_SUMMARY_PROMPT } from '../../../src/main/memory/blackboard-compaction';
+import { TASK_SUMMARY_PROMPT } from '../../../src/main/memory/blackboard-summaries';
 import { readSession } from '../../../src/main/store/session-reader';
 import type { RunService } from '../../../src/main/service/run-service';
 import { serviceOnFakeDisplay } from '../../fixtures/fake-display-service';
@@ -117,7 +117,7 @@ function yearsOfTasks(tasks: number, prefix = 'old'): BlackboardDict {
 async function seedBoard(dataDir: string, board: BlackboardDict): Promise<void> {
   const opened = await openBlackboard(dataDir);
   opened.blackboard.blackboardFromDict(board);
-  const saved = await opened.store.compact(opened.blackboard.blackboardToDict());
+  const saved = await opened.store.rewrite(opened.blackboard.blackboardToDict());
   if (!saved.ok) throw new Error(saved.error);
 }
 

@@ -17,7 +17,7 @@ import {
 } from '../../../src/shared/events';
 import {
   emptyMemorySnapshot,
-  MemoryChangeCompactor,
+  MemoryDeltaEncoder,
   MemoryChangeSchema,
   MemorySnapshotSchema,
   parseMemoryChange,
@@ -42,7 +42,7 @@ describe('the memory change is inferred from its schema', () => {
   });
 
   it('every change the compactor emits reads back through the event schema unchanged', () => {
-    const compactor = new MemoryChangeCompactor();
+    const compactor = new MemoryDeltaEncoder();
     const item: MemoryItemData = { step: 2, subtask: 'Open the menu', action: 'click', status: 'success', user_confirmation: null };
     const changes: MemoryChange[] = [
       { kind: 'trace', op: 'add', step: 2, item, length: 2, dropped: 0 },
@@ -55,7 +55,7 @@ describe('the memory change is inferred from its schema', () => {
       { kind: 'working-memory', op: 'updated', conversationId: 'conv-1', memory: 'likes teal', status: 'success', error: null },
     ];
     for (const change of changes) {
-      const emitted = compactor.compact(change);
+      const emitted = compactor.delta(change);
       if (emitted === null) continue;
       const line = JSON.parse(JSON.stringify({ type: 'memory', step: 2, change: emitted, ...stamp })) as unknown;
       const parsed = parseAgentEvent(line);

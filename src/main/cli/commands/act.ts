@@ -5,7 +5,7 @@ import { imageFrame, screenFrame, unionRect } from '../../operator/geometry';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { loadOperator } from '../operator-setup';
 
-export interface ActOptions {
+export interface ActCommandOptions {
   json: string;
   image?: Size;
   display?: number | 'all';
@@ -18,7 +18,7 @@ function printResult(result: ActionResult): void {
 }
 
 /** `mnemo act`: one action on the desktop, its ActionResult printed as JSON. */
-export async function actCommand(options: ActOptions): Promise<void> {
+export async function actCommand(options: ActCommandOptions): Promise<void> {
   let raw: unknown;
   try {
     raw = JSON.parse(options.json);

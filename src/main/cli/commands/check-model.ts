@@ -9,7 +9,7 @@
  * answers in the configured space and hits at least 80% of the targets, 3 otherwise; the
  * provider's failures as above.
  */
-import type { GroundingOutcome } from '../../model/grounding-check';
+import type { GroundingCheckOutcome } from '../../model/grounding-check';
 import { groundingPassed } from '../../../shared/grounding';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { keychainApiKey } from '../stored-key';
@@ -70,7 +70,7 @@ async function checkGrounding(service: RunService, options: CheckOptions): Promi
 }
 
 /** The check in words: both spaces with their hits and errors, the verdict, and the fix. */
-export function describeGrounding(outcome: Extract<GroundingOutcome, { ok: true }>, model: string, configPath: string): string {
+export function describeGrounding(outcome: Extract<GroundingCheckOutcome, { ok: true }>, model: string, configPath: string): string {
   const { report } = outcome;
   const px = (value: number | null) => (value === null ? 'no answer' : `mean error ${Math.round(value)} px`);
   const size = (value: { width: number; height: number }) => `${value.width}x${value.height}`;

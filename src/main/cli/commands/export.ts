@@ -38,7 +38,8 @@ function insideFolder(folder: string, path: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-function formatBytes(bytes: number): string {
+/** `512 B`, `3.4 KB`, `1.2 MB` (powers of 1024): the size of a file just written. */
+function formatBinarySize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -78,7 +79,7 @@ export async function exportCommand(sessionId: string, options: ExportOptions): 
   if (html !== undefined) {
     const written = await writeUserFile(html, await renderHtmlReport(session, screenshotReader(session.directory)));
     if (!written.ok) return fail(ExitCode.errorResult, written.message);
-    process.stdout.write(`wrote ${html}: HTML report of session ${session.meta.id}, ${session.steps.length} step(s), ${formatBytes(written.bytes)}\n`);
+    process.stdout.write(`wrote ${html}: HTML report of session ${session.meta.id}, ${session.steps.length} step(s), ${formatBinarySize(written.bytes)}\n`);
     if (!insideFolder(dataDir, html)) {
       process.stderr.write('mnemo export: note: the report holds the screenshots of the session (what was on the screen); share it with care\n');
     }
@@ -86,6 +87,6 @@ export async function exportCommand(sessionId: string, options: ExportOptions): 
   if (json !== undefined) {
     const written = await writeUserFile(json, `${JSON.stringify(rawRecord(session), null, 2)}\n`);
     if (!written.ok) return fail(ExitCode.errorResult, written.message);
-    process.stdout.write(`wrote ${json}: raw record of session ${session.meta.id}, ${session.events.length} event(s), ${formatBytes(written.bytes)}\n`);
+    process.stdout.write(`wrote ${json}: raw record of session ${session.meta.id}, ${session.events.length} event(s), ${formatBinarySize(written.bytes)}\n`);
   }
 }

@@ -67,7 +67,7 @@ function renderSnapshot(snapshot: MemorySnapshot): string {
   ].join('\n');
 }
 
-/** Compaction drives no display. */
+/** Summarizing drives no display. */
 const noOperator = async (): Promise<OperatorOpen> => ({ ok: false, message: 'mnemo memory compact does not use a display' });
 
 export async function memoryShowCommand(ref: string, options: MemoryShowOptions): Promise<void> {
@@ -95,7 +95,7 @@ export async function memoryCompactCommand(options: MemoryCompactOptions): Promi
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
   try {
-    const compacted = await service.memoryHost.compact({
+    const compacted = await service.memoryHost.summarize({
       ...(options.limit !== undefined ? { limit: options.limit } : {}),
       signal: stop.signal,
       onProgress: (progress) =>

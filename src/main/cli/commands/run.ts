@@ -55,7 +55,7 @@ export async function runCommand(task: string, options: RunOptions): Promise<voi
   if (outcome.recordFailure && !outcome.reason.includes(outcome.recordFailure)) process.stderr.write(`mnemo: warning: the session record is incomplete: ${outcome.recordFailure}\n`);
   process.exitCode = exitCodeFor(outcome.status);
   // The blackboard's summary of this task is written (by the memory model) before the process ends.
-  if (service.memoryHost.compacting && !options.json) process.stderr.write('mnemo: writing the blackboard summary of this task (Ctrl+C skips it; mnemo memory compact does it later)\n');
+  if (service.memoryHost.summarizing && !options.json) process.stderr.write('mnemo: writing the blackboard summary of this task (Ctrl+C skips it; mnemo memory compact does it later)\n');
   await service.close();
   // Terminal input would keep the process alive after the run.
   process.stdin.destroy();

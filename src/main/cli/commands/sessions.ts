@@ -17,7 +17,7 @@ import { ExitCode, InvalidInputError } from '../exit-codes';
 import { offerSampleSession } from '../../store/sample-session';
 import { loadConfig, storeSettingsOf } from '../../settings/settings';
 import { redactionOfDataDir } from '../../settings/redaction';
-import { formatUsd } from '../../../shared/format';
+import { formatBytes, formatUsd } from '../../../shared/format';
 import { openDataDir } from '../data-dir';
 import { keychainApiKeyQuietly } from '../stored-key';
 import { openSessionLibrary } from '../session-library';
@@ -41,12 +41,6 @@ export function localTime(ms: number, seconds = false): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}${seconds ? `:${two(d.getSeconds())}` : ''}`;
 }
 
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  return `${Math.round(bytes / 1e3)} kB`;
-}
 
 export function printWarnings(warnings: readonly StoreWarning[]): void {
   for (const warning of warnings) process.stderr.write(`mnemo: warning: ${warning.message}\n`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ActOptions } from '../commands/act';
+import type { ActCommandOptions } from '../commands/act';
 import { addDisplayOption, parseImageSize } from '../options';
 
 export function registerActCommand(program: Command): void {
@@ -13,5 +13,5 @@ export function registerActCommand(program: Command): void {
     { all: true },
   )
     .option('--no-fail-safe', 'do not refuse actions while the mouse is in the top-left corner')
-    .action(async (options: ActOptions) => (await import('../commands/act')).actCommand(options));
+    .action(async (options: ActCommandOptions) => (await import('../commands/act')).actCommand(options));
 }

@@ -5,7 +5,7 @@
  * value of a single fact supersedes the old, which stays in its history. The same store runs use.
  */
 import { z } from 'zod';
-import { FactSchema } from '../../../shared/app-api';
+import { FactJsonSchema } from '../../../shared/app-api';
 import type { MemoryService } from '../../service/memory/memory-service';
 import type { ToolCall } from '../connection';
 import { defineTool, type ToolAnswer } from '../tool';
@@ -23,7 +23,7 @@ export const searchFactsTool = defineTool({
     query: z.string().trim().min(1, 'the query is empty').describe('words to look for in keywords, descriptions and values'),
     limit: z.number().int().min(1).max(200).optional().describe('at most this many (default 20)'),
   },
-  output: { facts: z.array(FactSchema) },
+  output: { facts: z.array(FactJsonSchema) },
   readOnly: true,
   destructive: false,
   openWorld: false,
@@ -47,7 +47,7 @@ export const saveFactTool = defineTool({
     description: z.string().describe('what the fact is, in a sentence (may be empty)'),
     values: z.array(z.string()).min(1, 'a fact needs a value').describe('one value, or several for a multiple fact'),
   },
-  output: { fact: FactSchema },
+  output: { fact: FactJsonSchema },
   readOnly: false,
   destructive: false,
   openWorld: false,

@@ -5,12 +5,12 @@
  */
 import type { ImageContent } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ImageLimits, Screenshot } from '../../service/desktops/direct-desktop';
+import type { ScreenshotLimits, Screenshot } from '../../service/desktops/direct-desktop';
 import type { ToolCall } from '../connection';
 import { defineTool, type ToolAnswer } from '../tool';
 
 /** The strictest of the clients' limits: Claude's long edge and pixel count, and bytes well under 1 MB. */
-export const CLIENT_IMAGE_LIMITS: ImageLimits = { maxLongEdge: 1568, maxPixels: 1_150_000, maxBytes: 900_000 };
+export const CLIENT_IMAGE_LIMITS: ScreenshotLimits = { maxLongEdge: 1568, maxPixels: 1_150_000, maxBytes: 900_000 };
 
 export const ScreenshotGeometrySchema = {
   width: z.number().int().describe('width of the image in pixels: the coordinates act takes'),

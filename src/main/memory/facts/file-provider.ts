@@ -19,10 +19,10 @@
  * write, whichever comes first. `check()` does the same on demand (`mnemo facts check`).
  */
 import { open, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
-import { makePrivateDir, openPrivate } from '../../disk/files';
+import { makePrivateDir, openPrivate, writeFileAtomically } from '../../disk/files';
 import { join } from 'node:path';
 import { type MemoryCipher, MemoryKeyError } from '../encryption';
-import { withFileLock, writeFileAtomically } from '../file-lock';
+import { withFileLock } from '../file-lock';
 import type { StoredFact } from './model';
 import { describeError, MemoryStoreError, type FactLogCheck, type TornRecord } from './provider';
 import { type FactChange, TableFactStore, type TableStoreOptions } from './table';
@@ -52,7 +52,7 @@ export interface FileFactStoreOptions extends TableStoreOptions {
   /** Encrypts every line and the snapshot; absent: plain JSON. */
   cipher?: MemoryCipher | null;
   /** Rewrite the snapshot once the log holds this many lines more than there are facts. Default 2000. */
-  compactSlack?: number;
+  rewriteSlack?: number;
 }
 
 export function factsDirectory(dataDir: string): string {
@@ -63,7 +63,7 @@ export class FileFactStore extends TableFactStore {
   readonly location: string;
   readonly directory: string;
   private readonly cipher: MemoryCipher | null;
-  private readonly compactSlack: number;
+  private readonly rewriteSlack: number;
   /** The log file we read (its inode), how far, and its generation. */
   private inode = -1;
   private offset = 0;
@@ -81,7 +81,7 @@ export class FileFactStore extends TableFactStore {
     this.directory = factsDirectory(dataDir);
     this.location = `file ${this.directory}`;
     this.cipher = options.cipher ?? null;
-    this.compactSlack = options.compactSlack ?? 2000;
+    this.rewriteSlack = options.rewriteSlack ?? 2000;
   }
 
   private get logPath(): string {
@@ -222,7 +222,7 @@ export class FileFactStore extends TableFactStore {
       handle = await open(this.logPath, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      // No log: a store never written, or one whose every fact was forgotten mid-compaction.
+      // No log: a store never written, or one whose every fact was forgotten mid-rewrite.
       if (this.inode !== -1 || this.table.size > 0) await this.reload(null);
       return;
     }
@@ -256,7 +256,7 @@ export class FileFactStore extends TableFactStore {
     const header = this.parseHeader(first.subarray(0, newline).toString('utf8'));
     this.offset = newline + 1;
     if (header.gen < this.generation) {
-      // A compaction wrote the snapshot but had not replaced the log yet: the snapshot holds it all.
+      // A rewrite wrote the snapshot but had not replaced the log yet: the snapshot holds it all.
       this.offset = info.size;
       return;
     }
@@ -358,7 +358,7 @@ export class FileFactStore extends TableFactStore {
         if ('forget' in change) after.delete(change.forget);
         else after.set(change.put.id, change.put);
       }
-      await this.compact([...after.values()]);
+      await this.rewriteLog([...after.values()]);
       return changes;
     }
     const text = changes.map((change) => `${this.sealed(JSON.stringify(change))}\n`).join('');
@@ -378,10 +378,10 @@ export class FileFactStore extends TableFactStore {
       await handle.close();
     }
     this.lines += changes.length;
-    if (this.lines > this.table.size + changes.length + this.compactSlack) {
+    if (this.lines > this.table.size + changes.length + this.rewriteSlack) {
       const after = new Map([...this.table.all()].map((fact) => [fact.id, fact]));
       for (const change of changes) if ('put' in change) after.set(change.put.id, change.put);
-      await this.compact([...after.values()]);
+      await this.rewriteLog([...after.values()]);
     }
     return changes;
   }
@@ -389,7 +389,7 @@ export class FileFactStore extends TableFactStore {
   /** A new, empty log of this generation (through a rename, so readers see it whole). */
   private async startLog(generation: number): Promise<void> {
     const header: Header = { mnemo: 'facts-log', gen: generation, encrypted: this.cipher !== null };
-    await writeFileAtomically(this.logPath, `${JSON.stringify(header)}\n`);
+    await writeFileAtomically(this.logPath, `${JSON.stringify(header)}\n`, { sync: true });
     const info = await stat(this.logPath);
     this.inode = info.ino;
     this.offset = info.size;
@@ -398,14 +398,14 @@ export class FileFactStore extends TableFactStore {
   }
 
   /** The snapshot of the next generation, then a new log for it (inside the lock). */
-  private async compact(facts: StoredFact[]): Promise<void> {
+  private async rewriteLog(facts: StoredFact[]): Promise<void> {
     const generation = this.generation + 1;
     const snapshot: Snapshot = this.cipher
       ? { mnemo: 'facts-snapshot', gen: generation, encrypted: true, sealed: this.sealed(JSON.stringify(facts)) }
       : { mnemo: 'facts-snapshot', gen: generation, encrypted: false, facts };
     // A sealed snapshot passed the writer before it was sealed.
     const text = `${JSON.stringify(snapshot)}\n`;
-    await writeFileAtomically(this.snapshotPath, this.cipher ? text : this.writer.text(text));
+    await writeFileAtomically(this.snapshotPath, this.cipher ? text : this.writer.text(text), { sync: true });
     await this.startLog(generation);
   }
 

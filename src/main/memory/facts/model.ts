@@ -6,6 +6,7 @@
  * and the command line share one spelling.
  */
 import { createHash } from 'node:crypto';
+import type { FactJson } from '../../../shared/app-api';
 
 export const FactType = { SINGLE: 'SINGLE', MULTIPLE: 'MULTIPLE' } as const;
 export type FactType = (typeof FactType)[keyof typeof FactType];
@@ -304,22 +305,10 @@ export function resolveFacts(facts: readonly StoredFact[], subjects: SubjectRegi
 
 /**
  * `[{id, subject, scope, keyword, description, factType, values, timestamp}]`: what `mnemo facts --json`
- * prints, plus `sessionId` where a run taught the fact; the app also asks for the `history`.
+ * prints, plus `sessionId` where a run taught the fact; the app also asks for the `history`. The
+ * one shape is the contract's (`FactJsonSchema`).
  */
-export interface FactJson {
-  id: string;
-  subject: string;
-  scope: string;
-  keyword: string;
-  description: string;
-  factType: 'single' | 'multiple';
-  values: string[];
-  timestamp: number;
-  sessionId?: string;
-  score?: number;
-  /** The versions it superseded, oldest first (only when asked for). */
-  history?: FactVersion[];
-}
+export type { FactJson };
 
 export function factJson(fact: StoredFact, extra: { score?: number | undefined; history?: boolean } = {}): FactJson {
   return {

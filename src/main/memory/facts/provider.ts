@@ -68,14 +68,14 @@ export interface FactLogCheck {
   /** The log's path, and whether there is one yet (a store never written has none). */
   log: string;
   exists: boolean;
-  /** Whole records in the log now (since its last compaction), and the facts they make with the snapshot. */
+  /** Whole records in the log now (since its last rewrite), and the facts they make with the snapshot. */
   records: number;
   facts: number;
   /** Torn records this process kept aside (at open, at a write, or by this check). */
   recovered: TornRecord[];
   /** Every torn record kept aside in the folder, this time or before. */
   keptAside: string[];
-  /** Damaged lines skipped (they stay in the log until it is next compacted). */
+  /** Damaged lines skipped (they stay in the log until it is next rewritten). */
   damaged: string[];
 }
 

@@ -10,7 +10,7 @@ import { makePrivateDir } from '../../disk/files';
 import { StoreWriter } from '../../disk/store-writer';
 import { join } from 'node:path';
 import type { MemoryCipher } from '../encryption';
-import { writeFileAtomically } from '../file-lock';
+import { writeFileAtomically } from '../../disk/files';
 import type { RedisConnection } from '../redis';
 
 export interface WorkingMemoryRecord {
@@ -102,7 +102,7 @@ export class FileMemoryManager implements WorkingMemoryManager {
   async store(input: StoreInput): Promise<void> {
     const json = this.writer.text(JSON.stringify(record(input, this.now())));
     await makePrivateDir(this.directory);
-    await writeFileAtomically(this.path(input.conversation_id), `${this.cipher ? JSON.stringify({ sealed: this.cipher.seal(json) }) : json}\n`);
+    await writeFileAtomically(this.path(input.conversation_id), `${this.cipher ? JSON.stringify({ sealed: this.cipher.seal(json) }) : json}\n`, { sync: true });
   }
 
   async retrieve(query: { conversation_id: string }): Promise<WorkingMemoryRecord[]> {

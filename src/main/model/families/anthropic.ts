@@ -35,7 +35,7 @@ import { type Action, type ActionInput, type MouseButton, type Point, type Scrol
 import { claudeAtLeast, claudeNameOf, legacyClaudeToolFor } from '../../../shared/computer-tool';
 import { type AnthropicComputerTool } from '../../../shared/model-families';
 import { type ANTHROPIC_TOOL_VERSIONS } from '../../../shared/settings';
-import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty, parseJsonReply } from './common';
+import { buildAction, checkActionsInImage, unreadableReply, isRecord, nonEmpty, parseJsonReply } from './common';
 import { mnemoFunctionTools } from './openai-cua';
 import { type AnthropicCall, type CaptureRequest, type ImageRect, type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
@@ -186,7 +186,7 @@ export function parseAnthropicMessage(value: unknown, options: AnthropicOptions 
     blocks = value.content;
     messageId = typeof value.id === 'string' ? value.id : null;
     stopReason = typeof value.stop_reason === 'string' ? value.stop_reason : null;
-  } else return failure('expected a message ({"content": [...]}) or its content blocks');
+  } else return unreadableReply('expected a message ({"content": [...]}) or its content blocks');
 
   const thoughts: string[] = [];
   const texts: string[] = [];
@@ -204,7 +204,7 @@ export function parseAnthropicMessage(value: unknown, options: AnthropicOptions 
       const mapped = mapToolUse(name, block.input, block.toolset_name);
       if (!mapped.ok) return mapped;
       const misfit = toolMisfit(name, mapped.toolset !== undefined, options.tool);
-      if (misfit !== null) return failure(misfit);
+      if (misfit !== null) return unreadableReply(misfit);
       calls.push({ id, name, action: mapped.action, ...(mapped.toolset ? { toolset: mapped.toolset } : {}), firstAction: actions.length, actionCount: mapped.actions.length });
       actions.push(...mapped.actions);
     }
@@ -217,13 +217,13 @@ export function parseAnthropicMessage(value: unknown, options: AnthropicOptions 
     const refusal = message ?? 'the model declined the task';
     return { ok: true, thought, actions: [{ type: 'fail', reason: refusal }], messageId, stopReason, calls: [], captures: [], refusal };
   }
-  if (stopReason === 'max_tokens') return failure('the reply was cut off at the output token limit (raise model.maxOutputTokens)');
+  if (stopReason === 'max_tokens') return unreadableReply('the reply was cut off at the output token limit (raise model.maxOutputTokens)');
   if (calls.length === 0) {
-    if (message === null) return failure('no action in the reply');
+    if (message === null) return unreadableReply('no action in the reply');
     return { ok: true, thought, actions: [{ type: 'finished', summary: message }], messageId, stopReason, calls, captures: [], refusal: null };
   }
   const problem = checkActionsInImage(actions, options.image) ?? checkRegions(calls, blocks, options.image);
-  if (problem !== null) return failure(problem);
+  if (problem !== null) return unreadableReply(problem);
   return { ok: true, thought, actions, messageId, stopReason, calls, captures: capturesFor(calls, blocks), refusal: null };
 }
 
@@ -301,19 +301,19 @@ function toolMisfit(name: string, toolsetCall: boolean, tool: AnthropicComputerT
  */
 function mapToolUse(name: string, input: unknown, toolsetName: unknown): Mapped {
   if (toolsetName !== undefined && toolsetName !== null) {
-    if (toolsetName !== ANTHROPIC_COMPUTER_TOOLSET) return failure(`unknown toolset "${String(toolsetName)}" (Mnemo offers the computer toolset)`);
+    if (toolsetName !== ANTHROPIC_COMPUTER_TOOLSET) return unreadableReply(`unknown toolset "${String(toolsetName)}" (Mnemo offers the computer toolset)`);
     return mapToolsetMember(name, input);
   }
   if (name === ANTHROPIC_COMPUTER_TOOL) return mapComputerAction(input);
   if (TOOLSET_MEMBERS.has(name)) return mapToolsetMember(name, input);
-  if (!MNEMO_TOOLS.has(name)) return failure(`unknown tool "${name}"`);
+  if (!MNEMO_TOOLS.has(name)) return unreadableReply(`unknown tool "${name}"`);
   const built = buildAction({ ...(isRecord(input) ? input : {}), type: name });
   return built.ok ? { ok: true, action: null, actions: [built.action] } : built;
 }
 
 /** A toolset member's input is the older tool's input without `action`: the member names it. */
 function mapToolsetMember(name: string, input: unknown): Mapped {
-  if (!TOOLSET_MEMBERS.has(name)) return failure(`unknown computer toolset member "${name}"`);
+  if (!TOOLSET_MEMBERS.has(name)) return unreadableReply(`unknown computer toolset member "${name}"`);
   const mapped = mapComputerAction({ ...(isRecord(input) ? input : {}), action: name });
   return mapped.ok ? { ...mapped, toolset: ANTHROPIC_COMPUTER_TOOLSET } : mapped;
 }
@@ -335,20 +335,20 @@ export const ANTHROPIC_MAX_KEY_REPEAT = 100;
 
 /** The computer tool's input as wire-format actions. */
 export function mapComputerAction(input: unknown): Mapped {
-  if (!isRecord(input)) return failure('the computer tool was called without an input');
+  if (!isRecord(input)) return unreadableReply('the computer tool was called without an input');
   const action = input.action;
-  if (typeof action !== 'string') return failure('the computer tool was called without an "action"');
+  if (typeof action !== 'string') return unreadableReply('the computer tool was called without an "action"');
   const built = (raws: ActionInput[]): Mapped => {
     const actions: Action[] = [];
     for (const raw of raws) {
       const one = buildAction(raw);
-      if (!one.ok) return failure(`${action}: ${one.reason}`);
+      if (!one.ok) return unreadableReply(`${action}: ${one.reason}`);
       actions.push(one.action);
     }
     return { ok: true, action, actions };
   };
   const point = pointOf(input.coordinate, 'coordinate');
-  if (typeof point === 'string') return failure(`${action}: ${point}`);
+  if (typeof point === 'string') return unreadableReply(`${action}: ${point}`);
   const modifiers = keysOf(typeof input.text === 'string' ? input.text : typeof input.key === 'string' ? input.key : undefined);
   const held = (inner: ActionInput[]): ActionInput[] =>
     modifiers.length > 0 ? [{ type: 'key_down', keys: modifiers }, ...inner, { type: 'key_up', keys: modifiers }] : inner;
@@ -368,15 +368,15 @@ export function mapComputerAction(input: unknown): Mapped {
       return built([{ type: 'screenshot' }]);
     case 'zoom': {
       const region = zoomRegion(input);
-      return typeof region === 'string' ? failure(region) : built([{ type: 'screenshot' }]);
+      return typeof region === 'string' ? unreadableReply(region) : built([{ type: 'screenshot' }]);
     }
     case 'mouse_move':
-      if (!point) return failure('mouse_move without a coordinate');
+      if (!point) return unreadableReply('mouse_move without a coordinate');
       return built([{ type: 'mouse_move', ...point }]);
     case 'left_click_drag': {
-      if (!point) return failure('left_click_drag without a coordinate (the end of the drag)');
+      if (!point) return unreadableReply('left_click_drag without a coordinate (the end of the drag)');
       const start = pointOf(input.start_coordinate, 'start_coordinate');
-      if (typeof start === 'string') return failure(`left_click_drag: ${start}`);
+      if (typeof start === 'string') return unreadableReply(`left_click_drag: ${start}`);
       // Without a start, the drag begins where the pointer is.
       if (!start) return built(held([{ type: 'mouse_down' }, { type: 'mouse_move', ...point }, { type: 'mouse_up', ...point }]));
       if (modifiers.length > 0) return built(held([{ type: 'mouse_down', ...start }, { type: 'mouse_move', ...point }, { type: 'mouse_up', ...point }]));
@@ -389,40 +389,40 @@ export function mapComputerAction(input: unknown): Mapped {
     case 'scroll': {
       const direction = input.scroll_direction;
       if (typeof direction !== 'string' || !SCROLL_DIRECTIONS.has(direction as ScrollDirection)) {
-        return failure(`scroll needs a scroll_direction of up, down, left or right (got ${JSON.stringify(direction ?? null)})`);
+        return unreadableReply(`scroll needs a scroll_direction of up, down, left or right (got ${JSON.stringify(direction ?? null)})`);
       }
       const amount = input.scroll_amount ?? 3;
       if (typeof amount !== 'number' || !Number.isInteger(amount) || amount < 1 || amount > 100) {
-        return failure(`scroll_amount must be a whole number of wheel notches from 1 to 100 (got ${JSON.stringify(amount)})`);
+        return unreadableReply(`scroll_amount must be a whole number of wheel notches from 1 to 100 (got ${JSON.stringify(amount)})`);
       }
       return built(held([{ type: 'scroll', ...(point ?? {}), direction: direction as ScrollDirection, amount }]));
     }
     case 'key': {
-      if (typeof input.text !== 'string' || input.text.trim() === '') return failure('key without text (the key or combination, e.g. "ctrl+s")');
+      if (typeof input.text !== 'string' || input.text.trim() === '') return unreadableReply('key without text (the key or combination, e.g. "ctrl+s")');
       const repeat = input.repeat ?? 1;
       if (typeof repeat !== 'number' || !Number.isInteger(repeat) || repeat < 1 || repeat > ANTHROPIC_MAX_KEY_REPEAT) {
-        return failure(`key: repeat must be a whole number from 1 to ${ANTHROPIC_MAX_KEY_REPEAT} (got ${JSON.stringify(repeat)})`);
+        return unreadableReply(`key: repeat must be a whole number from 1 to ${ANTHROPIC_MAX_KEY_REPEAT} (got ${JSON.stringify(repeat)})`);
       }
       const chords = input.text.trim().split(/\s+/).map(keysOf);
       return built(Array.from({ length: repeat }, () => chords.map((keys): ActionInput => ({ type: 'hotkey', keys }))).flat());
     }
     case 'hold_key': {
-      if (typeof input.text !== 'string' || input.text.trim() === '') return failure('hold_key without text (the key to hold)');
+      if (typeof input.text !== 'string' || input.text.trim() === '') return unreadableReply('hold_key without text (the key to hold)');
       const seconds = durationOf(input.duration);
-      if (typeof seconds === 'string') return failure(`hold_key: ${seconds}`);
+      if (typeof seconds === 'string') return unreadableReply(`hold_key: ${seconds}`);
       const keys = keysOf(input.text);
       return built([{ type: 'key_down', keys }, { type: 'wait', ms: Math.round(seconds * 1000) }, { type: 'key_up', keys }]);
     }
     case 'type':
-      if (typeof input.text !== 'string') return failure('type without text');
+      if (typeof input.text !== 'string') return unreadableReply('type without text');
       return built([{ type: 'type', text: input.text }]);
     case 'wait': {
       const seconds = input.duration === undefined ? 1 : durationOf(input.duration);
-      if (typeof seconds === 'string') return failure(`wait: ${seconds}`);
+      if (typeof seconds === 'string') return unreadableReply(`wait: ${seconds}`);
       return built([{ type: 'wait', ms: Math.round(seconds * 1000) }]);
     }
     default:
-      return failure(`unknown computer action "${action}"`);
+      return unreadableReply(`unknown computer action "${action}"`);
   }
 }
 

@@ -5,7 +5,7 @@
 import { ACTION_TYPES, type Action, actionPoints, mapActionCoordinates, parseAction, type Point } from '../../../shared/actions';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 
-export function failure(reason: string): ParseFailure {
+export function unreadableReply(reason: string): ParseFailure {
   return { ok: false, reason };
 }
 
@@ -21,17 +21,17 @@ const POINTED_TYPES = new Set<string>(['click', 'double_click', 'triple_click', 
  */
 export function buildAction(raw: unknown): ActionBuild {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return failure('an action must be a JSON object with a "type" field');
+    return unreadableReply('an action must be a JSON object with a "type" field');
   }
   const record = raw as Record<string, unknown>;
   const type = record.type;
-  if (typeof type !== 'string') return failure('an action has no "type" field');
-  if (!(ACTION_TYPES as string[]).includes(type)) return failure(`unknown action "${type}"`);
+  if (typeof type !== 'string') return unreadableReply('an action has no "type" field');
+  if (!(ACTION_TYPES as string[]).includes(type)) return unreadableReply(`unknown action "${type}"`);
   if (POINTED_TYPES.has(type) && (record.x === undefined || record.x === null || record.y === undefined || record.y === null)) {
-    return failure(`${type} without a point`);
+    return unreadableReply(`${type} without a point`);
   }
   const parsed = parseAction(record);
-  return parsed.ok ? parsed : failure(parsed.message);
+  return parsed.ok ? parsed : unreadableReply(parsed.message);
 }
 
 /** A reply that must be JSON, parsed and handed to the family's reader; not JSON is the failure. */
@@ -40,7 +40,7 @@ export function parseJsonReply<T extends object>(text: string, read: (value: unk
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return failure(`the reply is not JSON: ${(error as Error).message}`);
+    return unreadableReply(`the reply is not JSON: ${(error as Error).message}`);
   }
   return read(value);
 }

@@ -10,7 +10,7 @@
  */
 import { actionPoints, type Action, type Point } from '../../../shared/actions';
 import { COORDINATE_SPACES, type ModelCoordinates } from '../../../shared/model-families';
-import { describePoint, describeSize, failure, mapPoint, mapActionPoints } from './common';
+import { describePoint, describeSize, unreadableReply, mapPoint, mapActionPoints } from './common';
 import type { CoordinateFrame, CoordinateSpace, ImageSize, ParseFailure, SmartResizeOptions } from './types';
 
 export type { CoordinateFrame, CoordinateSpace, SmartResizeOptions };
@@ -93,7 +93,7 @@ export function describeCoordinates(frame: CoordinateFrame): string {
  * relative grids the result is rounded to whole pixels (the grid is coarser than a pixel anyway).
  */
 export function readModelPoint(point: Point, frame: CoordinateFrame): { ok: true; point: Point } | ParseFailure {
-  if (!onGrid(point, frame)) return failure(`coordinates ${describePoint(point)} outside ${describeGrid(frame)}`);
+  if (!onGrid(point, frame)) return unreadableReply(`coordinates ${describePoint(point)} outside ${describeGrid(frame)}`);
   const mapped = modelToImage(point, frame);
   const relative = frame.space === 'relative-1000' || frame.space === 'relative-1';
   return { ok: true, point: relative ? { x: Math.round(mapped.x), y: Math.round(mapped.y) } : mapped };
@@ -184,7 +184,7 @@ export function checkActionOnGrid(action: Action, frame: CoordinateFrame): strin
 export function actionsToImage(actions: readonly Action[], frame: CoordinateFrame): { ok: true; actions: Action[] } | ParseFailure {
   for (const action of actions) {
     const problem = checkActionOnGrid(action, frame);
-    if (problem !== null) return failure(problem);
+    if (problem !== null) return unreadableReply(problem);
   }
   return { ok: true, actions: actions.map((action) => actionToImage(action, frame)) };
 }

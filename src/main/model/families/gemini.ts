@@ -40,7 +40,7 @@
  */
 import type { Content, Environment, FunctionDeclaration, Part, Tool } from '@google/genai';
 import { type Action, type ActionInput, type MouseButton, type ScrollDirection } from '../../../shared/actions';
-import { buildAction, failure, isRecord, nonEmpty } from './common';
+import { buildAction, unreadableReply, isRecord, nonEmpty } from './common';
 import { imageToModel, modelToImage, type CoordinateFrame } from './coordinates';
 import { camelCaseGemini, partsProblem } from './gemini-parts';
 import { CUA_SCROLL_PIXELS_PER_NOTCH, mnemoFunctionTools } from './openai-cua';
@@ -153,10 +153,10 @@ export function parseGeminiReply(text: string, options: GeminiParseOptions = {})
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return failure(`the reply is not JSON: ${(error as Error).message}`);
+    return unreadableReply(`the reply is not JSON: ${(error as Error).message}`);
   }
   const reply = readGeminiReply(value);
-  return reply === null ? failure('expected a response ({"candidates": [...]}), a content ({"parts": [...]}) or its parts') : parseGeminiContent(reply, options);
+  return reply === null ? unreadableReply('expected a response ({"candidates": [...]}), a content ({"parts": [...]}) or its parts') : parseGeminiContent(reply, options);
 }
 
 /** The reply in any of the shapes `parseGeminiReply` takes, in camelCase or snake_case, or null. */
@@ -195,9 +195,9 @@ function partTexts(parts: readonly Part[], thought: boolean): string[] {
 /** Parse one reply's content (camelCase or snake_case) into actions in pixels of the image (see the module comment). */
 export function parseGeminiContent(given: GeminiReply, options: GeminiParseOptions = {}): GeminiParse {
   const reply = camelCaseGemini(given) as GeminiReply;
-  if (!isRecord(reply.content)) return failure('the reply has no content');
+  if (!isRecord(reply.content)) return unreadableReply('the reply has no content');
   const unreadable = partsProblem(reply.content.parts);
-  if (unreadable !== null) return failure(unreadable);
+  if (unreadable !== null) return unreadableReply(unreadable);
   const finishReason = reply.finishReason ?? null;
   const parts = Array.isArray(reply.content.parts) ? reply.content.parts : [];
   const thought = geminiThoughtOf(parts);
@@ -217,7 +217,7 @@ export function parseGeminiContent(given: GeminiReply, options: GeminiParseOptio
     const built: Action[] = [];
     for (const [index, input] of mapped.actions.entries()) {
       const action = buildAction(index === 0 && safety !== null ? { ...input, confirm: true } : input);
-      if (!action.ok) return failure(`${name}: ${action.reason}`);
+      if (!action.ok) return unreadableReply(`${name}: ${action.reason}`);
       built.push(action.action);
     }
     calls.push({ name, id: call.id ?? null, kind: GEMINI_MNEMO_FUNCTIONS.has(name) ? 'function' : 'computer', actionIndex: actions.length, actionCount: built.length, safety });
@@ -226,11 +226,11 @@ export function parseGeminiContent(given: GeminiReply, options: GeminiParseOptio
 
   if (calls.length === 0) {
     if (finishReason !== null && REFUSAL_REASONS.has(finishReason)) return refuse(`the reply was stopped by the provider's safety filters (${finishReason})`);
-    if (finishReason === 'MALFORMED_FUNCTION_CALL') return failure(`the model wrote a malformed function call${reply.finishMessage ? `: ${reply.finishMessage}` : ''}`);
+    if (finishReason === 'MALFORMED_FUNCTION_CALL') return unreadableReply(`the model wrote a malformed function call${reply.finishMessage ? `: ${reply.finishMessage}` : ''}`);
     const summary = nonEmpty(partTexts(parts, false).join('\n\n'));
     if (summary === null) {
       const cut = finishReason === 'MAX_TOKENS' ? ' (the reply was cut off at the output token limit)' : '';
-      return failure(`no function call and no text in the reply${cut}`);
+      return unreadableReply(`no function call and no text in the reply${cut}`);
     }
     return { ok: true, thought, actions: [{ type: 'finished', summary }], calls, finishReason, refusal: null };
   }
@@ -253,8 +253,8 @@ function ok(...actions: ActionInput[]): Mapped {
 function pointOf(name: string, args: Record<string, unknown>, xKey: string, yKey: string, image: ImageSize | undefined): { ok: true; point: { x: number; y: number } } | ParseFailure {
   const x = args[xKey];
   const y = args[yKey];
-  if (typeof x !== 'number' || typeof y !== 'number' || !Number.isFinite(x) || !Number.isFinite(y)) return failure(`${name} needs numbers ${xKey} and ${yKey} on the 0-999 grid`);
-  if (x < 0 || y < 0 || x > GEMINI_GRID || y > GEMINI_GRID) return failure(`${name} at (${x}, ${y}) is off the 0-999 grid`);
+  if (typeof x !== 'number' || typeof y !== 'number' || !Number.isFinite(x) || !Number.isFinite(y)) return unreadableReply(`${name} needs numbers ${xKey} and ${yKey} on the 0-999 grid`);
+  if (x < 0 || y < 0 || x > GEMINI_GRID || y > GEMINI_GRID) return unreadableReply(`${name} at (${x}, ${y}) is off the 0-999 grid`);
   return { ok: true, point: fromGeminiGrid({ x, y }, image) };
 }
 
@@ -269,7 +269,7 @@ const DIRECTIONS = new Set<string>(['up', 'down', 'left', 'right']);
 
 function scrollAt(name: string, point: { x: number; y: number }, args: Record<string, unknown>, image: ImageSize | undefined): Mapped {
   const direction = args.direction;
-  if (typeof direction !== 'string' || !DIRECTIONS.has(direction)) return failure(`${name} needs a direction: up, down, left or right`);
+  if (typeof direction !== 'string' || !DIRECTIONS.has(direction)) return unreadableReply(`${name} needs a direction: up, down, left or right`);
   const magnitude = typeof args.magnitude === 'number' && args.magnitude > 0 ? args.magnitude : GEMINI_SCROLL_MAGNITUDE;
   return ok({ type: 'scroll', ...point, direction: direction as ScrollDirection, amount: notches(magnitude, direction as ScrollDirection, image) });
 }
@@ -324,12 +324,12 @@ function mapFunctionCall(name: string, args: Record<string, unknown>, image: Ima
     case 'type_text_at': {
       const point = at();
       if (!point.ok) return point;
-      if (typeof args.text !== 'string') return failure('type_text_at needs a text');
+      if (typeof args.text !== 'string') return unreadableReply('type_text_at needs a text');
       const clear = args.clear_before_typing !== false;
       return ok({ type: 'click', ...point.point }, ...(clear ? CLEAR_FIELD : []), { type: 'type', text: args.text }, ...(args.press_enter === true ? [PRESS_ENTER] : []));
     }
     case 'type':
-      if (typeof args.text !== 'string') return failure('type needs a text');
+      if (typeof args.text !== 'string') return unreadableReply('type needs a text');
       return ok({ type: 'type', text: args.text }, ...(args.press_enter === true ? [PRESS_ENTER] : []));
     case 'key_combination':
     case 'hotkey':
@@ -337,7 +337,7 @@ function mapFunctionCall(name: string, args: Record<string, unknown>, image: Ima
     case 'key_down':
     case 'key_up': {
       const list = keysOf(args.keys ?? args.key);
-      if (list === null || list.length === 0) return failure(`${name} needs keys, e.g. "ctrl+c"`);
+      if (list === null || list.length === 0) return unreadableReply(`${name} needs keys, e.g. "ctrl+c"`);
       return ok({ type: name === 'key_down' || name === 'key_up' ? name : 'hotkey', keys: list });
     }
     case 'scroll_at':
@@ -363,7 +363,7 @@ function mapFunctionCall(name: string, args: Record<string, unknown>, image: Ima
     case 'take_screenshot':
       return ok({ type: 'screenshot' });
     case 'ask_user':
-      return typeof args.question === 'string' ? ok({ type: 'ask_user', question: args.question }) : failure('ask_user needs a question');
+      return typeof args.question === 'string' ? ok({ type: 'ask_user', question: args.question }) : unreadableReply('ask_user needs a question');
     case 'save_fact':
     case 'query_long_term_memory':
     case 'run_workflow': {
@@ -371,7 +371,7 @@ function mapFunctionCall(name: string, args: Record<string, unknown>, image: Ima
       return ok({ ...rest, type: name } as ActionInput);
     }
     default:
-      if ((GEMINI_EXCLUDED_FUNCTIONS as readonly string[]).includes(name)) return failure(`"${name}" is not available: Mnemo drives a whole desktop, not a browser of its own (click the address bar and type instead)`);
-      return failure(`unknown function "${name}"`);
+      if ((GEMINI_EXCLUDED_FUNCTIONS as readonly string[]).includes(name)) return unreadableReply(`"${name}" is not available: Mnemo drives a whole desktop, not a browser of its own (click the address bar and type instead)`);
+      return unreadableReply(`unknown function "${name}"`);
   }
 }

@@ -20,7 +20,7 @@
  */
 import { type Action, type ActionInput, type MouseButton, type ScrollDirection } from '../../../shared/actions';
 import { type OpenAiComputerTool } from '../../../shared/model-families';
-import { buildAction, checkActionsInImage, failure, isRecord, nonEmpty, parseJsonReply } from './common';
+import { buildAction, checkActionsInImage, unreadableReply, isRecord, nonEmpty, parseJsonReply } from './common';
 import { type CuaCall, type ImageSize, type ParseFailure, type ReplyParse, type SafetyCheck } from './types';
 
 /** Pixels of `scroll_x`/`scroll_y` per wheel notch; a scroll is at least one notch, at most 100. */
@@ -156,7 +156,7 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
     items = value.output;
     responseId = typeof value.id === 'string' ? value.id : null;
   } else if (isRecord(value) && typeof value.type === 'string') items = [value];
-  else return failure('expected a response ({"output": [...]}) or an output item');
+  else return unreadableReply('expected a response ({"output": [...]}) or an output item');
 
   const reasoning: string[] = [];
   const messages: string[] = [];
@@ -178,8 +178,8 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
         }
         break;
       case 'computer_call': {
-        if (options.tool === 'computer_use_preview' && Array.isArray(item.actions)) return failure('a computer_call with actions is the GA computer tool\'s; computer_use_preview calls carry one action');
-        if (options.tool === 'computer' && !Array.isArray(item.actions)) return failure('a computer_call with one action is the computer_use_preview tool\'s; computer calls carry actions');
+        if (options.tool === 'computer_use_preview' && Array.isArray(item.actions)) return unreadableReply('a computer_call with actions is the GA computer tool\'s; computer_use_preview calls carry one action');
+        if (options.tool === 'computer' && !Array.isArray(item.actions)) return unreadableReply('a computer_call with one action is the computer_use_preview tool\'s; computer calls carry actions');
         const checks = safetyChecksOf(item.pending_safety_checks);
         const mapped = mapComputerCall(item);
         if (!mapped.ok) return mapped;
@@ -187,7 +187,7 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
         for (const [index, raw] of mapped.actions.entries()) {
           // The user's yes, asked once before the call's first action, covers the call.
           const one = buildAction(checks.length > 0 && index === 0 ? { ...raw, confirm: true } : raw);
-          if (!one.ok) return mapped.batch ? failure(`action ${index + 1} of the batch: ${one.reason}`) : one;
+          if (!one.ok) return mapped.batch ? unreadableReply(`action ${index + 1} of the batch: ${one.reason}`) : one;
           built.push(one.action);
         }
         const callId = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
@@ -197,12 +197,12 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
       }
       case 'function_call': {
         const name = typeof item.name === 'string' ? item.name : '';
-        if (!MEMORY_FUNCTIONS.has(name)) return failure(`unknown function "${name}"`);
+        if (!MEMORY_FUNCTIONS.has(name)) return unreadableReply(`unknown function "${name}"`);
         let args: unknown;
         try {
           args = typeof item.arguments === 'string' ? JSON.parse(item.arguments || '{}') : item.arguments;
         } catch (error) {
-          return failure(`the arguments of ${name} are not JSON: ${(error as Error).message}`);
+          return unreadableReply(`the arguments of ${name} are not JSON: ${(error as Error).message}`);
         }
         const built = buildAction({ ...(isRecord(args) ? args : {}), type: name } as ActionInput);
         if (!built.ok) return built;
@@ -223,11 +223,11 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
     return { ok: true, thought, actions: [{ type: 'fail', reason: refusal }], responseId, calls: [], refusal };
   }
   if (actions.length === 0) {
-    if (message === null) return failure('no action in the reply');
+    if (message === null) return unreadableReply('no action in the reply');
     return { ok: true, thought, actions: [{ type: 'finished', summary: message }], responseId, calls, refusal };
   }
   const problem = checkActionsInImage(actions, options.image);
-  if (problem !== null) return failure(problem);
+  if (problem !== null) return unreadableReply(problem);
   return { ok: true, thought, actions, responseId, calls, refusal };
 }
 
@@ -262,12 +262,12 @@ function mapComputerCall(item: Record<string, unknown>): MappedCall {
     const actions: ActionInput[] = [];
     for (const [index, raw] of (item.actions as unknown[]).entries()) {
       const mapped = mapComputerAction(raw);
-      if (!mapped.ok) return failure(`action ${index + 1} of the batch: ${mapped.reason}`);
+      if (!mapped.ok) return unreadableReply(`action ${index + 1} of the batch: ${mapped.reason}`);
       actions.push(...mapped.actions);
     }
     return { ok: true, actions, batch: true };
   }
-  if (item.action === undefined || item.action === null) return failure('computer_call without an action');
+  if (item.action === undefined || item.action === null) return unreadableReply('computer_call without an action');
   const mapped = mapComputerAction(item.action);
   return mapped.ok ? { ...mapped, batch: false } : mapped;
 }
@@ -277,50 +277,50 @@ const one = (action: ActionInput): Mapped => ({ ok: true, actions: [action] });
 /** The keys a call holds while it happens (`keys`), as the wire format's `modifiers`. */
 function keysHeld(raw: Record<string, unknown>): { modifiers?: string[] } | ParseFailure {
   if (raw.keys === undefined || raw.keys === null) return {};
-  if (!Array.isArray(raw.keys) || !raw.keys.every((key) => typeof key === 'string')) return failure(`keys must be a list of key names, got ${JSON.stringify(raw.keys)}`);
+  if (!Array.isArray(raw.keys) || !raw.keys.every((key) => typeof key === 'string')) return unreadableReply(`keys must be a list of key names, got ${JSON.stringify(raw.keys)}`);
   return raw.keys.length > 0 ? { modifiers: raw.keys as string[] } : {};
 }
 
 function mapComputerAction(raw: unknown): Mapped {
-  if (!isRecord(raw)) return failure('computer_call without an action');
+  if (!isRecord(raw)) return unreadableReply('computer_call without an action');
   const type = raw.type;
-  if (typeof type !== 'string') return failure('computer_call action has no "type"');
+  if (typeof type !== 'string') return unreadableReply('computer_call action has no "type"');
   const hasPoint = raw.x !== undefined && raw.x !== null && raw.y !== undefined && raw.y !== null;
   const point = { x: raw.x, y: raw.y } as { x: number; y: number };
   const held = keysHeld(raw);
   if ('ok' in held) return held;
   switch (type) {
     case 'click': {
-      if (!hasPoint) return failure('click without a point');
+      if (!hasPoint) return unreadableReply('click without a point');
       const name = typeof raw.button === 'string' ? raw.button : 'left';
       const button = BUTTONS[name];
       if (button === undefined) {
-        if (name === 'back' || name === 'forward') return failure(`click with button "${name}" is not supported`);
-        return failure(`click with unknown button "${name}"`);
+        if (name === 'back' || name === 'forward') return unreadableReply(`click with button "${name}" is not supported`);
+        return unreadableReply(`click with unknown button "${name}"`);
       }
       return one({ type: 'click', ...point, button, ...held });
     }
     case 'double_click':
-      if (!hasPoint) return failure('double_click without a point');
+      if (!hasPoint) return unreadableReply('double_click without a point');
       return one({ type: 'double_click', ...point, ...held });
     case 'move':
-      if (!hasPoint) return failure('move without a point');
+      if (!hasPoint) return unreadableReply('move without a point');
       // A move takes no modifiers of its own: the keys are pressed around it.
       if (!held.modifiers) return one({ type: 'mouse_move', ...point });
       return { ok: true, actions: [{ type: 'key_down', keys: held.modifiers }, { type: 'mouse_move', ...point }, { type: 'key_up', keys: held.modifiers }] };
     case 'drag': {
-      if (!Array.isArray(raw.path) || raw.path.length < 2) return failure('drag without a path of at least two points');
+      if (!Array.isArray(raw.path) || raw.path.length < 2) return unreadableReply('drag without a path of at least two points');
       const path = (raw.path as unknown[]).map((p) => (isRecord(p) ? { x: p.x, y: p.y } : p));
       return one({ type: 'drag', path, ...held } as ActionInput);
     }
     case 'keypress': {
-      if (!Array.isArray(raw.keys) || raw.keys.length === 0) return failure('keypress without keys');
+      if (!Array.isArray(raw.keys) || raw.keys.length === 0) return unreadableReply('keypress without keys');
       return one({ type: 'hotkey', keys: raw.keys as string[] });
     }
     case 'scroll': {
       const dx = typeof raw.scroll_x === 'number' ? raw.scroll_x : 0;
       const dy = typeof raw.scroll_y === 'number' ? raw.scroll_y : 0;
-      if (dx === 0 && dy === 0) return failure('scroll without a movement (scroll_x and scroll_y are 0)');
+      if (dx === 0 && dy === 0) return unreadableReply('scroll without a movement (scroll_x and scroll_y are 0)');
       // Positive scroll_y scrolls down, positive scroll_x right; the larger movement wins.
       const vertical = Math.abs(dy) >= Math.abs(dx);
       const distance = vertical ? dy : dx;
@@ -329,13 +329,13 @@ function mapComputerAction(raw: unknown): Mapped {
       return one({ type: 'scroll', ...(hasPoint ? point : {}), direction, amount, ...held });
     }
     case 'type':
-      if (typeof raw.text !== 'string') return failure('type without text');
+      if (typeof raw.text !== 'string') return unreadableReply('type without text');
       return one({ type: 'type', text: raw.text });
     case 'wait':
       return one({ type: 'wait', ms: typeof raw.ms === 'number' ? raw.ms : CUA_WAIT_MS });
     case 'screenshot':
       return one({ type: 'screenshot' });
     default:
-      return failure(`unknown action "${type}"`);
+      return unreadableReply(`unknown action "${type}"`);
   }
 }

@@ -13,7 +13,7 @@
  * screen's selection (a copy or cut chord), after which Mnemo no longer knows what it holds.
  */
 import { type CanonicalKey, isModifier } from '../../../shared/keys';
-import { failure } from './common';
+import { unreadableReply } from './common';
 import { pythonRepr, type PythonArgument, type PythonStatement } from './python-calls';
 import { hotkeyKeys, keysOf } from './pyautogui-keys';
 import { type ParseFailure } from './types';
@@ -46,8 +46,8 @@ export function clipboardEffectAt(statements: readonly PythonStatement[], index:
 
 function copiedText(args: readonly PythonArgument[]): ClipboardEffect | ParseFailure {
   const [arg, ...rest] = args;
-  if (arg === undefined || rest.length > 0 || (arg.name !== null && arg.name !== 'text')) return failure('pyperclip.copy() takes one argument, the text');
-  if (typeof arg.value !== 'string') return failure(`pyperclip.copy() needs the text as a string, not ${pythonRepr(arg.value)}`);
+  if (arg === undefined || rest.length > 0 || (arg.name !== null && arg.name !== 'text')) return unreadableReply('pyperclip.copy() takes one argument, the text');
+  if (typeof arg.value !== 'string') return unreadableReply(`pyperclip.copy() needs the text as a string, not ${pythonRepr(arg.value)}`);
   return { ok: true, kind: 'set', text: arg.value };
 }
 

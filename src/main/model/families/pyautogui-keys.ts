@@ -4,7 +4,7 @@
  * and its reading of clipboard chords (pyautogui-clipboard.ts).
  */
 import { type CanonicalKey, normalizeKey } from '../../../shared/keys';
-import { failure } from './common';
+import { unreadableReply } from './common';
 import { pythonRepr, sequenceOf, type PythonArgument, type PythonValue } from './python-calls';
 import { type ParseFailure } from './types';
 
@@ -27,16 +27,16 @@ export function keyOf(name: string): KeyRead {
   const side = /^(ctrl|shift|alt|win|option|command)(left|right)$/i.exec(name);
   const spelled = side ? (side[1] as string) : (PYAUTOGUI_KEYS[name.toLowerCase()] ?? name);
   const key = normalizeKey(spelled);
-  return key.ok ? key : failure(key.message);
+  return key.ok ? key : unreadableReply(key.message);
 }
 
 /** A key name or a list (or tuple) of them. */
 export function keysOf(callee: string, value: PythonValue | undefined): KeysRead {
   const names = typeof value === 'string' ? [value] : value === undefined ? null : sequenceOf(value);
-  if (names === null || names.length === 0) return failure(`${callee}() needs a key name or a list of them`);
+  if (names === null || names.length === 0) return unreadableReply(`${callee}() needs a key name or a list of them`);
   const keys: CanonicalKey[] = [];
   for (const name of names) {
-    if (typeof name !== 'string') return failure(`${callee}() needs key names as strings, not ${pythonRepr(name)}`);
+    if (typeof name !== 'string') return unreadableReply(`${callee}() needs key names as strings, not ${pythonRepr(name)}`);
     const key = keyOf(name);
     if (!key.ok) return key;
     keys.push(key.key);
@@ -47,10 +47,10 @@ export function keysOf(callee: string, value: PythonValue | undefined): KeysRead
 /** The keys of a `pyautogui.hotkey(...)` call: `('ctrl', 'c')`, `(['ctrl', 'c'])` or `(keys=['ctrl', 'c'])`. */
 export function hotkeyKeys(args: readonly PythonArgument[]): KeysRead {
   const unknown = args.find((arg) => arg.name !== null && arg.name !== 'keys' && !HOTKEY_KEYWORDS.has(arg.name));
-  if (unknown) return failure(`pyautogui.hotkey() has no argument ${unknown.name}`);
+  if (unknown) return unreadableReply(`pyautogui.hotkey() has no argument ${unknown.name}`);
   const positional = args.filter((arg) => arg.name === null).map((arg) => arg.value);
   const keyword = args.find((arg) => arg.name === 'keys');
-  if (keyword !== undefined && positional.length > 0) return failure('pyautogui.hotkey() got its keys both as arguments and as keys=');
+  if (keyword !== undefined && positional.length > 0) return unreadableReply('pyautogui.hotkey() got its keys both as arguments and as keys=');
   // hotkey('ctrl', 'c'); hotkey(['ctrl', 'c']) as some models write it; hotkey(keys=[...]) as OpenCUA does.
   const single = positional.length === 1 ? (positional[0] as PythonValue) : undefined;
   const value = keyword?.value ?? (single !== undefined && sequenceOf(single) !== null ? single : positional);

@@ -27,7 +27,7 @@
  * back in pixels of the image sent.
  */
 import { actionPoints, type Action, type ActionInput, type MouseButton, type Point } from '../../../shared/actions';
-import { buildAction, describePoint, failure, nonEmpty } from './common';
+import { buildAction, describePoint, unreadableReply, nonEmpty } from './common';
 import { actionToImage, checkActionOnGrid, frameFor, type CoordinateFrame, type ModelCoordinates } from './coordinates';
 import { clipboardEffectAt } from './pyautogui-clipboard';
 import { hotkeyKeys, keyOf, keysOf } from './pyautogui-keys';
@@ -174,8 +174,8 @@ function thoughtOf(prose: string): string | null {
 /** Parse one reply of pyautogui code. Never throws for a bad reply. */
 export function parsePyautoguiReply(text: string, options: PyautoguiOptions = {}): PyautoguiParse {
   const split = splitReply(text);
-  if (split.blocks.length === 0) return failure('no code in the reply: write the actions as pyautogui calls in a ```python block (or WAIT, DONE or FAIL)');
-  if (split.stray !== null) return failure(`line ${split.stray.line}: code outside the \`\`\`python block is not read: ${clip(split.stray.source)}`);
+  if (split.blocks.length === 0) return unreadableReply('no code in the reply: write the actions as pyautogui calls in a ```python block (or WAIT, DONE or FAIL)');
+  if (split.stray !== null) return unreadableReply(`line ${split.stray.line}: code outside the \`\`\`python block is not read: ${clip(split.stray.source)}`);
   const statements: PythonStatement[] = [];
   for (const block of split.blocks) {
     const read = readStatements(block.code, block.firstLine);
@@ -188,8 +188,8 @@ export function parsePyautoguiReply(text: string, options: PyautoguiOptions = {}
   const read = actionsOfStatements(statements, context);
   if (!read.ok) return read;
   if (read.actions.length === 0) {
-    if (read.unpastedCopy !== null) return failure("no action in the code: pyperclip.copy() only fills the clipboard, and no paste in the same reply types it (pyautogui.hotkey('ctrl', 'v'))");
-    return failure('no action in the code: only imports and comments');
+    if (read.unpastedCopy !== null) return unreadableReply("no action in the code: pyperclip.copy() only fills the clipboard, and no paste in the same reply types it (pyautogui.hotkey('ctrl', 'v'))");
+    return unreadableReply('no action in the code: only imports and comments');
   }
   return { ok: true, thought, actions: read.actions, code: split.blocks.map((block) => block.code.trim()).join('\n'), unpastedCopy: read.unpastedCopy };
 }
@@ -210,7 +210,7 @@ function actionsOfStatements(statements: readonly PythonStatement[], context: Ca
   for (let index = 0; index < statements.length; ) {
     const statement = statements[index] as PythonStatement;
     const effect = clipboardEffectAt(statements, index);
-    if (!effect.ok) return failure(`line ${statement.line}: ${effect.reason}`);
+    if (!effect.ok) return unreadableReply(`line ${statement.line}: ${effect.reason}`);
     if (effect.kind === 'set') {
       clipboard = effect.text;
       unpastedCopy = effect.text;
@@ -220,7 +220,7 @@ function actionsOfStatements(statements: readonly PythonStatement[], context: Ca
     if (effect.kind === 'paste' && clipboard !== null) {
       // Pasting an empty clipboard types nothing.
       const typed = clipboard === '' ? { ok: true as const, actions: [] } : placedActions([{ type: 'type', text: clipboard }], context.frame);
-      if (!typed.ok) return failure(`line ${statement.line}: ${typed.reason}`);
+      if (!typed.ok) return unreadableReply(`line ${statement.line}: ${typed.reason}`);
       actions.push(...typed.actions);
       unpastedCopy = null;
       index += effect.statements;
@@ -228,7 +228,7 @@ function actionsOfStatements(statements: readonly PythonStatement[], context: Ca
     }
     if (effect.kind === 'replace') clipboard = null;
     const read = actionsOfStatement(statement, context);
-    if (!read.ok) return failure(`line ${statement.line}: ${read.reason}`);
+    if (!read.ok) return unreadableReply(`line ${statement.line}: ${read.reason}`);
     actions.push(...read.actions);
     index += 1;
   }
@@ -255,7 +255,7 @@ function actionsOfStatement(statement: PythonStatement, context: CallContext): A
   if (statement.kind === 'string') return { ok: true, actions: [] };
   if (statement.kind === 'import') {
     const other = statement.modules.find((module) => !IMPORTABLE.has(module));
-    return other === undefined ? { ok: true, actions: [] } : failure(`only pyautogui, time and pyperclip are read, not "${other}"`);
+    return other === undefined ? { ok: true, actions: [] } : unreadableReply(`only pyautogui, time and pyperclip are read, not "${other}"`);
   }
   const inputs = statement.kind === 'name' ? markerActions(statement.name, context) : callActions(statement.callee, statement.args, context);
   return inputs.ok ? placedActions(inputs.actions, context.frame) : inputs;
@@ -278,10 +278,10 @@ function placedActions(inputs: readonly ActionInput[], frame: CoordinateFrame | 
 function place(action: Action, frame: CoordinateFrame | null): { ok: true; action: Action } | ParseFailure {
   if (frame === null) {
     const negative = actionPoints(action).find((point) => point.x < 0 || point.y < 0);
-    return negative ? failure(`coordinates ${describePoint(negative)} are negative`) : { ok: true, action };
+    return negative ? unreadableReply(`coordinates ${describePoint(negative)} are negative`) : { ok: true, action };
   }
   const problem = checkActionOnGrid(action, frame);
-  return problem === null ? { ok: true, action: actionToImage(action, frame) } : failure(problem);
+  return problem === null ? { ok: true, action: actionToImage(action, frame) } : unreadableReply(problem);
 }
 
 type Inputs = { ok: true; actions: ActionInput[] } | ParseFailure;
@@ -295,7 +295,7 @@ function markerActions(name: string, context: CallContext): Inputs {
     case 'FAIL':
       return { ok: true, actions: [{ type: 'fail', reason: context.thought ?? 'the model answered FAIL: the task cannot be done' }] };
     default:
-      return failure(`"${name}" is not a call (the markers are ${[...MARKERS].join(', ')})`);
+      return unreadableReply(`"${name}" is not a call (the markers are ${[...MARKERS].join(', ')})`);
   }
 }
 
@@ -319,13 +319,13 @@ class Bound {
   number(name: string, fallback?: number): { ok: true; value: number } | ParseFailure {
     const value = this.value(name);
     if (value === undefined && fallback !== undefined) return { ok: true, value: fallback };
-    if (typeof value !== 'number') return failure(`${this.callee}() needs ${name} as a number${value === undefined ? '' : `, not ${pythonRepr(value)}`}`);
+    if (typeof value !== 'number') return unreadableReply(`${this.callee}() needs ${name} as a number${value === undefined ? '' : `, not ${pythonRepr(value)}`}`);
     return { ok: true, value };
   }
 
   text(name: string): { ok: true; value: string } | ParseFailure {
     const value = this.value(name);
-    if (typeof value !== 'string') return failure(`${this.callee}() needs ${name} as a string${value === undefined ? '' : `, not ${pythonRepr(value)}`}`);
+    if (typeof value !== 'string') return unreadableReply(`${this.callee}() needs ${name} as a string${value === undefined ? '' : `, not ${pythonRepr(value)}`}`);
     return { ok: true, value };
   }
 
@@ -342,12 +342,12 @@ function bind(callee: string, args: readonly { name: string | null; value: Pytho
   for (const arg of args) {
     if (arg.name === null) {
       const parameter = parameters[position];
-      if (parameter === undefined) return failure(`${callee}() takes at most ${parameters.length} arguments`);
+      if (parameter === undefined) return unreadableReply(`${callee}() takes at most ${parameters.length} arguments`);
       values.set(parameter, arg.value);
       position += 1;
     } else {
-      if (!parameters.includes(arg.name)) return failure(`${callee}() has no argument ${arg.name}`);
-      if (values.has(arg.name)) return failure(`${callee}() got the argument ${arg.name} twice`);
+      if (!parameters.includes(arg.name)) return unreadableReply(`${callee}() has no argument ${arg.name}`);
+      if (values.has(arg.name)) return unreadableReply(`${callee}() got the argument ${arg.name} twice`);
       values.set(arg.name, arg.value);
     }
   }
@@ -361,7 +361,7 @@ function callActions(callee: string, args: readonly { name: string | null; value
   }
   if (callee === 'mnemo.run_workflow') return runWorkflowActions(args);
   if (SIGNATURES[callee] === undefined) {
-    return failure(`${callee}() is not a call Mnemo reads (it reads ${PYAUTOGUI_CALLS.map((name) => name.replace('pyautogui.', '')).join(', ')}, and WAIT, DONE, FAIL)`);
+    return unreadableReply(`${callee}() is not a call Mnemo reads (it reads ${PYAUTOGUI_CALLS.map((name) => name.replace('pyautogui.', '')).join(', ')}, and WAIT, DONE, FAIL)`);
   }
   const bound = bind(callee, args);
   if (!bound.ok) return bound;
@@ -384,13 +384,13 @@ function callActions(callee: string, args: readonly { name: string | null; value
     case 'pyautogui.moveTo': {
       const at = pointOf(a);
       if (!at.ok) return at;
-      if (at.point === null) return failure(`${callee}() needs x and y`);
+      if (at.point === null) return unreadableReply(`${callee}() needs x and y`);
       return { ok: true, actions: [{ type: 'mouse_move', ...at.point }] };
     }
     case 'pyautogui.dragTo': {
       const at = pointOf(a);
       if (!at.ok) return at;
-      if (at.point === null) return failure(`${callee}() needs x and y`);
+      if (at.point === null) return unreadableReply(`${callee}() needs x and y`);
       const button = buttonOf(a);
       if (!button.ok) return button;
       // From where the pointer is: press there, move with the button held, release.
@@ -436,7 +436,7 @@ function callActions(callee: string, args: readonly { name: string | null; value
       const answer = a.optionalText('answer');
       if (status === 'success') return { ok: true, actions: [{ type: 'finished', summary: nonEmpty(answer) ?? context.thought ?? '' }] };
       if (status === 'failure') return { ok: true, actions: [{ type: 'fail', reason: nonEmpty(answer) ?? context.thought ?? 'the model gave up on the task' }] };
-      return failure(`computer.terminate() takes status 'success' or 'failure', not ${pythonString(status)}`);
+      return unreadableReply(`computer.terminate() takes status 'success' or 'failure', not ${pythonString(status)}`);
     }
     case 'mnemo.ask_user': {
       const question = a.text('question');
@@ -453,7 +453,7 @@ function callActions(callee: string, args: readonly { name: string | null; value
     case 'pyperclip.paste':
       return { ok: true, actions: [] };
     default:
-      return failure(`${callee}() is not a call Mnemo reads`);
+      return unreadableReply(`${callee}() is not a call Mnemo reads`);
   }
 }
 
@@ -464,15 +464,15 @@ function pointOf(a: Bound): PointRead {
   const x = a.value('x');
   const y = a.value('y');
   if (x === undefined && y === undefined) return { ok: true, point: null };
-  if (typeof x === 'string') return failure(`${a.callee}() with an image to find on the screen is not read: give x and y`);
+  if (typeof x === 'string') return unreadableReply(`${a.callee}() with an image to find on the screen is not read: give x and y`);
   const pair = x === undefined ? null : sequenceOf(x);
   if (pair !== null) {
-    if (y !== undefined) return failure(`${a.callee}() got a point and y`);
+    if (y !== undefined) return unreadableReply(`${a.callee}() got a point and y`);
     const [px, py] = pair;
-    if (pair.length !== 2 || typeof px !== 'number' || typeof py !== 'number') return failure(`${a.callee}() needs a point of two numbers, not ${pythonRepr(x as PythonValue)}`);
+    if (pair.length !== 2 || typeof px !== 'number' || typeof py !== 'number') return unreadableReply(`${a.callee}() needs a point of two numbers, not ${pythonRepr(x as PythonValue)}`);
     return { ok: true, point: { x: px, y: py } };
   }
-  if (typeof x !== 'number' || typeof y !== 'number') return failure(`${a.callee}() needs both x and y as numbers`);
+  if (typeof x !== 'number' || typeof y !== 'number') return unreadableReply(`${a.callee}() needs both x and y as numbers`);
   return { ok: true, point: { x, y } };
 }
 
@@ -482,12 +482,12 @@ function buttonOf(a: Bound, fallback: MouseButton = 'left'): { ok: true; button:
   const value = a.value('button');
   if (value === undefined) return { ok: true, button: fallback };
   const button = typeof value === 'string' ? BUTTONS[value.toLowerCase()] : undefined;
-  if (button === undefined) return failure(`${a.callee}() button must be 'left', 'right' or 'middle', not ${pythonRepr(value)}`);
+  if (button === undefined) return unreadableReply(`${a.callee}() button must be 'left', 'right' or 'middle', not ${pythonRepr(value)}`);
   return { ok: true, button };
 }
 
 function clickActions(a: Bound, clicks: number, fallback: MouseButton): Inputs {
-  if (!Number.isInteger(clicks) || clicks < 1) return failure(`${a.callee}() clicks must be a whole number of at least 1, not ${clicks}`);
+  if (!Number.isInteger(clicks) || clicks < 1) return unreadableReply(`${a.callee}() clicks must be a whole number of at least 1, not ${clicks}`);
   const at = pointOf(a);
   if (!at.ok) return at;
   const button = buttonOf(a, fallback);
@@ -506,7 +506,7 @@ function clickActions(a: Bound, clicks: number, fallback: MouseButton): Inputs {
 function scrollActions(a: Bound, horizontal: boolean): Inputs {
   const clicks = a.number('clicks');
   if (!clicks.ok) return clicks;
-  if (!Number.isInteger(clicks.value) || clicks.value === 0) return failure(`${a.callee}() clicks must be a whole number other than 0, not ${clicks.value}`);
+  if (!Number.isInteger(clicks.value) || clicks.value === 0) return unreadableReply(`${a.callee}() clicks must be a whole number other than 0, not ${clicks.value}`);
   const at = pointOf(a);
   if (!at.ok) return at;
   const direction = horizontal ? (clicks.value > 0 ? 'right' : 'left') : clicks.value > 0 ? 'up' : 'down';
@@ -516,8 +516,8 @@ function scrollActions(a: Bound, horizontal: boolean): Inputs {
 
 function waitActions(seconds: number): Inputs {
   const ms = Math.round(seconds * 1000);
-  if (!(ms >= 0)) return failure(`a wait of ${seconds} seconds`);
-  if (ms > MAX_SLEEP_MS) return failure(`a wait of ${seconds} seconds is longer than ${MAX_SLEEP_MS / 60_000} minutes`);
+  if (!(ms >= 0)) return unreadableReply(`a wait of ${seconds} seconds`);
+  if (ms > MAX_SLEEP_MS) return unreadableReply(`a wait of ${seconds} seconds is longer than ${MAX_SLEEP_MS / 60_000} minutes`);
   return { ok: true, actions: [{ type: 'wait', ms }] };
 }
 
@@ -526,7 +526,7 @@ function pressActions(a: Bound): Inputs {
   if (!keys.ok) return keys;
   const presses = a.number('presses', 1);
   if (!presses.ok) return presses;
-  if (!Number.isInteger(presses.value) || presses.value < 1) return failure(`pyautogui.press() presses must be a whole number of at least 1, not ${presses.value}`);
+  if (!Number.isInteger(presses.value) || presses.value < 1) return unreadableReply(`pyautogui.press() presses must be a whole number of at least 1, not ${presses.value}`);
   const once = keys.keys.map((key): ActionInput => ({ type: 'hotkey', keys: [key] }));
   return { ok: true, actions: Array.from({ length: presses.value }, () => once).flat() };
 }
@@ -536,11 +536,11 @@ function writeActions(a: Bound): Inputs {
   const message = a.value('message');
   if (typeof message === 'string') return { ok: true, actions: [{ type: 'type', text: message }] };
   const items = message === undefined ? null : sequenceOf(message);
-  if (items === null) return failure(`${a.callee}() needs the text as a string${message === undefined ? '' : `, not ${pythonRepr(message)}`}`);
+  if (items === null) return unreadableReply(`${a.callee}() needs the text as a string${message === undefined ? '' : `, not ${pythonRepr(message)}`}`);
   const actions: ActionInput[] = [];
   let text = '';
   for (const item of items) {
-    if (typeof item !== 'string') return failure(`${a.callee}() needs strings in its list, not ${pythonRepr(item)}`);
+    if (typeof item !== 'string') return unreadableReply(`${a.callee}() needs strings in its list, not ${pythonRepr(item)}`);
     if ([...item].length === 1) {
       text += item;
       continue;
@@ -552,7 +552,7 @@ function writeActions(a: Bound): Inputs {
     actions.push({ type: 'hotkey', keys: [key.key] });
   }
   if (text !== '') actions.push({ type: 'type', text });
-  return actions.length > 0 ? { ok: true, actions } : failure(`${a.callee}() with nothing to type`);
+  return actions.length > 0 ? { ok: true, actions } : unreadableReply(`${a.callee}() with nothing to type`);
 }
 
 /** `mnemo.run_workflow('name', PARAM='value', …)`: the workflow first (or `workflow=`), each parameter as a keyword. */
@@ -561,15 +561,15 @@ function runWorkflowActions(args: readonly { name: string | null; value: PythonV
   const params: Record<string, string> = {};
   for (const [i, arg] of args.entries()) {
     if (arg.name === null || arg.name === 'workflow') {
-      if ((arg.name === null && i > 0) || workflow !== null) return failure("mnemo.run_workflow() takes the workflow's name first, then each parameter as a keyword: mnemo.run_workflow('form', name='Ada')");
-      if (typeof arg.value !== 'string' || arg.value.trim() === '') return failure("mnemo.run_workflow() needs the workflow's name as a string");
+      if ((arg.name === null && i > 0) || workflow !== null) return unreadableReply("mnemo.run_workflow() takes the workflow's name first, then each parameter as a keyword: mnemo.run_workflow('form', name='Ada')");
+      if (typeof arg.value !== 'string' || arg.value.trim() === '') return unreadableReply("mnemo.run_workflow() needs the workflow's name as a string");
       workflow = arg.value.trim();
     } else {
-      if (typeof arg.value !== 'string' && typeof arg.value !== 'number') return failure(`mnemo.run_workflow(): the value of ${arg.name} must be a string`);
+      if (typeof arg.value !== 'string' && typeof arg.value !== 'number') return unreadableReply(`mnemo.run_workflow(): the value of ${arg.name} must be a string`);
       params[arg.name] = String(arg.value);
     }
   }
-  if (workflow === null) return failure("mnemo.run_workflow() needs the workflow's name: mnemo.run_workflow('form', name='Ada')");
+  if (workflow === null) return unreadableReply("mnemo.run_workflow() needs the workflow's name: mnemo.run_workflow('form', name='Ada')");
   return { ok: true, actions: [{ type: 'run_workflow', name: workflow, params }] };
 }
 
@@ -578,7 +578,7 @@ function saveFactActions(a: Bound): Inputs {
   if (!keyword.ok) return keyword;
   const values = a.value('values');
   const list = values === undefined ? null : sequenceOf(values);
-  if (values !== undefined && (list === null || list.some((value) => typeof value !== 'string'))) return failure('mnemo.save_fact() needs values as a list of strings');
+  if (values !== undefined && (list === null || list.some((value) => typeof value !== 'string'))) return unreadableReply('mnemo.save_fact() needs values as a list of strings');
   return {
     ok: true,
     actions: [

@@ -12,7 +12,7 @@
  * `looksLikePythonStatement` tells a line of Python from a line of prose, for replies that mix
  * the two without fences.
  */
-import { failure } from './common';
+import { unreadableReply } from './common';
 import type { ParseFailure } from './types';
 
 export type PythonValue = number | string | boolean | null | PythonValue[] | { readonly tuple: PythonValue[] };
@@ -54,14 +54,14 @@ const NUMBER = /^(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?/;
 
 /** `line N: problem`, the way every failure here names where it is. */
 function at(line: number, problem: string): ParseFailure {
-  return failure(`line ${line}: ${problem}`);
+  return unreadableReply(`line ${line}: ${problem}`);
 }
 
 /**
  * The tokens of `code`, whose first line is line `firstLine` of the reply (so failures name the
  * line as the model sees it in its own reply).
  */
-export function tokenize(code: string, firstLine = 1): Tokens {
+export function tokenizePython(code: string, firstLine = 1): Tokens {
   const tokens: Token[] = [];
   let line = firstLine;
   let depth = 0;
@@ -245,7 +245,7 @@ class TokenReader {
 
 /** Every statement of `code` (each a call, a bare name or an import), or the first line that is none. */
 export function readStatements(code: string, firstLine = 1): StatementsRead {
-  const tokenized = tokenize(code, firstLine);
+  const tokenized = tokenizePython(code, firstLine);
   if (!tokenized.ok) return tokenized;
   const lines = code.split('\n');
   const sourceOf = (line: number) => (lines[line - firstLine] ?? '').trim();

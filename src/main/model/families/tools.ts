@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { type Action, ActionSchema } from '../../../shared/actions';
-import { buildAction, checkActionsInImage, describeSize, failure, isRecord, nonEmpty } from './common';
+import { buildAction, checkActionsInImage, describeSize, unreadableReply, isRecord, nonEmpty } from './common';
 import { actionsToImage, describeCoordinates, frameFor, type CoordinateFrame, type ModelCoordinates } from './coordinates';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
 import { findJsonInText, type JsonInText } from '../../../shared/json';
@@ -195,16 +195,16 @@ function looksLikeMessage(value: Record<string, unknown>): boolean {
 
 /** Parse an assistant message object (or a chat completion holding one). */
 export function parseToolsMessage(message: unknown, options: ToolsOptions = {}): ToolsParse {
-  if (!isRecord(message)) return failure('the assistant message is not a JSON object');
+  if (!isRecord(message)) return unreadableReply('the assistant message is not a JSON object');
   if (Array.isArray(message.choices)) {
     const choice = message.choices[0] as unknown;
-    if (!isRecord(choice) || !isRecord(choice.message)) return failure('the completion has no message');
+    if (!isRecord(choice) || !isRecord(choice.message)) return unreadableReply('the completion has no message');
     return parseToolsMessage(choice.message, options);
   }
   const content = contentText(message.content);
   const calls = toolCallsOf(message);
   if (calls.length === 0) {
-    if (content === null) return failure('no action in the reply');
+    if (content === null) return unreadableReply('no action in the reply');
     return parseToolsText(content, options);
   }
 
@@ -212,13 +212,13 @@ export function parseToolsMessage(message: unknown, options: ToolsOptions = {}):
   const toolCallIds: string[] = [];
   let argumentThought: string | null = null;
   for (const call of calls) {
-    if (call.name !== COMPUTER_TOOL_NAME && call.name !== ZOOM_TOOL_NAME) return failure(`unknown tool "${call.name}" (expected "${COMPUTER_TOOL_NAME}")`);
+    if (call.name !== COMPUTER_TOOL_NAME && call.name !== ZOOM_TOOL_NAME) return unreadableReply(`unknown tool "${call.name}" (expected "${COMPUTER_TOOL_NAME}")`);
     let args: unknown = call.arguments;
     if (typeof args === 'string') {
       try {
         args = JSON.parse(args.trim() === '' ? '{}' : args);
       } catch (error) {
-        return failure(`the ${COMPUTER_TOOL_NAME} tool's arguments are not JSON: ${(error as Error).message}`);
+        return unreadableReply(`the ${COMPUTER_TOOL_NAME} tool's arguments are not JSON: ${(error as Error).message}`);
       }
     }
     // A zoom call's arguments are the region: one zoom action.
@@ -273,7 +273,7 @@ function contentText(content: unknown): string | null {
 /** Parse the assistant's text: a JSON action in prose, fenced or not. */
 export function parseToolsText(text: string, options: ToolsOptions = {}): ToolsParse {
   const found = findJsonContainer(text);
-  if (!found) return failure('no action in the reply');
+  if (!found) return unreadableReply('no action in the reply');
   const built = buildActions(found.value.actions);
   if (!built.ok) return built;
   const rest = `${text.slice(0, found.start).trimEnd()}\n${text.slice(found.end).trimStart()}`;
@@ -282,13 +282,13 @@ export function parseToolsText(text: string, options: ToolsOptions = {}): ToolsP
 }
 
 function finish(thought: string | null, actions: Action[], toolCallIds: string[], options: ToolsOptions): ToolsParse {
-  if (actions.length === 0) return failure('no action in the reply');
+  if (actions.length === 0) return unreadableReply('no action in the reply');
   if (options.image && options.coordinates && options.coordinates.space !== 'image') {
     const mapped = actionsToImage(actions, frameFor(options.coordinates, options.image));
     return mapped.ok ? { ok: true, thought, actions: mapped.actions, toolCallIds } : mapped;
   }
   const problem = checkActionsInImage(actions, options.image);
-  if (problem !== null) return failure(problem);
+  if (problem !== null) return unreadableReply(problem);
   return { ok: true, thought, actions, toolCallIds };
 }
 
@@ -301,7 +301,7 @@ interface Container {
 /** The actions of a JSON value: one action, `{"actions":[...]}`, `{"action":...}`, or an array. */
 function readContainer(value: unknown): Container | ParseFailure {
   if (Array.isArray(value)) return { ok: true, thought: null, actions: value };
-  if (!isRecord(value)) return failure('the actions must be a JSON object');
+  if (!isRecord(value)) return unreadableReply('the actions must be a JSON object');
   const thought = typeof value.thought === 'string' ? nonEmpty(value.thought) : null;
   if (Array.isArray(value.actions)) return { ok: true, thought, actions: value.actions };
   if (value.action !== undefined) {
@@ -311,11 +311,11 @@ function readContainer(value: unknown): Container | ParseFailure {
     const { thought: _thought, ...action } = value;
     return { ok: true, thought, actions: [action] };
   }
-  return failure('no action in the reply');
+  return unreadableReply('no action in the reply');
 }
 
 function buildActions(raws: readonly unknown[]): { ok: true; actions: Action[] } | ParseFailure {
-  if (raws.length === 0) return failure('no action in the reply');
+  if (raws.length === 0) return unreadableReply('no action in the reply');
   const actions: Action[] = [];
   for (const raw of raws) {
     const built = buildAction(lenient(raw));

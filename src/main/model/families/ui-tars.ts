@@ -18,7 +18,7 @@
  */
 import { type Action, type ActionInput, type Point, type ScrollDirection } from '../../../shared/actions';
 import { type CanonicalKey, normalizeKey } from '../../../shared/keys';
-import { buildAction, describePoint, failure, nonEmpty } from './common';
+import { buildAction, describePoint, unreadableReply, nonEmpty } from './common';
 import { frameFor, onGrid, readModelPoint, type CoordinateFrame, type ModelCoordinates } from './coordinates';
 import { type ImageSize, type ParseFailure, type ReplyParse, type UiTarsVersion } from './types';
 import { UI_TARS_VERSIONS } from '../../../shared/model-families';
@@ -65,8 +65,8 @@ export function parseUiTarsReply(text: string, options: UiTarsOptions): UiTarsPa
   const sections = readSections(text);
   const thought = sections.thought ?? sections.think ?? sections.actionSummary;
   const calls = scanCalls(sections.actionText);
-  if (!calls.ok) return sections.hasActionHeader ? calls : failure('no action in the reply');
-  if (calls.calls.length === 0) return failure('no action in the reply');
+  if (!calls.ok) return sections.hasActionHeader ? calls : unreadableReply('no action in the reply');
+  if (calls.calls.length === 0) return unreadableReply('no action in the reply');
 
   const context: CallContext = {
     options,
@@ -185,12 +185,12 @@ function scanCalls(text: string): CallScan {
     const start = i;
     CALL_START.lastIndex = i;
     const head = CALL_START.exec(text);
-    if (!head) return failure(`cannot read the action "${snippet(text.slice(i))}"`);
+    if (!head) return unreadableReply(`cannot read the action "${snippet(text.slice(i))}"`);
     i = CALL_START.lastIndex;
     const args: RawArgument[] = [];
     for (;;) {
       while (i < text.length && /\s/.test(text[i] as string)) i += 1;
-      if (i >= text.length) return failure(`unclosed call "${snippet(text.slice(start))}"`);
+      if (i >= text.length) return unreadableReply(`unclosed call "${snippet(text.slice(start))}"`);
       if (text[i] === ')') {
         i += 1;
         break;
@@ -202,11 +202,11 @@ function scanCalls(text: string): CallScan {
         while (i < text.length && /\s/.test(text[i] as string)) i += 1;
       }
       const value = text[i] === "'" || text[i] === '"' ? readQuoted(text, i) : readUnquoted(text, i);
-      if (!value) return failure(`unterminated string in "${snippet(text.slice(start))}"`);
+      if (!value) return unreadableReply(`unterminated string in "${snippet(text.slice(start))}"`);
       args.push({ key: key ? (key[1] as string) : null, value: value.value, quoted: value.quoted });
       i = value.end;
       while (i < text.length && /\s/.test(text[i] as string)) i += 1;
-      if (i >= text.length) return failure(`unclosed call "${snippet(text.slice(start))}"`);
+      if (i >= text.length) return unreadableReply(`unclosed call "${snippet(text.slice(start))}"`);
       if (text[i] === ',') {
         i += 1;
         continue;
@@ -215,7 +215,7 @@ function scanCalls(text: string): CallScan {
         i += 1;
         break;
       }
-      return failure(`cannot read the arguments of "${snippet(text.slice(start))}"`);
+      return unreadableReply(`cannot read the arguments of "${snippet(text.slice(start))}"`);
     }
     calls.push({ name: head[1] as string, args, source: text.slice(start, i) });
   }
@@ -327,7 +327,7 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
   const args = argumentsOf(call, name);
   const point = (key: string, missing: string): { ok: true; point: Point } | ParseFailure => {
     const arg = args.get(key);
-    if (!arg || arg.value.trim() === '') return failure(missing);
+    if (!arg || arg.value.trim() === '') return unreadableReply(missing);
     return toImagePoint(arg.value, context.options);
   };
   const pointed = (type: 'click' | 'double_click' | 'mouse_move', extra: object = {}): ActionInputResult => {
@@ -367,7 +367,7 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
     }
     case 'type': {
       const text = content();
-      if (text === null) return failure('type without content');
+      if (text === null) return unreadableReply('type without content');
       return { ok: true, action: { type: 'type', text } };
     }
     case 'hotkey':
@@ -380,9 +380,9 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
     }
     case 'scroll': {
       const rawDirection = args.get('direction')?.value.trim().toLowerCase() ?? '';
-      if (rawDirection === '') return failure('scroll without a direction');
+      if (rawDirection === '') return unreadableReply('scroll without a direction');
       if (!['up', 'down', 'left', 'right'].includes(rawDirection)) {
-        return failure(`scroll direction "${rawDirection}" is not up, down, left or right`);
+        return unreadableReply(`scroll direction "${rawDirection}" is not up, down, left or right`);
       }
       const direction = rawDirection as ScrollDirection;
       // Without a point, UI-TARS scrolls where the pointer is.
@@ -404,10 +404,10 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
     // Mnemo's memory actions, written with named arguments like the others.
     case 'save_fact': {
       const keyword = text('keyword');
-      if (keyword === '') return failure('save_fact without a keyword');
+      if (keyword === '') return unreadableReply('save_fact without a keyword');
       const values = text('values');
       const value = text('value');
-      if (value === '' && values === '') return failure('save_fact without a value');
+      if (value === '' && values === '') return unreadableReply('save_fact without a value');
       return {
         ok: true,
         action: {
@@ -422,18 +422,18 @@ function callToAction(call: RawCall, context: CallContext): ActionInputResult {
     case 'query_long_term_memory': {
       const hint = args.get('hint');
       const text = hint ? unescapeContent(hint.value).trim() : '';
-      if (text === '') return failure('query_long_term_memory without a hint');
+      if (text === '') return unreadableReply('query_long_term_memory without a hint');
       return { ok: true, action: { type: 'query_long_term_memory', hint: text } };
     }
     case 'run_workflow': {
       const workflow = text('name');
-      if (workflow === '') return failure('run_workflow without a name');
+      if (workflow === '') return unreadableReply('run_workflow without a name');
       const params = workflowParamsOf(text('params'));
-      if (!params.ok) return failure(`run_workflow: ${params.message}`);
+      if (!params.ok) return unreadableReply(`run_workflow: ${params.message}`);
       return { ok: true, action: { type: 'run_workflow', name: workflow, params: params.params } };
     }
     default:
-      return failure(`unknown action "${call.name}"`);
+      return unreadableReply(`unknown action "${call.name}"`);
   }
 }
 
@@ -444,11 +444,11 @@ function readKeys(raw: string, actionName: string): { ok: true; keys: CanonicalK
     .split(/\s+/)
     .flatMap((token) => token.split(/(?<=.)\+(?=.)/))
     .filter((token) => token !== '');
-  if (names.length === 0) return failure(`${actionName} without a key`);
+  if (names.length === 0) return unreadableReply(`${actionName} without a key`);
   const keys: CanonicalKey[] = [];
   for (const name of names) {
     const key = normalizeKey(name);
-    if (!key.ok) return failure(key.message);
+    if (!key.ok) return unreadableReply(key.message);
     keys.push(key.key);
   }
   return { ok: true, keys };
@@ -483,14 +483,14 @@ const NUMBER_LIST = /^[\s,]*-?\d+(?:\.\d+)?(?:[\s,]+-?\d+(?:\.\d+)?)*[\s,]*$/;
 /** A point or box as written (centre of a box), in the model's own coordinates. */
 export function readUiTarsPoint(value: string): { ok: true; point: Point } | ParseFailure {
   const bare = value.replace(POINT_TOKENS, ' ');
-  if (!NUMBER_LIST.test(bare)) return failure(`cannot read the point "${value.trim()}"`);
+  if (!NUMBER_LIST.test(bare)) return unreadableReply(`cannot read the point "${value.trim()}"`);
   const numbers = (bare.match(/-?\d+(?:\.\d+)?/g) ?? []).map(Number);
   if (numbers.length === 2) return { ok: true, point: { x: numbers[0] as number, y: numbers[1] as number } };
   if (numbers.length === 4) {
     const [x1, y1, x2, y2] = numbers as [number, number, number, number];
     return { ok: true, point: { x: (x1 + x2) / 2, y: (y1 + y2) / 2 } };
   }
-  return failure(`cannot read the point "${value.trim()}"`);
+  return unreadableReply(`cannot read the point "${value.trim()}"`);
 }
 
 function toImagePoint(value: string, options: UiTarsOptions): { ok: true; point: Point } | ParseFailure {
@@ -500,9 +500,9 @@ function toImagePoint(value: string, options: UiTarsOptions): { ok: true; point:
   if (frame) return readModelPoint(read.point, frame);
   const { point } = read;
   if (options.coordinates?.space === 'relative-1' && !onGrid(point, frameFor(options.coordinates, { width: 1, height: 1 }))) {
-    return failure(`coordinates ${describePoint(point)} outside the 0-1 relative range`);
+    return unreadableReply(`coordinates ${describePoint(point)} outside the 0-1 relative range`);
   }
-  if (point.x < 0 || point.y < 0) return failure(`coordinates ${describePoint(point)} are negative`);
+  if (point.x < 0 || point.y < 0) return unreadableReply(`coordinates ${describePoint(point)} are negative`);
   return { ok: true, point };
 }
 

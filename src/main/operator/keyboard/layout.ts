@@ -27,7 +27,7 @@ export interface LayoutSource {
   state: XkbState;
 }
 
-export type KeyLookup = { ok: true; stroke: KeyStroke } | { ok: false; message: string };
+export type StrokeLookup = { ok: true; stroke: KeyStroke } | { ok: false; message: string };
 
 export const LOCK_MASK = 0x02;
 
@@ -147,7 +147,7 @@ export class KeyboardLayout {
    * key of QWERTZ and AZERTY too; Ctrl+1 the "& 1" key of AZERTY, unshifted); other characters
    * name what types them ("+" is Shift+= on us, the + key on de); named keys their keysym.
    */
-  hotkeyKey(canonical: string): KeyLookup {
+  hotkeyKey(canonical: string): StrokeLookup {
     const named = namedKeysym(canonical);
     if (named !== undefined) {
       const keycode = this.keycodeOf(named);

@@ -9,7 +9,7 @@
  * round trip, so the mouse events libnut sends afterwards come after these keys.
  */
 import { AbortedError, throwIfAborted } from '../aborted';
-import { describeError, X11Connection } from '../x11/connection';
+import { describeX11Error, X11Connection } from '../x11/connection';
 import { fakeKey, getKeyboardMapping, getModifierMapping, getXkbState, queryExtension, useXkb, type XkbState } from '../x11/requests';
 import type { Keyboard, KeyboardOutcome, KeyboardSession } from './keyboard';
 import { KeyboardLayout, type KeyStroke, type LayoutSource } from './layout';
@@ -168,7 +168,7 @@ class X11Session implements KeyboardSession {
       return { ok: false, message: `the keys may not have been pressed: ${messageOf(error)}` };
     }
     const [first] = errors;
-    return first ? { ok: false, message: `the X server refused a key event: ${describeError(first)}` } : { ok: true };
+    return first ? { ok: false, message: `the X server refused a key event: ${describeX11Error(first)}` } : { ok: true };
   }
 
   private press(keycode: number): void {

@@ -11,7 +11,7 @@
  * does not speak: maxTextBytes tells the caller, who pastes those another way.
  */
 import { AbortedError } from '../aborted';
-import { describeError, X11Connection, type Opened } from './connection';
+import { describeX11Error, X11Connection, type Opened } from './connection';
 import { internAtom } from './requests';
 import {
   answerSelectionRequest,
@@ -109,7 +109,7 @@ export class ClipboardOwner {
       const [error] = await connection.sync();
       if (error) {
         connection.close();
-        return { ok: false, message: `could not create the window that owns the clipboard: ${describeError(error)}` };
+        return { ok: false, message: `could not create the window that owns the clipboard: ${describeX11Error(error)}` };
       }
       return { ok: true, value: new ClipboardOwner(connection, window, clipboard as number, clock as number, atoms) };
     } catch (error) {

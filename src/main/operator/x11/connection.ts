@@ -204,7 +204,7 @@ export class X11Connection {
           minorOpcode: packet.readUInt16LE(8),
           majorOpcode: packet.readUInt8(10),
         };
-        if (this.pending.has(sequence)) this.settle(sequence, undefined, new Error(describeError(error)));
+        if (this.pending.has(sequence)) this.settle(sequence, undefined, new Error(describeX11Error(error)));
         else this.errors.push(error);
       } else if (kind !== 35) {
         // Core events; generic events (35, extensions only) are not asked for by anyone here.
@@ -236,6 +236,6 @@ export class X11Connection {
   }
 }
 
-export function describeError(error: X11Error): string {
+export function describeX11Error(error: X11Error): string {
   return `X error ${error.code} on request ${error.majorOpcode}.${error.minorOpcode} (value ${error.badValue})`;
 }

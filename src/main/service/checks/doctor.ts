@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { DoctorCheck } from '../../../shared/app-api';
+import { formatBytes } from '../../../shared/format';
 import { MODEL_FAMILIES, type ModelSettings } from '../../../shared/settings';
 import { checkModel, probeProvider } from '../../model/provider-check';
 import type { AccessibilityProbe } from '../../operator/a11y/open-reader';
@@ -15,15 +17,8 @@ import { screenFrame } from '../../operator/geometry';
 import type { IsolatedOperator, IsolatedOperatorLoad } from '../../operator/isolated-operator';
 import type { KeyStoreStatus } from '../../settings/key-store';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface DoctorCheck {
-  check: string;
-  status: CheckStatus;
-  detail: string;
-  /** What to do about it, in one line; empty when all is well. */
-  fix: string;
-}
+/** One check: `check`, `status` (ok, warn, fail), `detail`, and `fix` (what to do, in one line; empty when all is well). */
+export type { DoctorCheck };
 
 export interface DoctorDeps {
   env: NodeJS.ProcessEnv;
@@ -51,10 +46,6 @@ const fail = (check: string, detail: string, fix: string): DoctorCheck => ({ che
 
 function onPath(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.round(bytes / 1e6)} MB`;
 }
 
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {

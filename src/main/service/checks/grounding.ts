@@ -6,7 +6,7 @@
  */
 import type { Size } from '../../../shared/frame';
 import { withinImageLimits } from '../../agent/settings';
-import { runGroundingCheck, type GroundingOutcome } from '../../model/grounding-check';
+import { runGroundingCheck, type GroundingCheckOutcome } from '../../model/grounding-check';
 import type { ImageLimits, VisionModel } from '../../model/types';
 import type { CaptureOptions } from '../../operator/capture';
 import { fitImageSize } from '../../operator/geometry';
@@ -52,7 +52,7 @@ export interface GroundingRequest {
 }
 
 /** The check of `model` (built from `settings`), on images of the run's size. */
-export async function checkGroundingOf(model: VisionModel, settings: Pick<RunSettings, 'image' | 'model'>, openOperator: (capture: CaptureOptions) => Promise<OperatorOpen>, request: GroundingRequest = {}): Promise<GroundingOutcome> {
+export async function checkGroundingOf(model: VisionModel, settings: Pick<RunSettings, 'image' | 'model'>, openOperator: (capture: CaptureOptions) => Promise<OperatorOpen>, request: GroundingRequest = {}): Promise<GroundingCheckOutcome> {
   const geometry = await runGeometry(openOperator, settings.image, model.imageLimits, request.display);
   return runGroundingCheck(
     { model, ...(settings.model.smartResize ? { smartResize: settings.model.smartResize } : {}) },

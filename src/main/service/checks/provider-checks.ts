@@ -5,7 +5,7 @@
  * the key: every answer is masked, the key typed into the form too, saved or not.
  */
 import { DEFAULT_PRICES, ImageSettingsSchema, type ModelSettingsInput } from '../../../shared/settings';
-import type { GroundingOutcome } from '../../model/grounding-check';
+import type { GroundingCheckOutcome } from '../../model/grounding-check';
 import { checkModel, type ModelCheck } from '../../model/provider-check';
 import type { CaptureOptions } from '../../operator/capture';
 import { redactionOf } from '../../settings/redaction';
@@ -44,7 +44,7 @@ export class ProviderChecks {
    * `mnemo check-model --grounding`: the model shown synthetic targets at the run's image size,
    * the coordinate space of its answers found and compared with the configured one.
    */
-  async grounding(overrides: RunFlags = {}, request: GroundingRequest = {}): Promise<ServiceResult<GroundingOutcome>> {
+  async grounding(overrides: RunFlags = {}, request: GroundingRequest = {}): Promise<ServiceResult<GroundingCheckOutcome>> {
     const settings = this.deps.config.runSettings(overrides);
     if (!settings.ok) return settings;
     const run = settings.value;
@@ -54,7 +54,7 @@ export class ProviderChecks {
   }
 
   /** "Check grounding" in the settings: the model settings as the form holds them (over the saved ones). */
-  async groundingCandidate(model: Partial<ModelSettingsInput>, apiKey?: string, request: GroundingRequest = {}): Promise<ServiceResult<GroundingOutcome>> {
+  async groundingCandidate(model: Partial<ModelSettingsInput>, apiKey?: string, request: GroundingRequest = {}): Promise<ServiceResult<GroundingCheckOutcome>> {
     const { config } = this.deps;
     const candidate = config.candidateModel(model, apiKey);
     if (!candidate.ok) return config.redacted(candidate);

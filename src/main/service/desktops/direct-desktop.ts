@@ -16,7 +16,7 @@ import type { RunHandle, RunService } from '../run-service';
 import type { ServiceResult } from '../service-result';
 
 /** What an image must fit: its long edge, its pixel count, its encoded size. */
-export interface ImageLimits {
+export interface ScreenshotLimits {
   maxLongEdge: number;
   maxPixels: number;
   maxBytes: number;
@@ -25,7 +25,7 @@ export interface ImageLimits {
 export interface ScreenshotRequest {
   /** A display index; default: the primary display. */
   display?: number;
-  limits: ImageLimits;
+  limits: ScreenshotLimits;
   /** Wait (bounded) until the screen stops changing first: a screenshot right after an action. */
   settle?: boolean;
 }

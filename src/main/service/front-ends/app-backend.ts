@@ -9,7 +9,7 @@
  * Electron's safeStorage in the app; in browser mode the OS keychain of the data directory, or
  * config.json (owner-only) where no keychain can keep it, as the CLI reads them.
  */
-import type { FactQuery, FactSearch, LiveRunItem, RunState, SaveFact, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
+import type { FactQuery, FactSearch, LiveRunItem, RunState, FactToSave, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
 import type { Action } from '../../../shared/actions';
 import type { ActionResult } from '../../../shared/action-result';
 import type { FactJson } from '../../memory/facts';
@@ -19,7 +19,7 @@ import type { DisplayInfo } from '../../../shared/frame';
 import type { ModelSettingsInput } from '../../../shared/settings';
 import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../../shared/workflow';
 import type { ModelCheck } from '../../model/provider-check';
-import type { GroundingOutcome } from '../../model/grounding-check';
+import type { GroundingCheckOutcome } from '../../model/grounding-check';
 import type { ReplayPolicy } from '../../replay/policy';
 import { displayNotNamed } from '../../operator/display-check';
 import { screenshotReader } from '../../replay/inspect';
@@ -273,7 +273,7 @@ export class AppBackend {
   }
 
   /** A fact saved or edited by a person (so no run taught this version). */
-  saveFact(request: SaveFact): Promise<ServiceResult<FactJson>> {
+  saveFact(request: FactToSave): Promise<ServiceResult<FactJson>> {
     const { description = '', multiple, ...fact } = request;
     return this.withMemory((memory) => memory.addFact({ ...fact, description, ...(multiple !== undefined ? { multiple } : {}) }, { history: true }));
   }
@@ -296,7 +296,7 @@ export class AppBackend {
   }
 
   /** "Check grounding" with the model settings as the form holds them. */
-  checkGrounding(model: Partial<ModelSettingsInput> = {}, apiKey?: string, targets?: number): Promise<ServiceResult<GroundingOutcome>> {
+  checkGrounding(model: Partial<ModelSettingsInput> = {}, apiKey?: string, targets?: number): Promise<ServiceResult<GroundingCheckOutcome>> {
     return this.service.checks.groundingCandidate(model, apiKey ?? this.savedKey(), targets !== undefined ? { targets } : {});
   }
 }

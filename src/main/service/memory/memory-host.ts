@@ -1,18 +1,18 @@
 /**
  * The long-lived memory of a run service: the backends (fact store, working memory, conversations,
  * the Redis connection they share) opened once per storage settings and shared by every run and by
- * the Memory view; the memory of each run opened on them; and the blackboard compaction after a
+ * the Memory view; the memory of each run opened on them; and the blackboard summaries after a
  * run, in the background.
  *
  * Every store is given the process's store writer (the redaction policy of the current settings),
  * and a run's blackboard and conversation its own (the policy with the run's flags).
  */
 import type { StoreWriter } from '../../disk/store-writer';
-import type { CompactionOptions, CompactionReport } from '../../memory/blackboard-compaction';
+import type { SummaryOptions, SummaryReport } from '../../memory/blackboard-summaries';
 import type { RunFlags, RunSettings, MemoryStoreSettings } from '../../settings/settings';
 import { openMemoryBackends, type BackendsOpen, type MemoryBackends } from './memory-backends';
 import { MemoryService } from './memory-service';
-import { compactSharedBlackboard, openRunMemory, type OpenedMemory } from './memory-setup';
+import { summarizeSharedBlackboard, openRunMemory, type OpenedMemory } from './memory-setup';
 import type { ServiceConfig } from '../service-config';
 import type { ServiceResult } from '../service-result';
 
@@ -25,13 +25,13 @@ export interface MemoryHostDeps {
 }
 
 /** Finished tasks summarised after each run at most (the newest; `mnemo memory compact` does the rest). */
-const COMPACT_AFTER_RUN = 5;
+const SUMMARIES_AFTER_RUN = 5;
 
 export class MemoryHost {
   /** Opened once per storage settings (one Redis connection for every run). */
   private readonly backends = new Map<string, Promise<BackendsOpen>>();
-  /** The blackboard compaction after the last run, going on in the background. */
-  private compaction: { stop: AbortController; done: Promise<void> } | null = null;
+  /** The blackboard summaries after the last run, going on in the background. */
+  private summaries: { stop: AbortController; done: Promise<void> } | null = null;
 
   constructor(private readonly deps: MemoryHostDeps) {}
 
@@ -65,11 +65,11 @@ export class MemoryHost {
   }
 
   /**
-   * The memory of one run: the last run's compaction stopped first (what it wrote is whole), then
+   * The memory of one run: the last run's summaries stopped first (what it wrote is whole), then
    * the blackboard and the conversation (new, or continued by id) opened, written through `writer`.
    */
   async openForRun(run: RunSettings, conversationId: string | undefined, writer: StoreWriter): Promise<ServiceResult<OpenedMemory>> {
-    await this.stopCompaction();
+    await this.stopSummaries();
     const backends = await this.open(run.memoryStore);
     if (!backends.ok) return backends;
     const memory = await openRunMemory(run, run.prices, backends.value, conversationId, writer);
@@ -88,53 +88,53 @@ export class MemoryHost {
    * path: after the run has ended and released its desktop, while nobody waits for a step. The
    * next run stops it first; what it wrote by then is whole, and the rest is done next time.
    */
-  compactAfterRun(memory: OpenedMemory): void {
+  summarizeAfterRun(memory: OpenedMemory): void {
     const stop = new AbortController();
     const done = memory
-      .compact({ limit: COMPACT_AFTER_RUN, signal: stop.signal })
+      .summarize({ limit: SUMMARIES_AFTER_RUN, signal: stop.signal })
       .then((report) => {
         if (report.writeError) this.deps.log(`warning: ${report.writeError}`);
         else if (report.failed.length > 0 && !stop.signal.aborted) this.deps.log(`warning: the blackboard was not compacted: ${report.failed[0]?.error}`);
       })
       .catch((error: unknown) => this.deps.log(`warning: the blackboard was not compacted: ${(error as Error).message}`))
       .finally(() => {
-        if (this.compaction?.done === done) this.compaction = null;
+        if (this.summaries?.done === done) this.summaries = null;
       });
-    this.compaction = { stop, done };
+    this.summaries = { stop, done };
   }
 
-  /** Whether the compaction after the last run is still going on (close() waits for it). */
-  get compacting(): boolean {
-    return this.compaction !== null;
+  /** Whether the summaries after the last run is still going on (close() waits for it). */
+  get summarizing(): boolean {
+    return this.summaries !== null;
   }
 
-  async stopCompaction(): Promise<void> {
-    const compaction = this.compaction;
-    if (!compaction) return;
-    compaction.stop.abort();
-    await compaction.done;
+  async stopSummaries(): Promise<void> {
+    const summaries = this.summaries;
+    if (!summaries) return;
+    summaries.stop.abort();
+    await summaries.done;
   }
 
   /**
    * `mnemo memory compact`: every finished task of the shared blackboard that has no summary yet
    * gets one (newest first, at most `limit`), with progress; stops at `signal`.
    */
-  async compact(options: CompactionOptions = {}): Promise<ServiceResult<CompactionReport>> {
+  async summarize(options: SummaryOptions = {}): Promise<ServiceResult<SummaryReport>> {
     const run = this.deps.config.runSettings();
     if (!run.ok) return run;
     const settings = run.value;
-    await this.stopCompaction();
+    await this.stopSummaries();
     const backends = await this.open(settings.memoryStore);
     if (!backends.ok) return this.deps.config.redacted(backends);
-    const compacted = await compactSharedBlackboard(settings, settings.prices, backends.value, this.deps.config.storeWriter, options);
-    if (!compacted.ok) return this.deps.config.redacted({ ok: false, error: { kind: 'memory', message: compacted.message } });
-    for (const warning of compacted.warnings) this.deps.log(`warning: ${warning}`);
-    return { ok: true, value: compacted.report };
+    const summarized = await summarizeSharedBlackboard(settings, settings.prices, backends.value, this.deps.config.storeWriter, options);
+    if (!summarized.ok) return this.deps.config.redacted({ ok: false, error: { kind: 'memory', message: summarized.message } });
+    for (const warning of summarized.warnings) this.deps.log(`warning: ${warning}`);
+    return { ok: true, value: summarized.report };
   }
 
-  /** Waits for the compaction after the last run (a few model calls at most), then closes the storage. */
+  /** Waits for the summaries after the last run (a few model calls at most), then closes the storage. */
   async close(): Promise<void> {
-    await this.compaction?.done;
+    await this.summaries?.done;
     const backends = [...this.backends.values()];
     this.backends.clear();
     for (const opening of backends) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { makePrivateDir } from '../../disk/files';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../../memory/file-lock';
+import { writeFileAtomically } from '../../disk/files';
 
 /** What the app needs of Electron's safeStorage. */
 export interface Keychain {
@@ -43,7 +43,7 @@ export function keychainMemoryKey(dataDir: string, keychain: Keychain): () => Pr
     }
     const key = randomBytes(32).toString('base64');
     await makePrivateDir(join(dataDir, 'memory'));
-    await writeFileAtomically(path, keychain.encryptString(key));
+    await writeFileAtomically(path, keychain.encryptString(key), { sync: true });
     return key;
   };
 }

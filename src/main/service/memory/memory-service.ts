@@ -9,14 +9,14 @@ import { factJson, FactType, formatScope, parseScope, SUBJECT_NAME_PATTERN, type
 import { describeError, type FactLogCheck } from '../../memory/facts';
 import { WORKING_MEMORY_ID_PATTERN } from '../../memory/working';
 import type { MemoryBackends } from './memory-backends';
+import type { FactQuery } from '../../../shared/app-api';
 import type { ServiceResult } from '../service-result';
 
-export interface FactQuery {
-  /** A subject name: user, machine, everything or a custom one. */
-  subject?: string;
-  /** `agent:<name>`, `feature:<id>`, `product:<name>` or `cross-product`. */
-  scope?: string;
-}
+/**
+ * Which facts (the contract's): `subject` a subject name (user, machine, everything or a custom
+ * one), `scope` `agent:<name>`, `feature:<id>`, `product:<name>` or `cross-product`.
+ */
+export type { FactQuery };
 
 /** How facts are answered: the app also shows the versions each one superseded. */
 export interface FactView {

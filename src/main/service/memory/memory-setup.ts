@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { PriceTable } from '../../../shared/settings';
 import { StoreWriter } from '../../disk/store-writer';
 import { ConversationFile, createTextModel, openBlackboard, TieredMemory, WriteFailureReports, type OpenedBlackboard, type LoadableBlackboardStore, type TieredMemoryDict } from '../../memory';
-import { compactBlackboard, type CompactionOptions, type CompactionReport } from '../../memory/blackboard-compaction';
+import { summarizeBlackboard, type SummaryOptions, type SummaryReport } from '../../memory/blackboard-summaries';
 import { RedisBlackboardStore } from '../../memory/redis-stores';
 import { AgentMemory } from '../../memory/facts';
 import { WorkingMemoryAgent } from '../../memory/working';
@@ -36,7 +36,7 @@ export interface OpenedMemory {
    */
   save(): Promise<string[]>;
   /** Folds finished tasks of the blackboard into one line each (the memory model writes them). */
-  compact(options: CompactionOptions): Promise<CompactionReport>;
+  summarize(options: SummaryOptions): Promise<SummaryReport>;
 }
 
 /** `conv-3fa9c2d1`: short enough to type after `--conversation`. */
@@ -153,7 +153,7 @@ export async function openRunMemory(
         }
         return reports.takeUnheard();
       },
-      compact: (options) => compactBlackboard(board.board.blackboard, model, options),
+      summarize: (options) => summarizeBlackboard(board.board.blackboard, model, options),
     },
   };
 }
@@ -175,17 +175,17 @@ async function openSharedBlackboard(dataDir: string, backends: MemoryBackends, w
  * `mnemo memory compact`: the shared blackboard opened on its own (no run), its finished tasks
  * summarised, every line saved before this returns.
  */
-export async function compactSharedBlackboard(
+export async function summarizeSharedBlackboard(
   settings: RunSettings,
   prices: PriceTable,
   backends: MemoryBackends,
   writer: StoreWriter,
-  options: CompactionOptions,
-): Promise<{ ok: true; report: CompactionReport; warnings: string[] } | { ok: false; message: string }> {
+  options: SummaryOptions,
+): Promise<{ ok: true; report: SummaryReport; warnings: string[] } | { ok: false; message: string }> {
   const reports = new WriteFailureReports();
   const board = await openSharedBlackboard(settings.dataDir, backends, writer, reports);
   if (!board.ok) return board;
-  const report = await compactBlackboard(board.board.blackboard, createTextModel(settings.memory.model, { prices }), options);
+  const report = await summarizeBlackboard(board.board.blackboard, createTextModel(settings.memory.model, { prices }), options);
   const saved = await board.board.store.flush();
   if (!saved.ok && report.writeError === null) report.writeError = saved.error;
   return { ok: true, report, warnings: board.board.warnings };

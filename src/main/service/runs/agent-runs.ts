@@ -98,7 +98,7 @@ export class AgentRuns {
               await workflows.close();
               await memoryHost.saveAfterRun(memory.value);
             },
-            afterRelease: () => memoryHost.compactAfterRun(memory.value),
+            afterRelease: () => memoryHost.summarizeAfterRun(memory.value),
           },
         };
       },

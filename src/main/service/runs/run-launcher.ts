@@ -12,7 +12,7 @@
  * the live view of its display and, for a run, the takeover) listed in the registry and its events
  * pumped through it. When the engine's events end: `finish` (the memory saved, the reader closed),
  * the operator closed, the desktop unlocked and a private one stopped (or kept, when asked),
- * `afterRelease` (the compaction), and the run leaves the registry.
+ * `afterRelease` (the blackboard summaries), and the run leaves the registry.
  *
  * Every failure before the engine starts lets go of what was taken, and is a `ServiceResult`:
  * `busy` (the desktop is locked, naming the session), `no_display`, `record`, or what `prepare`
@@ -66,7 +66,7 @@ export interface Prepared {
   conversationId: string | null;
   /** After the engine's events ended, before the desktop is let go (the memory saved). */
   finish?(): Promise<void>;
-  /** After the desktop is let go (the blackboard compaction, in the background). */
+  /** After the desktop is let go (the blackboard summaries, in the background). */
   afterRelease?(): void;
 }
 

@@ -5,29 +5,15 @@
  */
 import { join } from 'node:path';
 import type { Action } from '../../../shared/actions';
+import type { SessionListItem } from '../../../shared/app-api';
 import type { ActionResult } from '../../../shared/action-result';
 import type { RunDesktop } from '../../../shared/desktop';
 import type { UsageSummary } from '../../../shared/events';
 import type { SessionSummary } from '../../store/session-index';
 import type { SessionRecord, StepView } from '../../store/session-reader';
 
-/** One element of `mnemo sessions --json`. */
-export interface SessionListItem {
-  id: string;
-  task: string;
-  status: string;
-  /** ISO 8601. */
-  startedAt: string;
-  steps: number;
-  /** US dollars. */
-  cost: number;
-  /** The sample session Mnemo ships (present only then). */
-  sample?: true;
-  /** The shared session store it is read from (present only then): `s3://bucket/prefix`, a folder. */
-  store?: string;
-  /** The desktop it ran on, as session.json records it (absent for a session recorded before that was kept). */
-  desktop?: RunDesktop;
-}
+/** One element of `mnemo sessions --json`: the contract's `SessionListItemSchema`, the one shape. */
+export type { SessionListItem };
 
 export function listItemOf(summary: SessionSummary): SessionListItem {
   return {

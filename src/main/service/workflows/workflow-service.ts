@@ -21,7 +21,7 @@ import { listingOf, workflowImages, type CheckedWorkflow, type ProposedParam, ty
 import type { SessionRecord } from '../../store/session-reader';
 import { buildWorkflow, type BuildRequest, type BuildResult } from '../../workflow/build';
 import { TesseractReader, type TextReader } from '../../workflow/ocr';
-import { WorkflowStore, type StoreError, type StoreResult, type WorkflowFile } from '../../workflow/store';
+import { WorkflowStore, type StoreError, type WorkflowStoreResult, type WorkflowFile } from '../../workflow/store';
 import type { ServiceConfig } from '../service-config';
 import type { ServiceErrorKind, ServiceResult } from '../service-result';
 
@@ -34,7 +34,7 @@ export interface WorkflowServiceDeps {
   now?: () => number;
 }
 
-export interface SaveRequest extends Omit<BuildRequest, 'now'> {
+export interface SaveWorkflowRequest extends Omit<BuildRequest, 'now'> {
   /** The session: an id, a unique prefix, or `last`. */
   session: string;
 }
@@ -45,7 +45,7 @@ export type SaveResult = ServiceResult<{ workflow: Workflow; proposed: ProposedP
 const KIND_OF: Readonly<Record<StoreError['kind'], ServiceErrorKind>> = { not_found: 'not_found', invalid: 'invalid', exists: 'conflict', changed: 'conflict', io: 'record' };
 
 /** The store's answer in the services' terms. */
-function served<T>(result: StoreResult<T>): ServiceResult<T> {
+function served<T>(result: WorkflowStoreResult<T>): ServiceResult<T> {
   return result.ok ? result : { ok: false, error: { kind: KIND_OF[result.error.kind], message: result.error.message } };
 }
 
@@ -65,7 +65,7 @@ export class WorkflowService {
   }
 
   /** A session made into a workflow in memory (its text read near every target): nothing saved. */
-  private async build(request: SaveRequest): Promise<ServiceResult<BuildResult>> {
+  private async build(request: SaveWorkflowRequest): Promise<ServiceResult<BuildResult>> {
     const session = await this.deps.session(request.session);
     if (!session.ok) return session;
     const reader = this.deps.reader?.() ?? new TesseractReader();
@@ -77,7 +77,7 @@ export class WorkflowService {
   }
 
   /** Saves a session as a workflow (an existing one of the same name is replaced), trusted: it was made here. */
-  async save(request: SaveRequest): Promise<SaveResult> {
+  async save(request: SaveWorkflowRequest): Promise<SaveResult> {
     const built = await this.build(request);
     if (!built.ok) return built;
     const result = built.value;

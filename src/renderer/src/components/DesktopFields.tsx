@@ -27,16 +27,17 @@ export function sizeProblem(draft: DesktopDraft): string | null {
   return parsed.ok ? null : parsed.message;
 }
 
-export function DesktopFields({ draft, onChange, compact = false }: { draft: DesktopDraft; onChange: (draft: DesktopDraft) => void; compact?: boolean }) {
+/** `inline`: on one line under the task (the Run form), the size and apps only once the desktop is private. */
+export function DesktopFields({ draft, onChange, inline = false }: { draft: DesktopDraft; onChange: (draft: DesktopDraft) => void; inline?: boolean }) {
   const { t } = useTranslation();
   const problem = sizeProblem(draft);
   return (
-    <div className={`desktop-fields${compact ? ' compact' : ''}`}>
+    <div className={`desktop-fields${inline ? ' inline' : ''}`}>
       <label className="inline-check" title={t('live.privateHint')}>
         <input type="checkbox" role="switch" aria-label={NAMES.privateDesktop} aria-checked={draft.private} checked={draft.private} onChange={(event) => onChange({ ...draft, private: event.target.checked })} />
         {t('privateDesktop')}
       </label>
-      {(draft.private || !compact) && (
+      {(draft.private || !inline) && (
         <>
           <label className="field desktop-size">
             {t('desktopSize')}
@@ -44,7 +45,7 @@ export function DesktopFields({ draft, onChange, compact = false }: { draft: Des
           </label>
           <label className="field desktop-apps">
             {t('desktopApps')}
-            <textarea aria-label={NAMES.desktopApps} rows={compact ? 1 : 3} placeholder={t('live.appsPlaceholder')} value={draft.apps} onChange={(event) => onChange({ ...draft, apps: event.target.value })} />
+            <textarea aria-label={NAMES.desktopApps} rows={inline ? 1 : 3} placeholder={t('live.appsPlaceholder')} value={draft.apps} onChange={(event) => onChange({ ...draft, apps: event.target.value })} />
           </label>
           {problem && (
             <span className="error" role="alert">

@@ -15,7 +15,8 @@ import { addToTotals, NO_TOTALS, type RunTotals } from '../../../shared/run-tota
 import { emptyStep, foldStepEvent, type StepView } from '../../../shared/steps';
 import { addToWorkflowReport, type WorkflowReport } from '../../../shared/workflow-report';
 
-export interface PendingQuestion {
+/** A question the run asked and nobody answered yet. */
+export interface AskedQuestion {
   /** The ask-user event's `seq`: the question's id. */
   id: number;
   kind: AskKind;
@@ -40,7 +41,7 @@ export interface RunSummary {
   paused: boolean;
   /** The user holds the run (between its takeover and hand-back events). */
   takenOver: boolean;
-  pendingQuestion: PendingQuestion | null;
+  pendingQuestion: AskedQuestion | null;
   /** The finished steps' tokens and cost (the run's, once it ended). */
   totals: RunTotals;
   lastEventAt: number | null;
@@ -48,7 +49,7 @@ export interface RunSummary {
   workflow: { name: string; report: WorkflowReport } | null;
 }
 
-export interface MemoryView {
+export interface MemoryState {
   snapshot: MemorySnapshot;
   /** The last pruning report: which screenshots the model's input carries. */
   pruning: MemoryChangeOf<'pruning'> | null;
@@ -71,7 +72,7 @@ export interface SessionData {
   run: RunSummary;
   /** Ascending by step number. */
   steps: StepView[];
-  memory: MemoryView;
+  memory: MemoryState;
   lastSeq: number;
   /** Which attempt's thought each step streams (a retry restarts the stream). */
   streamAttempts: Map<number, number>;
@@ -149,7 +150,7 @@ function findStep(steps: readonly StepView[], n: number): number {
   return -low - 1;
 }
 
-function applyRunEvent(run: RunSummary, memory: MemoryView, event: AgentEvent): void {
+function applyRunEvent(run: RunSummary, memory: MemoryState, event: AgentEvent): void {
   run.lastEventAt = event.at;
   run.totals = addToTotals(run.totals, event);
   if (event.type === 'run-started' && event.workflow) run.workflow = { name: event.workflow.name, report: addToWorkflowReport(null, event) as WorkflowReport };
@@ -215,7 +216,7 @@ function applyRunEvent(run: RunSummary, memory: MemoryView, event: AgentEvent): 
   }
 }
 
-function linkBoardItems(memory: MemoryView, change: MemoryChangeOf<'blackboard' | 'blackboard-delta'>, step: number): void {
+function linkBoardItems(memory: MemoryState, change: MemoryChangeOf<'blackboard' | 'blackboard-delta'>, step: number): void {
   const own = memory.boardSeen;
   memory.boardSeen = true;
   const links = { ...memory.boardSteps };

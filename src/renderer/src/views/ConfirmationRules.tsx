@@ -25,7 +25,7 @@ export function ConfirmationRules({ rules, onChange }: { rules: RuleDraft[]; onC
       {rules.map((rule, index) => (
         <div key={index} className="rule">
           {FIELDS.map(({ key, label }) => (
-            <label key={key} className="field compact">
+            <label key={key} className="field tight">
               {t(label)}
               <input type="text" value={rule[key]} onChange={(event) => update(index, key, event.target.value)} />
             </label>

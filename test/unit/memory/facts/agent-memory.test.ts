@@ -108,8 +108,8 @@ describe('Redis', () => {
 
   it('the blackboard in Redis: changes from two stores are both kept, also across a compaction', async () => {
     const [ca, cb] = [await connection('board'), await connection('board')];
-    const first = new Blackboard({}, { persistence: new RedisBlackboardStore(ca, { compactEvery: 3 }) });
-    const second = new Blackboard({}, { persistence: new RedisBlackboardStore(cb, { compactEvery: 3 }) });
+    const first = new Blackboard({}, { persistence: new RedisBlackboardStore(ca, { rewriteEvery: 3 }) });
+    const second = new Blackboard({}, { persistence: new RedisBlackboardStore(cb, { rewriteEvery: 3 }) });
     for (let i = 0; i < 5; i += 1) {
       first.addRequests({ request: `from A ${i}` });
       second.addRequests({ request: `from B ${i}` });

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Fact } from '../../../../shared/app-api';
+import type { FactJson } from '../../../../shared/app-api';
 import { useServices } from '../../app-context';
 import { formatWhen } from '../../format';
 import { NAMES } from '../../i18n/names';
@@ -22,7 +22,7 @@ export function FactsPanel({ onOpenSession }: { onOpenSession: OpenSession }) {
   const [subject, setSubject] = useState('');
   const [scope, setScope] = useState('');
   const [search, setSearch] = useState('');
-  const [facts, setFacts] = useState<Fact[] | null>(null);
+  const [facts, setFacts] = useState<FactJson[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [seen, setSeen] = useState<{ subjects: string[]; scopes: string[] }>({ subjects: BUILT_IN_SUBJECTS, scopes: [] });
   const [reloads, setReloads] = useState(0);
@@ -96,7 +96,7 @@ function TaughtBy({ sessionId, onOpenSession }: { sessionId: string | undefined;
   );
 }
 
-function FactItem({ fact, onOpenSession, onChanged }: { fact: Fact; onOpenSession: OpenSession; onChanged: () => void }) {
+function FactItem({ fact, onOpenSession, onChanged }: { fact: FactJson; onOpenSession: OpenSession; onChanged: () => void }) {
   const { t } = useTranslation();
   const { client } = useServices();
   const [editing, setEditing] = useState(false);
@@ -171,7 +171,7 @@ function FactItem({ fact, onOpenSession, onChanged }: { fact: Fact; onOpenSessio
  * A person's edit: the new values supersede the current ones (which go to the history). A
  * MULTIPLE fact only gathers values when saved, so one that loses a value is saved anew.
  */
-function FactEditor({ fact, onDone }: { fact: Fact; onDone: (saved: boolean) => void }) {
+function FactEditor({ fact, onDone }: { fact: FactJson; onDone: (saved: boolean) => void }) {
   const { t } = useTranslation();
   const { client } = useServices();
   const multiple = fact.factType === 'multiple';

@@ -1,9 +1,9 @@
 /** The run at a glance: task, status, steps, elapsed time, cost, tokens, model; Pause, Resume, Stop while it runs. */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatUsd } from '../../../../shared/format';
+import { formatDuration, formatUsd } from '../../../../shared/format';
 import { useSession } from '../../app-context';
-import { formatDuration, formatTokens } from '../../format';
+import { formatTokens } from '../../format';
 import { isLive, useShownStatus } from './status';
 import { RunControls } from '../../components/RunControls';
 import { TakeoverControls } from './TakeoverControls';

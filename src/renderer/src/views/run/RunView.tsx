@@ -12,7 +12,7 @@ import { StepInspector } from './StepInspector';
 import { TaskForm } from './TaskForm';
 import { isLive, useShownStatus } from './status';
 import { Timeline } from './Timeline';
-import { WorkflowReport } from './WorkflowReport';
+import { WorkflowReportPanel } from './WorkflowReport';
 
 export function RunView() {
   const { t } = useTranslation();
@@ -53,7 +53,7 @@ export function RunView() {
         <>
           <RunHeader />
           {loading && <p className="note">{t('loading')}</p>}
-          <WorkflowReport />
+          <WorkflowReportPanel />
           {recorded && <SessionBar />}
           <Divergence />
           <div className="run-body">

@@ -6,13 +6,13 @@
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { actionSentence } from '../../../../shared/describe-action';
-import { formatUsd } from '../../../../shared/format';
+import { formatDuration, formatUsd } from '../../../../shared/format';
 import type { MemoryChange } from '../../../../shared/memory';
 import { actionOutcomes, resultsAtActions, type StepView } from '../../../../shared/steps';
 import { useServices, useSession } from '../../app-context';
 import { ActionOverlay } from '../../components/ActionOverlay';
 import { SessionImage } from '../../components/SessionImage';
-import { formatDuration, formatTokens } from '../../format';
+import { formatTokens } from '../../format';
 import { stepAt } from '../../store/session-fold';
 
 export function StepInspector() {

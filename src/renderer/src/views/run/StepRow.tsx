@@ -2,9 +2,9 @@
 import { memo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { describeAction } from '../../../../shared/describe-action';
-import { formatUsd } from '../../../../shared/format';
+import { formatDuration, formatUsd } from '../../../../shared/format';
 import type { StepView } from '../../../../shared/steps';
-import { formatDuration, formatTokens } from '../../format';
+import { formatTokens } from '../../format';
 
 interface Props {
   step: StepView;

@@ -64,7 +64,7 @@ export function TaskForm() {
         </label>
       )}
       <DesktopFields
-        compact
+        inline
         draft={desktop}
         onChange={(draft) => {
           touched.current = true;

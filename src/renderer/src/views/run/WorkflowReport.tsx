@@ -11,7 +11,7 @@ import { useSession } from '../../app-context';
 import { formatTokens } from '../../format';
 import { NAMES } from '../../i18n/names';
 
-export function WorkflowReport() {
+export function WorkflowReportPanel() {
   const { t } = useTranslation();
   const workflow = useSession((s) => s.session?.run.workflow ?? null);
   if (!workflow) return null;

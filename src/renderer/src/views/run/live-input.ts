@@ -5,11 +5,9 @@
  * from the DOM.
  */
 import type { ActionInput, MouseButton } from '../../../../shared/actions';
+import type { Size } from '../../../../shared/frame';
 
-export interface Size {
-  width: number;
-  height: number;
-}
+export type { Size };
 
 /** A point on the shown image (CSS pixels from its top-left) to display pixels, inside the display. */
 export function toDisplay(offset: { x: number; y: number }, shown: Size, display: Size): { x: number; y: number } {

@@ -1,5 +1,5 @@
 /**
- * The blackboard compacts itself: each finished task is folded into one line, written by the
+ * The blackboard summarizes its tasks: each finished task is folded into one line, written by the
  * memory model (what was asked, how it ended, the key steps), and that line is what later prompts
  * show of the task (blackboard-prompt.ts). The line is ADDED to the board as one trajectory item
  * `{kind: "task-summary", task_id, summary, status, steps}`: nothing is removed or rewritten, so
@@ -7,9 +7,9 @@
  * and the questions stay where a search finds them.
  *
  * One summary is one appended line of the board's log (or one Redis entry): a crash in the middle
- * leaves the tasks before it summarised and the rest as they were, never a half-compacted board.
+ * leaves the tasks before it summarised and the rest as they were, never a half-summarized board.
  * A task the model could not summarise (no memory model, a provider error, an empty reply) keeps
- * its plain line in prompts and is tried again by the next compaction.
+ * its plain line in prompts and is tried again by the next summary pass.
  *
  * It runs off the critical path: after a run has ended (the run service starts it in the
  * background, and waits for it before the next run opens the board), or on `mnemo memory compact`.
@@ -32,7 +32,7 @@ const SUMMARY_CHARS = 300;
 /** Steps shown to the model per task: the first and the last ones of a long task. */
 const STEPS_SHOWN = 30;
 
-export interface CompactionProgress {
+export interface SummaryProgress {
   /** Tasks handled so far (summarised or failed), of `total`. */
   done: number;
   total: number;
@@ -41,14 +41,14 @@ export interface CompactionProgress {
   outcome: { ok: true; summary: string } | { ok: false; error: string };
 }
 
-export interface CompactionOptions {
+export interface SummaryOptions {
   /** The newest finished tasks to summarise at most (default: all). */
   limit?: number;
   signal?: AbortSignal;
-  onProgress?: (progress: CompactionProgress) => void;
+  onProgress?: (progress: SummaryProgress) => void;
 }
 
-export interface CompactionReport {
+export interface SummaryReport {
   /** Finished tasks without a summary when it began. */
   pending: number;
   summarised: number;
@@ -102,10 +102,10 @@ async function summarise(model: TextModel, task: TaskOnBoard, signal: AbortSigna
  * Summarises the finished tasks that have no summary yet (the newest first, at most `limit`),
  * adding one line per task to the board and saving each as it is written.
  */
-export async function compactBlackboard(board: Blackboard, model: TextModel | null, options: CompactionOptions = {}): Promise<CompactionReport> {
+export async function summarizeBlackboard(board: Blackboard, model: TextModel | null, options: SummaryOptions = {}): Promise<SummaryReport> {
   const pending = tasksToSummarise(board);
   const chosen = pending.slice(0, options.limit ?? pending.length);
-  const report: CompactionReport = { pending: pending.length, summarised: 0, failed: [], stopped: false, writeError: null };
+  const report: SummaryReport = { pending: pending.length, summarised: 0, failed: [], stopped: false, writeError: null };
   for (const [index, task] of chosen.entries()) {
     if (options.signal?.aborted) {
       report.stopped = true;
