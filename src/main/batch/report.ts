@@ -30,10 +30,10 @@ function eta(remaining: number, clock: ProgressClock): string {
   if (remaining === 0) return '0s';
   if (clock.doneSinceStart === 0) return 'unknown yet';
   const perRow = (clock.now - clock.startedAt) / clock.doneSinceStart;
-  return formatDuration(perRow * remaining);
+  return shortDuration(perRow * remaining);
 }
 
-export function formatDuration(ms: number): string {
+export function shortDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
@@ -85,7 +85,7 @@ export function summaryTable(definition: BatchDefinition, state: BatchState): st
     report.session ?? '-',
     String(report.steps),
     formatUsd(report.costUsd),
-    formatDuration(report.durationMs),
+    shortDuration(report.durationMs),
     report.status === 'failed' ? clip(report.reason ?? '', 60) : '',
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? '').length)));

@@ -27,7 +27,7 @@ export interface ValuesTable {
 
 export type ValuesFormat = 'csv' | 'jsonl';
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+export type ValuesRead<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** The file's format, by its name: `.csv`, or `.jsonl` / `.ndjson`. */
 export function valuesFormatOf(path: string): ValuesFormat | null {
@@ -51,7 +51,7 @@ export function shownCell(cell: Cell): string {
   return cell.kind === 'text' ? cell.text : `\${${cell.source}:${cell.name}}`;
 }
 
-export function parseValues(text: string, format: ValuesFormat, file: string): Parsed<ValuesTable> {
+export function parseValues(text: string, format: ValuesFormat, file: string): ValuesRead<ValuesTable> {
   const parsed = format === 'csv' ? parseCsv(text, file) : parseJsonLines(text, file);
   if (!parsed.ok) return parsed;
   if (parsed.value.rows.length === 0) return { ok: false, message: `${file}: no rows of values` };
@@ -59,7 +59,7 @@ export function parseValues(text: string, format: ValuesFormat, file: string): P
 }
 
 /** CSV as RFC 4180 writes it: a header line, commas, fields in double quotes ("" a quote), CRLF or LF. */
-function parseCsv(text: string, file: string): Parsed<ValuesTable> {
+function parseCsv(text: string, file: string): ValuesRead<ValuesTable> {
   const records = csvRecords(text.replace(/^\uFEFF/, ''));
   if (!records.ok) return { ok: false, message: `${file}: ${records.message}` };
   const lines = records.value.filter((record) => !(record.fields.length === 1 && record.fields[0] === ''));
@@ -86,7 +86,7 @@ interface CsvRecord {
   fields: string[];
 }
 
-function csvRecords(text: string): Parsed<CsvRecord[]> {
+function csvRecords(text: string): ValuesRead<CsvRecord[]> {
   const records: CsvRecord[] = [];
   let fields: string[] = [];
   let field = '';
@@ -137,7 +137,7 @@ function csvRecords(text: string): Parsed<CsvRecord[]> {
 }
 
 /** JSON Lines: one object per line, its keys the columns; strings, numbers and booleans as text. */
-function parseJsonLines(text: string, file: string): Parsed<ValuesTable> {
+function parseJsonLines(text: string, file: string): ValuesRead<ValuesTable> {
   const rows: ValuesRow[] = [];
   const columns: string[] = [];
   const lines = text.split('\n');
@@ -204,7 +204,7 @@ export interface ExpectedColumn {
  * a secret written in clear; a secret where the run could not keep it out of its record (`secretsAllowed`
  * false: a task, which the model is told and the session records).
  */
-export function checkColumns(table: ValuesTable, expected: readonly ExpectedColumn[], what: string, file: string, secretsAllowed: boolean): Parsed<ValuesTable> {
+export function checkColumns(table: ValuesTable, expected: readonly ExpectedColumn[], what: string, file: string, secretsAllowed: boolean): ValuesRead<ValuesTable> {
   const names = expected.map((column) => column.name);
   const missing = names.filter((name) => !table.columns.includes(name));
   const unknown = table.columns.filter((column) => !names.includes(column));
