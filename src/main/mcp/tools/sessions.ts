@@ -12,6 +12,7 @@ import { UsageSummarySchema } from '../../../shared/events';
 import { listItemOf, shownSessionWithRefs } from '../../service/sessions/session-views';
 import type { McpServices } from '../connection';
 import { defineTool } from '../tool';
+import { RunDesktopSchema } from '../../../shared/desktop';
 
 const FILE_TEMPLATE = 'mnemo://sessions/{id}/files/{+path}';
 
@@ -73,6 +74,8 @@ const SessionShape = {
   usage: UsageSummarySchema.nullable(),
   reason: z.string().nullable(),
   replayOf: z.string().nullable(),
+  desktop: RunDesktopSchema.nullable().describe('the desktop the run used (the user display, or a private one with its size and apps); null when the session did not record one'),
+  batch: z.object({ id: z.string(), row: z.number().int() }).optional().describe('the batch it is a row of (mnemo batch)'),
   warnings: z.array(z.object({ file: z.string(), line: z.number(), message: z.string() })),
   steps: z.array(StepShape),
 };
