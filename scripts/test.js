@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * `npm test`: every test, in three lanes side by side, then the UI tests. vitest runs a
+ * `npm test`: every test, in three lanes side by side. vitest runs a
  * one-file-at-a-time project after all the others and never beside them, so one vitest process
  * leaves a core idle for most of the run. Here the desktop tests that have displays of their own
  * run in one lane (two files at a time, each worker on its own Xvfb); the few desktop tests that
  * run on the shared display in DISPLAY (one at a time), then the package test (it installs from
- * the registry) in another; the unit tests (two files at a time) in the third.
+ * the registry), then the UI tests (on displays of their own, :174 and :181) in another; the unit
+ * tests (two files at a time) in the third.
  *
  * With MNEMO_TEST_ALSO_NODE set to a folder holding another `node` (CI: the current LTS), the
  * unit lane runs the unit tests again on it after.
@@ -87,21 +88,24 @@ try {
     }
     const unitLog = join(scratch, 'unit.log');
     const sharedLog = join(scratch, 'shared-display.log');
-    process.stdout.write('The shared-display desktop tests (then the package test) and the unit tests run beside the other desktop tests; their output follows.\n');
+    process.stdout.write('The shared-display desktop tests (then the package test and the UI tests) and the unit tests run beside the other desktop tests; their output follows.\n');
     // The package test installs from the registry (mostly waiting on the network) and reads the
     // build without changing it (npm pack --ignore-scripts), so it need not wait for the other
-    // lanes; it follows the shared-display tests, since its doctor tries input on DISPLAY.
+    // lanes; it follows the shared-display tests, since its doctor tries input on DISPLAY. The UI
+    // tests follow it: they start displays of fixed numbers (:174, :181), so the desktop tests'
+    // displays standing for the user's are taken from :400 up, out of their way.
+    const userDisplays = { MNEMO_TEST_USER_DISPLAY: process.env.MNEMO_TEST_USER_DISPLAY ?? '400' };
     const lanes = await Promise.all([
-      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'])]),
-      lane([vitestPart('desktop tests (the shared display)', ['--project', 'desktop']), vitestPart('package test', ['--project', 'package'])], sharedLog),
+      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'], process.execPath, userDisplays)]),
+      lane(
+        [vitestPart('desktop tests (the shared display)', ['--project', 'desktop']), vitestPart('package test', ['--project', 'package']), vitestPart('UI tests', ['--project', 'ui'])],
+        sharedLog,
+      ),
       lane(unitParts, unitLog),
     ]);
     process.stdout.write(readFileSync(sharedLog, 'utf8'));
     process.stdout.write(readFileSync(unitLog, 'utf8'));
-    // The UI tests last and alone: they start displays of fixed numbers (:174, :181) that the
-    // desktop tests' user displays (from :171 up) could be holding.
-    const uiFailed = await lane([vitestPart('UI tests', ['--project', 'ui'])]);
-    failed = lanes.includes(true) || uiFailed;
+    failed = lanes.includes(true);
   }
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const failures = [];
