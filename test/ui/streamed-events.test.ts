@@ -12,25 +12,14 @@ import { send } from '../../src/main/http/http-io';
 import { ensureRendererBuilt, rendererFile } from '../../src/main/server/renderer-files';
 import { AgentEventSchema, type AgentEvent } from '../../src/shared/events';
 import { CHROMIUM_EXECUTABLE, HEADLESS_CHROMIUM_ARGS } from '../fixtures/chromium-flags';
+import { fakeRunEvents } from '../fixtures/ui/fake-run';
 
 const RUN_ID = 'fake-run';
 const MALFORMED_SEQ = 5;
 
 /** A run of `steps` finished steps, as the loop emits it (every event valid). */
 function recordedRun(steps: number): AgentEvent[] {
-  const events: Array<Record<string, unknown>> = [{ type: 'run-started', task: 'Fake task', model: 'fake', family: 'tools', limits: { maxSteps: 50, maxCostUsd: null } }];
-  for (let step = 1; step <= steps; step++) {
-    const action = { type: 'click', x: 10 * step, y: 20, button: 'left' };
-    events.push(
-      { type: 'step-started', step },
-      { type: 'observation', step, screenshot: { id: `s${step}`, path: `screenshots/step-${String(step).padStart(4, '0')}.jpg`, width: 640, height: 400, mime: 'image/jpeg' }, frame: { displayId: '0', bounds: { x: 0, y: 0, width: 640, height: 400 }, scaleFactor: 1, captured: { width: 640, height: 400 }, image: { width: 640, height: 400, format: 'jpeg' } } },
-      { type: 'thought-delta', step, delta: `Thinking about step ${step}`, attempt: 1 },
-      { type: 'prediction', step, thought: `Thought of step ${step}.`, actions: [action], usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.001 }, attempts: 1 },
-      { type: 'action-result', step, index: 0, action, result: { ok: true, type: 'click', points: [{ x: 10 * step, y: 20 }], durationMs: 5 } },
-      { type: 'step-finished', step, durationMs: 1200, costUsd: 0.001 * step },
-    );
-  }
-  return events.map((event, index) => AgentEventSchema.parse({ ...event, runId: RUN_ID, at: 1_700_000_000_000 + index * 100, seq: index + 1 }));
+  return fakeRunEvents(steps, { runId: RUN_ID }).map((event) => AgentEventSchema.parse(event));
 }
 
 const record = recordedRun(3);
