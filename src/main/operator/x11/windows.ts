@@ -51,27 +51,27 @@ export async function topLevelWindows(connection: X11Connection): Promise<number
 export async function windowManagerRunning(connection: X11Connection): Promise<boolean> {
   const atom = await internAtom(connection, '_NET_SUPPORTING_WM_CHECK');
   if (atom === 0) return false;
+  const reply = await rootProperty(connection, atom, 1);
+  return reply.readUInt32LE(16) > 0;
+}
+
+/** GetProperty of the root window, of any type, up to `lengthUnits` 4-byte units: the raw reply. */
+function rootProperty(connection: X11Connection, atom: number, lengthUnits: number): Promise<Buffer> {
   const body = Buffer.alloc(20);
   body.writeUInt32LE(rootOf(connection), 0);
   body.writeUInt32LE(atom, 4);
   body.writeUInt32LE(0, 8); // any type
   body.writeUInt32LE(0, 12);
-  body.writeUInt32LE(1, 16);
-  const reply = await connection.request(packRequest(GET_PROPERTY, 0, body));
-  return reply.readUInt32LE(16) > 0;
+  body.writeUInt32LE(lengthUnits, 16);
+  return connection.request(packRequest(GET_PROPERTY, 0, body));
 }
 
 /** A text property of the root window (e.g. at-spi's `AT_SPI_BUS`), or undefined when it is not set. */
 export async function rootTextProperty(connection: X11Connection, name: string): Promise<string | undefined> {
   const atom = await internAtom(connection, name);
   if (atom === 0) return undefined;
-  const body = Buffer.alloc(20);
-  body.writeUInt32LE(rootOf(connection), 0);
-  body.writeUInt32LE(atom, 4);
-  body.writeUInt32LE(0, 8); // any type
-  body.writeUInt32LE(0, 12);
-  body.writeUInt32LE(4096, 16); // in 4-byte units: far more than a bus address
-  const reply = await connection.request(packRequest(GET_PROPERTY, 0, body));
+  // 4096 units: far more than a bus address.
+  const reply = await rootProperty(connection, atom, 4096);
   const format = reply.readUInt8(1);
   const length = reply.readUInt32LE(16);
   if (format !== 8 || length === 0) return undefined;
