@@ -89,7 +89,7 @@ export function sdkOptions(baseURL: string, settings: ClientSettings, deps: Pick
 
 /** The fetch a vendor SDK is given: the one passed in (or the global one), each reply limited to model.maxReplyBytes. */
 export function replyFetch(settings: Pick<ClientSettings, 'maxReplyBytes'>, deps: Pick<ModelClientDeps, 'fetch'>): typeof globalThis.fetch {
-  return limitedFetch(settings.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, deps.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+  return limitedFetch(settings.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES, deps.fetch);
 }
 
 /** The base URL without trailing slashes. */

@@ -32,10 +32,10 @@ export function replyCutOf(error: unknown): number | null {
 /** Statuses whose response must have no body (`new Response` refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
-/** `base` with every response body limited to `limit` bytes. */
-export function limitedFetch(limit: number, base: typeof globalThis.fetch = globalThis.fetch): typeof globalThis.fetch {
+/** `base` (default: the global fetch, looked up at each request) with every response body limited to `limit` bytes. */
+export function limitedFetch(limit: number, base?: typeof globalThis.fetch): typeof globalThis.fetch {
   return async (input, init) => {
-    const response = await base(input, init);
+    const response = await (base ?? globalThis.fetch)(input, init);
     if (response.body === null || NO_BODY.has(response.status)) return response;
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
     if (Number.isFinite(declared) && declared > limit) {
