@@ -15,8 +15,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { createVisionModel } from '../src/main/model';
-import { ModelSettingsSchema, type ModelSettings } from '../src/shared/settings';
-import { startLongStreamServer, type LongStreamServer, type StreamVendor } from '../test/fixtures/long-stream-server';
+import { ModelSettingsSchema } from '../src/shared/settings';
+import { startLongStreamServer, STREAM_FAMILIES, type LongStreamServer, type StreamVendor } from '../test/fixtures/long-stream-server';
 import { median } from './lib/stats';
 
 const MB = 1024 * 1024;
@@ -24,11 +24,6 @@ const SIZE_MB = Number(process.env.BENCH_STREAM_MB ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const VENDORS = (process.env.BENCH_STREAM_VENDORS ?? 'openai,anthropic,gemini').split(',') as StreamVendor[];
 
-const FAMILIES: Record<StreamVendor, { family: ModelSettings['family']; model: string; path: string }> = {
-  openai: { family: 'tools', model: 'gpt-4.1', path: '/chat/completions' },
-  anthropic: { family: 'anthropic', model: 'claude-sonnet-4-6', path: '/v1/messages' },
-  gemini: { family: 'gemini', model: 'gemini-2.5-computer-use-preview-10-2025', path: '/v1beta/models/gemini-2.5-computer-use-preview-10-2025:streamGenerateContent?alt=sse' },
-};
 
 const image = await sharp({ create: { width: 1280, height: 800, channels: 3, background: { r: 40, g: 90, b: 160 } } }).jpeg().toBuffer();
 const observation = { image, mime: 'image/jpeg' as const, width: 1280, height: 800 };
@@ -36,7 +31,7 @@ const observation = { image, mime: 'image/jpeg' as const, width: 1280, height: 8
 /** The baseline: the same stream read by fetch, every byte counted, nothing parsed. */
 async function rawRead(server: LongStreamServer, vendor: StreamVendor): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${server.baseUrl(vendor)}${FAMILIES[vendor].path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const response = await fetch(`${server.baseUrl(vendor)}${STREAM_FAMILIES[vendor].path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   const reader = response.body?.getReader();
   let bytes = 0;
   for (;;) {
@@ -50,7 +45,7 @@ async function rawRead(server: LongStreamServer, vendor: StreamVendor): Promise<
 
 /** Mnemo's read: the family's model, the thought streamed to a listener; the time and the longest stall. */
 async function mnemoRead(server: LongStreamServer, vendor: StreamVendor): Promise<{ ms: number; stallMs: number; thoughtChars: number }> {
-  const { family, model: name } = FAMILIES[vendor];
+  const { family, model: name } = STREAM_FAMILIES[vendor];
   const settings = ModelSettingsSchema.parse({ baseUrl: server.baseUrl(vendor), family, model: name, apiKey: 'bench', maxRetries: 0, timeoutMs: 600_000, maxReplyBytes: 4 * SIZE_MB * MB });
   const model = createVisionModel(settings);
   let thoughtChars = 0;
@@ -72,7 +67,7 @@ async function mnemoRead(server: LongStreamServer, vendor: StreamVendor): Promis
 async function stopLatency(vendor: StreamVendor, how: 'stop' | 'timeout'): Promise<number> {
   const server = await startLongStreamServer({ totalBytes: 1000 * MB, endless: true, bytesPerSecond: MB });
   try {
-    const { family, model: name } = FAMILIES[vendor];
+    const { family, model: name } = STREAM_FAMILIES[vendor];
     const timeoutMs = how === 'timeout' ? 3000 : 600_000;
     const settings = ModelSettingsSchema.parse({ baseUrl: server.baseUrl(vendor), family, model: name, apiKey: 'bench', maxRetries: 0, timeoutMs, maxReplyBytes: 1000 * MB });
     const stop = new AbortController();

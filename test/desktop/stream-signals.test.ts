@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requireDisplay } from '../fixtures/desktop/display';
-import { startLongStreamServer, type LongStreamServer, type StreamVendor } from '../fixtures/long-stream-server';
+import { startLongStreamServer, STREAM_FAMILIES, type LongStreamServer, type StreamVendor } from '../fixtures/long-stream-server';
 import { jsonLines, MNEMO_BIN } from '../fixtures/mnemo-cli';
 
 const MB = 1024 * 1024;
@@ -28,11 +28,6 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const MODELS: Record<StreamVendor, string[]> = {
-  openai: ['--family', 'tools', '--model', 'gpt-4.1'],
-  anthropic: ['--family', 'anthropic', '--model', 'claude-sonnet-4-6'],
-  gemini: ['--family', 'gemini', '--model', 'gemini-2.5-computer-use-preview-10-2025'],
-};
 
 interface Started {
   pid: number;
@@ -54,7 +49,7 @@ function startInGroup(command: string, args: string[], env: NodeJS.ProcessEnv): 
 }
 
 function runArgs(vendor: StreamVendor, url: string, dataDir: string): string[] {
-  return [MNEMO_BIN, 'run', 'Fill in the form', '--base-url', url, ...MODELS[vendor], '--data-dir', dataDir, '--json', '--non-interactive'];
+  return [MNEMO_BIN, 'run', 'Fill in the form', '--base-url', url, '--family', STREAM_FAMILIES[vendor].family, '--model', STREAM_FAMILIES[vendor].model, '--data-dir', dataDir, '--json', '--non-interactive'];
 }
 
 /** The one session of the data directory: its session.json and its recorded events. */

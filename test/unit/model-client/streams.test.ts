@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVisionModel, type PredictInput, type Prediction } from '../../../src/main/model';
 import { type ModelSettings, ModelSettingsSchema } from '../../../src/shared/settings';
-import { type LongStreamOptions, type LongStreamServer, startLongStreamServer, type StreamVendor } from '../../fixtures/long-stream-server';
+import { type LongStreamOptions, type LongStreamServer, startLongStreamServer, STREAM_FAMILIES, type StreamVendor } from '../../fixtures/long-stream-server';
 import { screenshot, thoughtLog } from './helpers';
 
 const MB = 1024 * 1024;
@@ -23,14 +23,9 @@ async function serve(options: LongStreamOptions): Promise<LongStreamServer> {
   return server;
 }
 
-const FAMILIES: Record<StreamVendor, { family: ModelSettings['family']; model: string }> = {
-  openai: { family: 'tools', model: 'gpt-4.1' },
-  anthropic: { family: 'anthropic', model: 'claude-sonnet-4-6' },
-  gemini: { family: 'gemini', model: 'gemini-2.5-computer-use-preview-10-2025' },
-};
 
 function settings(vendor: StreamVendor, url: string, overrides: Partial<ModelSettings> = {}): ModelSettings {
-  return ModelSettingsSchema.parse({ baseUrl: url, apiKey: 'test-key', maxRetries: 0, ...FAMILIES[vendor], ...overrides });
+  return ModelSettingsSchema.parse({ baseUrl: url, apiKey: 'test-key', maxRetries: 0, family: STREAM_FAMILIES[vendor].family, model: STREAM_FAMILIES[vendor].model, ...overrides });
 }
 
 async function input(): Promise<PredictInput> {
