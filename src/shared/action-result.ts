@@ -21,10 +21,34 @@ export type ActionErrorKind =
   /** No display to act on. */
   | 'no_display'
   /** Cancelled through an AbortSignal. */
-  | 'aborted';
+  | 'aborted'
+  /** The element named (by its number or ref) is no longer in the accessibility tree: read it again. */
+  | 'stale_element';
 
 export interface ActionError {
   kind: ActionErrorKind;
+  message: string;
+}
+
+/** The element an action hit, as the accessibility tree named it (when the display has one). */
+export interface ActedElement {
+  role: string;
+  name: string;
+  /** Its number in the step's snapshot, when it had one. */
+  n?: number;
+  /** Screen logical px when it was acted on. */
+  bounds: { x: number; y: number; width: number; height: number };
+}
+
+/**
+ * What reading the element back after the action found: a field's value (`value`), a password
+ * field's length only (`length`), a toggle's checked state (`checked`). `ok: false` is a mismatch,
+ * told to the model and shown in the step.
+ */
+export interface OutcomeCheck {
+  kind: 'value' | 'length' | 'checked';
+  ok: boolean;
+  /** For the model and the person: what was expected and what was found (never a password's text). */
   message: string;
 }
 
@@ -36,6 +60,10 @@ export interface ActionSuccess {
   /** A human-readable note (what was typed and how, for example). */
   detail?: string;
   durationMs: number;
+  /** The element the action hit, when the tree knows it ("clicked push button 'Submit'"). */
+  element?: ActedElement;
+  /** The read-back after typing into or toggling an element. */
+  check?: OutcomeCheck;
 }
 
 export interface ActionFailure {
@@ -53,7 +81,11 @@ export function actionFailure(kind: ActionErrorKind, message: string, type?: Act
 // ---------------------------------------------------------------------------------------------
 // Schema, for results read back from a session record or received over IPC.
 
-export const ActionErrorKindSchema = z.enum(['user_abort', 'out_of_bounds', 'invalid_action', 'unsupported', 'input_failed', 'no_display', 'aborted']);
+export const ActionErrorKindSchema = z.enum(['user_abort', 'out_of_bounds', 'invalid_action', 'unsupported', 'input_failed', 'no_display', 'aborted', 'stale_element']);
+
+const RectSchema = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+export const ActedElementSchema = z.object({ role: z.string(), name: z.string(), n: z.number().int().positive().optional(), bounds: RectSchema });
+export const OutcomeCheckSchema = z.object({ kind: z.enum(['value', 'length', 'checked']), ok: z.boolean(), message: z.string() });
 
 export const ActionResultSchema = z.discriminatedUnion('ok', [
   z.object({
@@ -62,6 +94,8 @@ export const ActionResultSchema = z.discriminatedUnion('ok', [
     points: z.array(ScreenPointSchema).optional(),
     detail: z.string().optional(),
     durationMs: z.number(),
+    element: ActedElementSchema.optional(),
+    check: OutcomeCheckSchema.optional(),
   }),
   z.object({
     ok: z.literal(false),

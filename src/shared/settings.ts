@@ -102,6 +102,10 @@ export const SmartResizeSettingsSchema = z
   });
 export type SmartResizeSettings = z.output<typeof SmartResizeSettingsSchema>;
 
+/** How the accessibility tree aids the model (model.elements). */
+export const ELEMENTS_AID_MODES = ['off', 'list', 'marks'] as const;
+export type ElementsAidMode = (typeof ELEMENTS_AID_MODES)[number];
+
 /** model.maxReplyBytes by default: 8 MiB, far above any real reply (a step's reply is kilobytes). */
 export const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
 
@@ -147,6 +151,13 @@ export const ModelSettingsSchema = z.object({
    * DEFAULT_MAX_REPLY_BYTES.
    */
   maxReplyBytes: z.number().int().min(1024).optional(),
+  /**
+   * The elements aid (docs/elements.md): `off` (the default) sends the screenshot only; `list` adds a
+   * numbered list of the active window's interactive elements to each step's prompt, read from the
+   * accessibility tree; `marks` also draws those numbers on the screenshot. With `list` or `marks`
+   * the families that call tools get `click_element(n)` and `type_into(n, text)`.
+   */
+  elements: z.enum(ELEMENTS_AID_MODES).optional(),
   /** Retries after the first attempt, on 429, 5xx, network errors and timeouts. */
   maxRetries: z.number().int().min(0).max(10).default(3),
   /** Backoff: full jitter over base × 2^retry, capped (a `Retry-After` from the server wins). */

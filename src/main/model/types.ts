@@ -6,6 +6,7 @@
  */
 import type { Action, Point } from '../../shared/actions';
 import type { AnthropicCall, CaptureRequest, CoordinateFrame, CuaCall, GeminiCall, ImageSize, ModelFamily, SafetyCheck, UiTarsVersion } from './families/types';
+import type { ElementSnapshot } from '../../shared/elements';
 
 export type ImageMime = 'image/jpeg' | 'image/png';
 
@@ -105,6 +106,12 @@ export interface PredictInput {
    * closer look shows more, so the families that can declare a zoom do.
    */
   screen?: { width: number; height: number } | undefined;
+  /**
+   * The elements aid (model.elements `list` or `marks`): the active window's snapshot taken with this
+   * observation, its `imageBounds` in the observation's pixels. The families list its interactive
+   * elements by number; with `marks` the numbers are drawn on the image too.
+   */
+  elements?: { mode: 'list' | 'marks'; snapshot: ElementSnapshot } | undefined;
 }
 
 export interface Usage {
