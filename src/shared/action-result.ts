@@ -38,6 +38,8 @@ export interface ActedElement {
   n?: number;
   /** Screen logical px when it was acted on. */
   bounds: { x: number; y: number; width: number; height: number };
+  /** The named elements it is inside, outermost first (`role:name` each): what a workflow refinds it by, with its role and name. */
+  path?: string[];
 }
 
 /**
@@ -84,7 +86,7 @@ export function actionFailure(kind: ActionErrorKind, message: string, type?: Act
 export const ActionErrorKindSchema = z.enum(['user_abort', 'out_of_bounds', 'invalid_action', 'unsupported', 'input_failed', 'no_display', 'aborted', 'stale_element']);
 
 const RectSchema = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
-export const ActedElementSchema = z.object({ role: z.string(), name: z.string(), n: z.number().int().positive().optional(), bounds: RectSchema });
+export const ActedElementSchema = z.object({ role: z.string(), name: z.string(), n: z.number().int().positive().optional(), bounds: RectSchema, path: z.array(z.string()).optional() });
 export const OutcomeCheckSchema = z.object({ kind: z.enum(['value', 'length', 'checked']), ok: z.boolean(), message: z.string() });
 
 export const ActionResultSchema = z.discriminatedUnion('ok', [

@@ -13,7 +13,7 @@ import { ActionSchema } from './actions';
 import { ActionResultSchema } from './action-result';
 import { FrameSchema } from './frame';
 import { MemoryChangeSchema } from './memory';
-import { WorkflowDecisionSchema, WorkflowRunInfoSchema } from './workflow-run';
+import { WorkflowDecisionSchema, WorkflowFinderSchema, WorkflowRunInfoSchema } from './workflow-run';
 
 /** A screenshot saved by the recorder: where it is, never its bytes. */
 export const ScreenshotRefSchema = z.object({
@@ -151,7 +151,15 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   /** A memory part changed: the step trace, the layers, pruning, the blackboard, the conversation. */
   z.object({ ...inStep, type: z.literal('memory'), change: MemoryChangeSchema }),
   /** How a workflow step was done: as recorded, found again without the model, grounded by the model, or not at all. */
-  z.object({ ...inStep, type: z.literal('workflow-step'), decision: WorkflowDecisionSchema, how: z.string(), modelCalls: z.number().int().nonnegative() }),
+  z.object({
+    ...inStep,
+    type: z.literal('workflow-step'),
+    decision: WorkflowDecisionSchema,
+    how: z.string(),
+    modelCalls: z.number().int().nonnegative(),
+    /** What found its target; absent for a step with none to find, and one that stopped. */
+    foundBy: WorkflowFinderSchema.optional(),
+  }),
   z.object({ ...inStep, type: z.literal('paused') }),
   z.object({ ...inStep, type: z.literal('resumed') }),
   /** The user took the run over: the agent waits while the user's own steps follow. */

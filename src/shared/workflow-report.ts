@@ -4,7 +4,7 @@
  * CLI, MCP and the window.
  */
 import type { AgentEvent } from './events';
-import type { RecordingCost } from './workflow-run';
+import type { RecordingCost, WorkflowFinder } from './workflow-run';
 
 export interface WorkflowReport {
   type: 'workflow-report';
@@ -15,6 +15,11 @@ export interface WorkflowReport {
   grounded: number;
   stopped: number;
   modelCalls: number;
+  /**
+   * How many steps' targets each finder found (the steps with a target to find); in the report of
+   * a run that could read the accessibility tree (its run-started says `elements`).
+   */
+  foundBy?: Record<WorkflowFinder, number>;
   tokens: number;
   costUsd: number;
   recording: RecordingCost;
@@ -28,12 +33,13 @@ export interface WorkflowReport {
 export function addToWorkflowReport(report: WorkflowReport | null, event: AgentEvent): WorkflowReport | null {
   if (event.type === 'run-started') {
     if (!event.workflow) return report;
-    return { type: 'workflow-report', status: 'running', steps: 0, replayed: 0, refound: 0, grounded: 0, stopped: 0, modelCalls: 0, tokens: 0, costUsd: 0, recording: event.workflow.recording };
+    return { type: 'workflow-report', status: 'running', steps: 0, replayed: 0, refound: 0, grounded: 0, stopped: 0, modelCalls: 0, tokens: 0, costUsd: 0, recording: event.workflow.recording, ...(event.workflow.elements ? { foundBy: { element: 0, template: 0, ocr: 0, model: 0 } } : {}) };
   }
   if (!report) return null;
   if (event.type === 'workflow-step') {
     const next = { ...report, steps: report.steps + 1, modelCalls: report.modelCalls + event.modelCalls };
     next[event.decision]++;
+    if (event.foundBy && report.foundBy) next.foundBy = { ...report.foundBy, [event.foundBy]: report.foundBy[event.foundBy] + 1 };
     return next;
   }
   if (event.type === 'run-finished') {

@@ -13,5 +13,18 @@ export const WORKFLOW_DECISIONS = ['replayed', 'refound', 'grounded', 'stopped']
 export const WorkflowDecisionSchema = z.enum(WORKFLOW_DECISIONS);
 export type WorkflowDecisionKind = z.infer<typeof WorkflowDecisionSchema>;
 
-export const WorkflowRunInfoSchema = z.object({ name: z.string(), recording: RecordingCostSchema });
+export const WorkflowRunInfoSchema = z.object({
+  name: z.string(),
+  recording: RecordingCostSchema,
+  /** The run read the display's accessibility tree: its steps' targets were looked for as elements first. */
+  elements: z.boolean().optional(),
+});
 export type WorkflowRunInfo = z.infer<typeof WorkflowRunInfoSchema>;
+
+/**
+ * What found a step's target: the accessibility tree (`element`), the recorded patch compared or
+ * searched for (`template`), the words read near it (`ocr`), or the model (`model`).
+ */
+export const WORKFLOW_FINDERS = ['element', 'template', 'ocr', 'model'] as const;
+export const WorkflowFinderSchema = z.enum(WORKFLOW_FINDERS);
+export type WorkflowFinder = z.infer<typeof WorkflowFinderSchema>;

@@ -75,6 +75,23 @@ export const TextAnchorSchema = z.object({
 });
 export type TextAnchor = z.infer<typeof TextAnchorSchema>;
 
+const ScreenRectSchema = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+
+/**
+ * The element the accessibility tree named under a target when it was recorded: found again by
+ * its role and name (and the named elements around it: `path`, outermost first, `role:name`
+ * each), its box only telling look-alikes apart. Absent where the display had no tree, and in
+ * workflows saved before elements were recorded.
+ */
+export const WorkflowElementSchema = z.object({
+  role: z.string().min(1),
+  name: z.string(),
+  path: z.array(z.string()),
+  /** Its box on the recorded screen, in screen pixels. */
+  bounds: ScreenRectSchema,
+});
+export type WorkflowElement = z.infer<typeof WorkflowElementSchema>;
+
 export const TargetAnchorSchema = z.object({
   /** The point acted on, in pixels of the recorded image. */
   point: z.object({ x: z.number(), y: z.number() }),
@@ -86,6 +103,8 @@ export const TargetAnchorSchema = z.object({
   face: RectSchema.nullable(),
   /** Words on the element and beside it (typed text left out: it changes from run to run). */
   text: z.array(TextAnchorSchema),
+  /** The element under the point, as the accessibility tree named it (looked for first when run). */
+  element: WorkflowElementSchema.optional(),
 });
 export type TargetAnchor = z.infer<typeof TargetAnchorSchema>;
 

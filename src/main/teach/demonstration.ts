@@ -11,8 +11,11 @@
  * screen before each action), and this, which writes the steps through the run lifecycle. It ends
  * at the stop chord (ctrl+alt+shift+s) or when its signal aborts (Ctrl+C, the app's stop).
  *
- * Text typed into a field whose label speaks of a password is recorded masked (secret-field.ts),
- * whether a click focused the field or the keyboard did.
+ * Text typed into a password field is recorded masked, whether a click focused the field or the
+ * keyboard did (Tab): on a display with an accessibility tree the field's role says so, read when
+ * the typing begins (tree-reads.ts); without one, the words of its label (secret-field.ts). On a
+ * display with a tree each click also keeps the element it hit, so a workflow saved from the
+ * demonstration looks for that element first.
  */
 import { actionPoints, screenPoint, type Action, type Point } from '../../shared/actions';
 import { type AgentEvent } from '../../shared/events';
@@ -30,6 +33,9 @@ import { ActionGrouper, DEFAULT_GROUPING, type GroupedAction, type GroupingOptio
 import { KeyTracker, STOP_CHORD } from './key-tracker';
 import { DEFAULT_RECENT_SCREENS, RecentScreens, type RecentScreensOptions } from './recent-screens';
 import { anyRegionNamesASecret, isSecretField, typedRegions, wordsNearField } from './secret-field';
+import { elementUnder, focusedElement, typedIntoPasswordByRole, type DemonstrationTree } from './tree-reads';
+import type { ActedElement } from '../../shared/action-result';
+import type { Element } from '../../shared/elements';
 
 /** What a demonstration's session says it ran with: no model; the user. */
 export const DEMONSTRATION_MODEL = { model: 'none', family: 'demonstration' } as const;
@@ -41,6 +47,8 @@ export interface DemonstrationDeps {
   recording: InputRecording;
   /** Reads the words next to a field (is it a password field?); null: nothing is masked by its label. */
   reader: TextReader | null;
+  /** The display's accessibility tree; absent (no bus): pixels only. */
+  tree?: DemonstrationTree;
   grouping?: Partial<GroupingOptions>;
   screens?: Partial<RecentScreensOptions>;
 }
@@ -99,6 +107,8 @@ class DemonstrationRun {
   private field: { image: Buffer; point: Point } | null = null;
   /** The screen before the action taken last: a key that moved the focus (Tab) comes before the typing. */
   private previousBefore: Observation | null = null;
+  /** The focused element read when the current typing began (its first character), until the typing is taken. */
+  private typingFocus: Promise<Element | null> | null = null;
 
   constructor(
     private readonly deps: DemonstrationDeps,
@@ -149,7 +159,11 @@ class DemonstrationRun {
           void recording.stop();
           break;
         }
-        if (input.kind === 'input') this.take([...this.grouper.tick(input.input.time), ...this.grouper.push(input.input)]);
+        if (input.kind === 'input') {
+          this.take([...this.grouper.tick(input.input.time), ...this.grouper.push(input.input)]);
+          // Read after the actions before it were taken: a Tab before the typing has moved the focus by then.
+          if (input.input.kind === 'text' && this.typingFocus === null && this.deps.tree) this.typingFocus = focusedElement(this.deps.tree);
+        }
       }
     } finally {
       clearInterval(ticker);
@@ -172,13 +186,16 @@ class DemonstrationRun {
       const typed: TypedScreens | null =
         grouped.action.type === 'type' ? { baselines: [...new Set([this.previousBefore ?? before, before])], after: this.screens.newestAfter(this.clock.wall(grouped.endedAt)) } : null;
       this.previousBefore = before;
-      this.writes = this.writes.then(() => this.writeStep(grouped, before, typed));
+      const focus = grouped.action.type === 'type' ? this.typingFocus : null;
+      this.typingFocus = null;
+      const element = this.deps.tree && isClick(grouped.action) ? elementUnder(this.deps.tree, actionPoints(grouped.action)[0] as Point) : null;
+      this.writes = this.writes.then(() => this.writeStep(grouped, before, typed, focus, element));
     }
     const open = this.grouper.openSince;
     this.screens.keepFrom(open === null ? null : this.clock.wall(open));
   }
 
-  private async writeStep(grouped: GroupedAction, before: Observation, typed: TypedScreens | null): Promise<void> {
+  private async writeStep(grouped: GroupedAction, before: Observation, typed: TypedScreens | null, focus: Promise<Element | null> | null, element: Promise<ActedElement | null> | null): Promise<void> {
     const { life } = this;
     const { frame } = before;
     const step = ++this.step;
@@ -199,7 +216,11 @@ class DemonstrationRun {
       return;
     }
     const action = screenToImagePixels(grouped.action, frame);
-    if (action.type === 'type' && typed && (await this.typedIntoSecretField(typed))) life.secrets.add(action.text);
+    if (action.type === 'type' && typed) {
+      const byRole = typedIntoPasswordByRole(focus ? await focus : null);
+      if (byRole ?? (await this.typedIntoSecretField(typed))) life.secrets.add(action.text);
+    }
+    const hit = element ? await element : null;
     this.followField(action, before.image);
     life.emit({ type: 'action', step, index: 0, action, ...user });
     life.emit({
@@ -207,7 +228,13 @@ class DemonstrationRun {
       step,
       index: 0,
       action,
-      result: { ok: true, type: action.type, points: points.map((p) => screenPoint({ x: p.x, y: p.y })), durationMs: Math.max(0, grouped.endedAt - grouped.startedAt) },
+      result: {
+        ok: true,
+        type: action.type,
+        points: points.map((p) => screenPoint({ x: p.x, y: p.y })),
+        durationMs: Math.max(0, grouped.endedAt - grouped.startedAt),
+        ...(hit ? { element: hit } : {}),
+      },
       ...user,
     });
     finish();
@@ -248,6 +275,8 @@ class DemonstrationRun {
     }
   }
 }
+
+const isClick = (action: Action): boolean => action.type === 'click' || action.type === 'double_click' || action.type === 'triple_click';
 
 /** What typing with no click before it is judged by: the screens before it, and one after it if captured. */
 interface TypedScreens {

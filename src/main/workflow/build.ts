@@ -1,8 +1,10 @@
 /**
  * A recorded session becomes a workflow (`mnemo workflow save`): one step per recorded action that
  * ran (replay's plan), typed values replaced by parameters, and per target the anchors to find it
- * again: the element's patch cut from the recorded screenshot, and the words read near it. The
- * screens before and after each recorded step are kept as they were recorded.
+ * again: the element's patch cut from the recorded screenshot, the words read near it, and the
+ * element the accessibility tree named there when the recording knew it (the action's result
+ * says which element it hit: role, name, the named elements around it, its box). The screens
+ * before and after each recorded step are kept as they were recorded.
  *
  * A secret's value is never kept: not in the typed text, not in the task or a thought, not as an
  * example; the workflow is checked for it before it is handed back.
@@ -12,6 +14,7 @@ import { extname, join } from 'node:path';
 import sharp from 'sharp';
 import { actionPoints, type Action } from '../../shared/actions';
 import { MASK } from '../../shared/describe-action';
+import type { ActedElement } from '../../shared/action-result';
 import type { ScreenshotRef } from '../../shared/events';
 import { totalsOf } from '../../shared/run-totals';
 import {
@@ -24,6 +27,7 @@ import {
   type TargetAnchor,
   type Workflow,
   type WorkflowImage,
+  type WorkflowElement,
   type WorkflowStep,
 } from '../../shared/workflow';
 import { decodeGrey, type GreyImage } from '../replay/divergence';
@@ -74,6 +78,26 @@ function recordingCost(session: SessionRecord): Workflow['source']['recording'] 
   return { modelCalls, tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd };
 }
 
+/**
+ * The element each recorded action hit, per step in the order the plan keeps its actions (those
+ * that ran, by index); undefined where the result names none.
+ */
+function actedElements(session: SessionRecord): Map<number, Array<ActedElement | undefined>> {
+  const results = new Map<number, Array<{ index: number; element: ActedElement | undefined }>>();
+  for (const event of session.events) {
+    if (event.type !== 'action-result' || !event.result.ok) continue;
+    const list = results.get(event.step) ?? [];
+    list.push({ index: event.index, element: event.result.element });
+    results.set(event.step, list);
+  }
+  return new Map([...results].map(([step, list]) => [step, list.sort((a, b) => a.index - b.index).map((entry) => entry.element)]));
+}
+
+/** As a workflow keeps it: role, name, path, box (the snapshot's number means nothing later). */
+function workflowElement(element: ActedElement): WorkflowElement {
+  return { role: element.role, name: element.name, path: element.path ?? [], bounds: element.bounds };
+}
+
 export async function buildWorkflow(session: SessionRecord, request: BuildRequest, reader: TextReader): Promise<BuildResult> {
   const plan = planReplay(session);
   const acting = plan.filter((step) => step.actions.length > 0);
@@ -102,6 +126,7 @@ export async function buildWorkflow(session: SessionRecord, request: BuildReques
   /** The screen recorded next after a step: the step that follows it with a screenshot. */
   const nextScreenshot = (step: number): ScreenshotRef | null => session.steps.find((view) => view.step > step && view.screenshot !== null)?.screenshot ?? null;
 
+  const elements = actedElements(session);
   const typedTexts = acting.flatMap((step) => step.actions).flatMap(({ action }) => (action.type === 'type' && action.text !== MASK ? [action.text] : []));
   const steps: WorkflowStep[] = [];
   for (const planned of acting) {
@@ -110,8 +135,11 @@ export async function buildWorkflow(session: SessionRecord, request: BuildReques
     for (const [i, { action }] of planned.actions.entries()) {
       const index = steps.length + 1;
       const anchors: TargetAnchor[] = [];
+      // One element per action: a drag's two ends are not one element, so it keeps none.
+      const targets = targetPoints(action);
+      const hit = targets.length === 1 ? elements.get(planned.step)?.[i] : undefined;
       if (before) {
-        for (const [j, target] of targetPoints(action).entries()) {
+        for (const [j, target] of targets.entries()) {
           const { patch: rect, face } = patchAround(before.grey, target.point);
           const file = `anchors/${stem(index)}-${j + 1}.png`;
           files.set(file, await sharp(before.bytes).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer());
@@ -125,6 +153,7 @@ export async function buildWorkflow(session: SessionRecord, request: BuildReques
             patch: { rect, image: { file, width: rect.width, height: rect.height, mime: 'image/png' } },
             face,
             text: textAnchors(words, target.point, face, typedTexts),
+            ...(hit ? { element: workflowElement(hit) } : {}),
           });
         }
       }

@@ -4,9 +4,11 @@
  * step saying how it was done.
  *
  * Before each step that acts at a point the screen is captured (at the recording's scale) and
- * `decideStep` (decide.ts) is asked, with evidence gathered cheapest first: the recorded patch
- * compared in place and where the previous target moved; a search of the screen for it; the text
- * near it read (OCR); the model, under the reground policy only. A step whose decision is
+ * `decideStep` (decide.ts) is asked, with evidence gathered cheapest first: the recorded element
+ * looked for in the accessibility tree (when the step has one and the run was given a reader of
+ * the tree); the recorded patch compared in place and where the previous target moved; a search
+ * of the screen for it; the text near it read (OCR); the model, under the reground policy only.
+ * Each step's record says what found its target (`foundBy`). A step whose decision is
  * `stopped` ends the run before it acts (`failed`, exit 3); nothing is done at a place that none
  * of these found.
  *
@@ -24,9 +26,10 @@ import { ZERO_USAGE, type AgentEvent, type ScreenshotRef, type UsageSummary } fr
 import type { Frame, Rect } from '../../shared/frame';
 import type { Workflow, WorkflowImage, WorkflowStep } from '../../shared/workflow';
 import type { WorkflowReport } from '../../shared/workflow-report';
-import type { WorkflowDecisionKind } from '../../shared/workflow-run';
+import type { WorkflowDecisionKind, WorkflowFinder } from '../../shared/workflow-run';
 import type { ModelImage, VisionModel } from '../model/types';
 import type { CaptureOptions, Observation } from '../operator/capture';
+import type { ElementReader } from '../operator/a11y/snapshot';
 import { actRecorded, modelImageOf } from '../replay/act';
 import { decodeGrey, type GreyImage } from '../replay/divergence';
 import type { WorkflowPolicy } from '../replay/policy';
@@ -37,7 +40,8 @@ import type { RunLifecycle } from '../run/lifecycle';
 import { DEFAULT_SETTLE, type SettleOptions } from '../run/settle';
 import { facesLike, locateByText, textRegion } from './anchors';
 import { compareAt } from './compare';
-import { decideStep, DEFAULT_DECISION_THRESHOLDS, type DecisionThresholds, type Grounding, type StepEvidence, type TargetEvidence } from './decide';
+import { decideStepFound, DEFAULT_DECISION_THRESHOLDS, type DecisionThresholds, type ElementFinding, type Grounding, type StepEvidence, type TargetEvidence } from './decide';
+import { chooseElement, elementLabel, pointOnElement, recordedImageBox, sameRoleAndName } from './element-refind';
 import { checkEffect } from './effect';
 import type { OcrWord, ReadMode, TextReader } from './ocr';
 import { fillAction, fillText, secretParamNames, secretParamValues, shownParamValues } from './params';
@@ -69,6 +73,11 @@ export interface WorkflowStepDeps {
   files: (image: WorkflowImage) => Promise<Buffer | null>;
   /** Needed under the reground policy. */
   model?: VisionModel;
+  /**
+   * The display's accessibility tree: a step recorded with its element is looked for there first.
+   * Absent (no bus on the display): pixels only, as before elements were recorded.
+   */
+  elements?: Pick<ElementReader, 'snapshot' | 'ancestry'>;
 }
 
 /**
@@ -110,7 +119,7 @@ interface Screen {
   ref: ScreenshotRef | null;
 }
 
-type Decided = { decision: WorkflowDecisionKind; points: Point[]; how: string; prediction: { thought: string | null; usage: UsageSummary; attempts: number } };
+type Decided = { decision: WorkflowDecisionKind; points: Point[]; how: string; foundBy?: WorkflowFinder; prediction: { thought: string | null; usage: UsageSummary; attempts: number } };
 
 type StepOutcome = { decided: Decided | null; ending?: Ending; modelCalls: number };
 
@@ -198,7 +207,7 @@ class WorkflowRun {
         model: this.deps.model?.model ?? 'none',
         family: this.deps.model?.family ?? 'none',
         limits: { maxSteps: this.workflow.steps.length, maxCostUsd: null },
-        workflow: { name: this.workflow.name, recording: this.workflow.source.recording },
+        workflow: { name: this.workflow.name, recording: this.workflow.source.recording, ...(this.deps.elements ? { elements: true } : {}) },
       });
       ending = await this.loop((step) => (lastStep = step));
     } catch (error) {
@@ -239,7 +248,8 @@ class WorkflowRun {
       this.modelCalls += outcome.modelCalls;
       if (outcome.decided) {
         this.counts[outcome.decided.decision]++;
-        this.life.emit({ type: 'workflow-step', step: this.eventStep(step), decision: outcome.decided.decision, how: outcome.decided.how, modelCalls: outcome.modelCalls });
+        const { decision, how, foundBy } = outcome.decided;
+        this.life.emit({ type: 'workflow-step', step: this.eventStep(step), decision, how, modelCalls: outcome.modelCalls, ...(foundBy ? { foundBy } : {}) });
       }
       this.life.finishStep(this.eventStep(step), this.now() - started, { ...this.timings });
       void this.life.recorder.flush();
@@ -358,7 +368,7 @@ class WorkflowRun {
     let prediction: Decided['prediction'] = { thought: null, usage: ZERO_USAGE, attempts: 0 };
     let words = new Map<string, Promise<OcrWord[]>>();
     for (;;) {
-      const decision = decideStep(evidence, this.thresholds);
+      const { decision, foundBy } = decideStepFound(evidence, this.thresholds);
       if (this.signal.aborted) return { ending: STOPPED, modelCalls };
       const costly = ('decision' in decision && decision.decision === 'stopped') || ('need' in decision && decision.need === 'model');
       if (costly && screen && step.anchors.length > 0 && afterEffect === undefined && (looks === 0 || (patient && this.now() < until))) {
@@ -373,13 +383,16 @@ class WorkflowRun {
         words = new Map();
         continue;
       }
-      if ('decision' in decision) return { decision: { ...decision, prediction }, screen, modelCalls };
+      if ('decision' in decision) return { decision: { ...decision, ...(foundBy ? { foundBy } : {}), prediction }, screen, modelCalls };
       if (decision.need === 'model') {
         const grounded = await this.ground(step, screen, decision.why);
         if (grounded.called) modelCalls++;
         if ('ending' in grounded) return { ending: grounded.ending, modelCalls };
         evidence.grounding = grounded.grounding;
         prediction = grounded.prediction;
+      } else if (decision.need === 'elements') {
+        const found = await this.findElements(step, screen as Screen);
+        for (const [i, target] of evidence.targets.entries()) target.element ??= found[i] ?? { found: false, why: 'no element recorded' };
       } else if (decision.need === 'search') {
         for (const [i, target] of evidence.targets.entries()) target.search ??= this.search(step, i, screen as Screen, patches[i] as GreyImage);
       } else {
@@ -416,6 +429,7 @@ class WorkflowRun {
         inPlace: compareAt(screen.grey, patch.grey, anchor.patch.rect.x, anchor.patch.rect.y, inside),
         shifted: moved ? { ...compareAt(screen.grey, patch.grey, anchor.patch.rect.x + offset.x, anchor.patch.rect.y + offset.y, inside), offset } : null,
         textAnchors: anchor.text.length,
+        ...(anchor.element && this.deps.elements ? { hasElement: true } : {}),
       });
     }
     return { evidence, patches };
@@ -428,6 +442,45 @@ class WorkflowRun {
     this.timings.settle += this.now() - settling;
     if (this.signal.aborted) return { ending: STOPPED };
     return this.screenFor(step, true, 'again');
+  }
+
+  /**
+   * Each target's recorded element in the tree now (one snapshot of the active window, taken with
+   * the screen's frame): its place on the screen's image, or why it is not found.
+   */
+  private async findElements(step: WorkflowStep, screen: Screen): Promise<Array<ElementFinding | undefined>> {
+    const tree = this.deps.elements;
+    if (!tree) return step.anchors.map(() => undefined);
+    const frame = screen.observation.frame;
+    const taken = await tree.snapshot({ frame });
+    if (!taken.ok) return step.anchors.map((anchor) => (anchor.element ? { found: false, why: `the accessibility tree was not read (${taken.message})` } : undefined));
+    const { elements } = taken.snapshot;
+    const scale = { x: this.workflow.image.width / this.workflow.screen.width, y: this.workflow.image.height / this.workflow.screen.height };
+    const findings: Array<ElementFinding | undefined> = [];
+    for (const anchor of step.anchors) {
+      const recorded = anchor.element;
+      if (!recorded) {
+        findings.push(undefined);
+        continue;
+      }
+      const candidates = sameRoleAndName(elements, recorded);
+      // The paths are asked only to tell look-alikes apart (a call per parent).
+      const paths = new Map<string, string[]>();
+      if (candidates.length > 1) for (const candidate of candidates) paths.set(candidate.ref, await tree.ancestry(candidate.ref));
+      const chosen = chooseElement(recorded, candidates, paths);
+      if (!chosen.ok) {
+        findings.push({ found: false, why: chosen.why });
+        continue;
+      }
+      const box = chosen.element.imageBounds;
+      if (!box) {
+        findings.push({ found: false, why: `the element ${elementLabel(recorded)} is off the screen` });
+        continue;
+      }
+      const point = pointOnElement(anchor.point, recordedImageBox(recorded.bounds, scale), box);
+      findings.push({ found: true, point, how: `${chosen.how} at ${at(point)}` });
+    }
+    return findings;
   }
 
   private search(step: WorkflowStep, i: number, screen: Screen, patch: GreyImage): TargetEvidence['search'] {

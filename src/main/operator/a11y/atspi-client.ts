@@ -132,6 +132,12 @@ export class AtspiClient {
     return Array.isArray(body?.[0]) ? (body[0] as string[]) : undefined;
   }
 
+  /** The object's parent; undefined at the top (the registry's null object) or when it did not answer. */
+  async parent(target: ObjectAddress): Promise<ObjectAddress | undefined> {
+    const value = await this.property(target, ACCESSIBLE, 'Parent');
+    return addressesOf([value])[0];
+  }
+
   /** Screen extents in pixels. */
   async extents(target: ObjectAddress): Promise<Rect | undefined> {
     const body = await this.call(target, COMPONENT, 'GetExtents', 'u', [SCREEN_COORDS]);

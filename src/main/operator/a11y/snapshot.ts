@@ -202,6 +202,27 @@ export class ElementReader {
     return { ok: true, bounds: described.bounds, states: stateNames(described.states) };
   }
 
+  /**
+   * The named elements a ref's element is inside, outermost first, as `role:name` (a form's
+   * document, its window): what tells apart two elements of one role and name, and stays when a
+   * page is restyled. Unnamed containers (a page's many sections) are left out; empty when the
+   * ref is stale. At most `limit` parents are asked.
+   */
+  async ancestry(ref: string, limit = 40): Promise<string[]> {
+    const path: string[] = [];
+    let address = addressOfRef(ref);
+    for (let depth = 0; address && depth < limit; depth++) {
+      const parent = await this.client.parent(address);
+      if (!parent || parent.path === REGISTRY.path) break;
+      const [described] = await this.describeAll([parent]);
+      // The application itself is not part of where the element is.
+      if (!described || described.role === 'application') break;
+      if (described.name.trim() !== '') path.unshift(`${described.role}:${described.name}`);
+      address = parent;
+    }
+    return path;
+  }
+
   private async activeWindow(): Promise<{ ok: true; window: FoundWindow } | { ok: false; kind: 'no_window' | 'failed'; message: string }> {
     const apps = await this.client.children(REGISTRY);
     if (apps === undefined) return { ok: false, kind: 'failed', message: `the accessibility registry of display ${this.display} did not answer` };

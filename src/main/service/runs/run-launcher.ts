@@ -91,8 +91,11 @@ export interface LaunchPlan<P extends Prepared> {
   confirmationRules?: readonly ConfirmationRule[];
   /** Said in the error when the session cannot be recorded: `the session`, `the replay`. */
   what: string;
-  /** After the desktop is held and before the session is recorded; a failure lets the desktop go. */
-  prepare(): Promise<ServiceResult<P>>;
+  /**
+   * After the desktop is held and before the session is recorded; a failure lets the desktop go.
+   * Given the held display's environment (its DISPLAY and buses: the user's, or a private desktop's).
+   */
+  prepare(held: { env: NodeJS.ProcessEnv }): Promise<ServiceResult<P>>;
   /** The engine on the run's context: its events (the context's), ending with run-finished. */
   engine(life: RunLifecycle, prepared: P): AsyncIterable<AgentEvent>;
 }
@@ -115,7 +118,7 @@ export class RunLauncher {
     if (!held.ok) return held;
     const { lock, operator, desktop, release } = held.value;
 
-    const prepared = await plan.prepare();
+    const prepared = await plan.prepare({ env: desktop.env });
     if (!prepared.ok) {
       await release();
       return prepared;

@@ -8,6 +8,8 @@
 import { startInputRecording, type InputRecording } from '../../operator/x11/input-recorder';
 import { Demonstration, DEMONSTRATION_MODEL } from '../../teach/demonstration';
 import type { RecentScreensOptions } from '../../teach/recent-screens';
+import { openElementReader } from '../../operator/a11y/open-reader';
+import type { ElementReader } from '../../operator/a11y/snapshot';
 import { TesseractReader } from '../../workflow/ocr';
 import type { RunHandle } from './live-run';
 import type { Prepared } from './run-launcher';
@@ -23,10 +25,14 @@ export interface TeachRequest {
   screens?: Partial<RecentScreensOptions>;
 }
 
-/** What a demonstration prepares once its desktop is held: the input recording, the reader of field labels. */
+/**
+ * What a demonstration prepares once its desktop is held: the input recording, the reader of field
+ * labels, and the display's accessibility tree when it has one.
+ */
 interface TeachPrepared extends Prepared {
   recording: InputRecording;
   reader: TesseractReader;
+  tree: ElementReader | null;
 }
 
 export class Teaching {
@@ -46,18 +52,27 @@ export class Teaching {
       display: request.display,
       interactive: false,
       what: 'the demonstration',
-      prepare: async () => {
+      prepare: async ({ env }) => {
         const recording = await startInputRecording(display, config.env);
         if (!recording.ok) return { ok: false, error: { kind: 'no_display', message: recording.message } };
         const reader = new TesseractReader();
+        // No accessibility bus on the display: password fields are told by their labels' words alone.
+        const tree = await openElementReader(env);
+        const opened = tree.ok ? tree.opened : null;
         const finish = async () => {
           await recording.value.stop();
+          opened?.close();
           await reader.close().catch(() => undefined);
         };
-        return { ok: true, value: { conversationId: null, recording: recording.value, reader, finish } };
+        return { ok: true, value: { conversationId: null, recording: recording.value, reader, tree: opened?.reader ?? null, finish } };
       },
       engine: (life, prepared) =>
-        new Demonstration({ recording: prepared.recording, reader: prepared.reader, ...(request.screens ? { screens: request.screens } : {}) }).record(
+        new Demonstration({
+          recording: prepared.recording,
+          reader: prepared.reader,
+          ...(prepared.tree ? { tree: prepared.tree } : {}),
+          ...(request.screens ? { screens: request.screens } : {}),
+        }).record(
           {
             task: request.task,
             capture: {

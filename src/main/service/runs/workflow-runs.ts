@@ -8,6 +8,8 @@ import { untrustedReason } from '../../../shared/workflow';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { RunFlags } from '../../settings/settings';
 import type { SessionBatchTag } from '../../store/session-meta';
+import { openElementReader } from '../../operator/a11y/open-reader';
+import type { ElementReader } from '../../operator/a11y/snapshot';
 import { TesseractReader } from '../../workflow/ocr';
 import { completeParamValues, fillText, secretParamNames, shownParamValues, workflowRunRedaction } from '../../workflow/params';
 import { WorkflowRunner } from '../../workflow/runner';
@@ -44,9 +46,13 @@ export interface WorkflowRunsDeps extends RecipeParts {
   workflows: WorkflowService;
 }
 
-/** What a workflow run prepares once its desktop is held: the reader of the text near targets (closed when it ends). */
+/**
+ * What a workflow run prepares once its desktop is held: the reader of the text near targets, and
+ * the display's accessibility tree when it has one (both closed when it ends).
+ */
 interface WorkflowPrepared extends Prepared {
   reader: TesseractReader;
+  elements: ElementReader | null;
 }
 
 export class WorkflowRuns {
@@ -77,12 +83,19 @@ export class WorkflowRuns {
       keepDesktop: request.keepDesktop,
       interactive: request.interactive,
       what: 'the workflow run',
-      prepare: async () => {
+      prepare: async ({ env }) => {
         const reader = new TesseractReader();
-        return { ok: true, value: { conversationId: null, reader, finish: () => reader.close().catch(() => undefined) } };
+        // No accessibility bus on the display: the steps are found by their pixels, as before.
+        const tree = await openElementReader(env);
+        const opened = tree.ok ? tree.opened : null;
+        const finish = async () => {
+          opened?.close();
+          await reader.close().catch(() => undefined);
+        };
+        return { ok: true, value: { conversationId: null, reader, elements: opened?.reader ?? null, finish } };
       },
       engine: (life, prepared) =>
-        new WorkflowRunner({ ...(model ? { model } : {}), reader: prepared.reader, files: workflows.files(workflow.name) }).run(
+        new WorkflowRunner({ ...(model ? { model } : {}), reader: prepared.reader, ...(prepared.elements ? { elements: prepared.elements } : {}), files: workflows.files(workflow.name) }).run(
           workflow,
           {
             policy: request.policy,

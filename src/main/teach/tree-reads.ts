@@ -1,0 +1,55 @@
+/**
+ * What a demonstration asks the accessibility tree, each read taken the moment it matters (the
+ * tree describes the screen now, not when the step is written): the element under a click, kept
+ * with the step so a workflow saved from it can find that element again; and the element that
+ * has the focus when typing begins, which says by its role whether the field takes a password,
+ * however the user reached it (a click, Tab).
+ *
+ * A display without a tree, or a read that fails, is `null`: the demonstration goes on with
+ * pixels only, as before.
+ */
+import type { ActedElement } from '../../shared/action-result';
+import type { Element } from '../../shared/elements';
+import { PASSWORD_ROLE } from '../operator/a11y/atspi-constants';
+import { elementAt } from '../operator/a11y/element-query';
+import type { ElementReader } from '../operator/a11y/snapshot';
+
+/** The reads a demonstration makes of the tree. */
+export type DemonstrationTree = Pick<ElementReader, 'snapshot' | 'ancestry'>;
+
+/** The element under a screen point, with the named elements around it. */
+export async function elementUnder(tree: DemonstrationTree, point: { x: number; y: number }): Promise<ActedElement | null> {
+  try {
+    const taken = await tree.snapshot();
+    if (!taken.ok) return null;
+    const element = elementAt(taken.snapshot.elements, point);
+    if (!element) return null;
+    return { role: element.role, name: element.name, bounds: element.bounds, path: await tree.ancestry(element.ref) };
+  } catch {
+    return null;
+  }
+}
+
+/** The element holding the keyboard focus in the active window (the innermost that says so), or null. */
+export async function focusedElement(tree: DemonstrationTree): Promise<Element | null> {
+  try {
+    const taken = await tree.snapshot();
+    if (!taken.ok) return null;
+    const focused = taken.snapshot.elements.filter((element) => element.states.includes('focused'));
+    const area = (element: Element) => element.bounds.width * element.bounds.height;
+    return focused.sort((a, b) => Number(b.interactive) - Number(a.interactive) || area(a) - area(b))[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the tree says the typing went into a password field: `true` or `false` when the focused
+ * element is a field (its role decides), `null` when the tree cannot say (no tree, no focus, the
+ * focus on something that is not a field): then the pixels judge.
+ */
+export function typedIntoPasswordByRole(focused: Element | null): boolean | null {
+  if (!focused) return null;
+  if (focused.role === PASSWORD_ROLE) return true;
+  return focused.states.includes('editable') ? false : null;
+}
