@@ -6,7 +6,9 @@
  * - A step is one recorded action. Typed text holds `{{name}}` where a parameter's value was.
  * - A step that acts at a point keeps, per point, the evidence to find its target again: the patch
  *   of the recorded screenshot around it (the element under the point, found by its extent) and
- *   the words read near it (OCR), each with its offset from the point.
+ *   the words read near it (OCR), each with its offset from the point; and, where the recording
+ *   read the accessibility tree, the element itself (role, name, path, bounds: optional, so
+ *   workflows saved before still load).
  * - The screen as recorded before the step and after it (its expected effect) are kept by
  *   reference (`screens/…`), like the patches (`anchors/…`): files beside workflow.json, or
  *   inlined as base64 in an exported file.
@@ -191,7 +193,9 @@ function describeStepAction(action: Action): string {
  */
 export function describeWorkflowStep(step: { action: Action; anchors: readonly TargetAnchor[] }): string {
   const near = step.anchors[0]?.text.slice(0, 2).map((word) => word.text) ?? [];
-  return visibleText(`${describeStepAction(step.action)}${near.length > 0 ? ` (near ${JSON.stringify(near.join(' '))})` : ''}`);
+  const element = step.anchors[0]?.element;
+  const on = element ? ` on ${element.role} ${JSON.stringify(element.name)}` : '';
+  return visibleText(`${describeStepAction(step.action)}${on}${near.length > 0 ? ` (near ${JSON.stringify(near.join(' '))})` : ''}`);
 }
 
 /** What a step sends from the keyboard, for the front ends to mark: text typed, keys pressed (or held while clicking), or nothing. */

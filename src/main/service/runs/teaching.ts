@@ -8,7 +8,6 @@
 import { startInputRecording, type InputRecording } from '../../operator/x11/input-recorder';
 import { Demonstration, DEMONSTRATION_MODEL } from '../../teach/demonstration';
 import type { RecentScreensOptions } from '../../teach/recent-screens';
-import { openElementReader } from '../../operator/a11y/open-reader';
 import type { ElementReader } from '../../operator/a11y/snapshot';
 import { TesseractReader } from '../../workflow/ocr';
 import type { RunHandle } from './live-run';
@@ -57,6 +56,8 @@ export class Teaching {
         if (!recording.ok) return { ok: false, error: { kind: 'no_display', message: recording.message } };
         const reader = new TesseractReader();
         // No accessibility bus on the display: password fields are told by their labels' words alone.
+        // Loaded here, as doctor loads it: D-Bus only for the runs that read a tree.
+        const { openElementReader } = await import('../../operator/a11y/open-reader');
         const tree = await openElementReader(env);
         const opened = tree.ok ? tree.opened : null;
         const finish = async () => {

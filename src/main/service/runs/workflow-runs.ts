@@ -8,7 +8,6 @@ import { untrustedReason } from '../../../shared/workflow';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { RunFlags } from '../../settings/settings';
 import type { SessionBatchTag } from '../../store/session-meta';
-import { openElementReader } from '../../operator/a11y/open-reader';
 import type { ElementReader } from '../../operator/a11y/snapshot';
 import { TesseractReader } from '../../workflow/ocr';
 import { completeParamValues, fillText, secretParamNames, shownParamValues, workflowRunRedaction } from '../../workflow/params';
@@ -86,6 +85,8 @@ export class WorkflowRuns {
       prepare: async ({ env }) => {
         const reader = new TesseractReader();
         // No accessibility bus on the display: the steps are found by their pixels, as before.
+        // Loaded here, as doctor loads it: D-Bus only for the runs that read a tree.
+        const { openElementReader } = await import('../../operator/a11y/open-reader');
         const tree = await openElementReader(env);
         const opened = tree.ok ? tree.opened : null;
         const finish = async () => {
