@@ -16,6 +16,7 @@ import type { ActionOf } from '../../shared/actions';
 import type { CheckedWorkflow, Workflow, WorkflowImage } from '../../shared/workflow';
 import type { VisionModel } from '../model/types';
 import type { CaptureOptions } from '../operator/capture';
+import type { WorkflowStepDeps } from './runner';
 import type { RunLifecycle } from '../run/lifecycle';
 import type { InRunResult, RunWorkflows } from '../run/run-workflows';
 import type { TextReader } from './ocr';
@@ -34,6 +35,8 @@ export interface InRunWorkflowsDeps {
   model: VisionModel;
   /** The reader of the text near targets, made when a workflow first runs. */
   reader: () => TextReader;
+  /** The run's display's accessibility tree, when the run has one: steps recorded with their element are looked for there first. */
+  elements?: WorkflowStepDeps['elements'];
 }
 
 /** The lines of the instructions offering `workflows` (null: none). A secret's example is never shown. */
@@ -78,6 +81,7 @@ export class InRunWorkflows implements RunWorkflows {
       reader: this.reader,
       files: this.deps.catalog.files(workflow.name),
       model: this.deps.model,
+      ...(this.deps.elements ? { elements: this.deps.elements } : {}),
     });
     const counts = `${outcome.replayed} replayed, ${outcome.refound} found again, ${outcome.grounded} grounded by you`;
     const { ending } = outcome;
