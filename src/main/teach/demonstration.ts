@@ -17,7 +17,9 @@
  * display with a tree each click also keeps the element it hit, so a workflow saved from the
  * demonstration looks for that element first.
  */
+import type { ActedElement } from '../../shared/action-result';
 import { actionPoints, screenPoint, type Action, type Point } from '../../shared/actions';
+import type { Element } from '../../shared/elements';
 import { type AgentEvent } from '../../shared/events';
 import type { CaptureOptions, Observation } from '../operator/capture';
 import { KeyDecoder } from '../operator/keyboard/key-decoder';
@@ -34,8 +36,6 @@ import { KeyTracker, STOP_CHORD } from './key-tracker';
 import { DEFAULT_RECENT_SCREENS, RecentScreens, type RecentScreensOptions } from './recent-screens';
 import { anyRegionNamesASecret, isSecretField, typedRegions, wordsNearField } from './secret-field';
 import { elementUnder, focusedElement, typedIntoPasswordByRole, type DemonstrationTree } from './tree-reads';
-import type { ActedElement } from '../../shared/action-result';
-import type { Element } from '../../shared/elements';
 
 /** What a demonstration's session says it ran with: no model; the user. */
 export const DEMONSTRATION_MODEL = { model: 'none', family: 'demonstration' } as const;

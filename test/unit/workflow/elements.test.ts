@@ -2,7 +2,8 @@
  * Workflows and elements, the pure parts: a recorded element found again in a snapshot (role and
  * name, the path telling look-alikes apart, the box only then), the point acted at on it, the
  * decision that asks the tree first and names what found each target, the report's counts by
- * finder, and a workflow saved before elements were recorded still loading.
+ * finder, a workflow saved before elements were recorded still loading, and teach's judgement of
+ * a password field by the focused element's role.
  */
 import { describe, expect, it } from 'vitest';
 import type { Element } from '../../../src/shared/elements';
@@ -11,6 +12,7 @@ import { describeWorkflowStep, TargetAnchorSchema, type WorkflowElement } from '
 import { workflowReport } from '../../../src/shared/workflow-report';
 import { decideStepFound, type PlaceCheck, type StepEvidence, type TargetEvidence } from '../../../src/main/workflow/decide';
 import { chooseElement, pointOnElement, recordedImageBox, sameRoleAndName } from '../../../src/main/workflow/element-refind';
+import { typedIntoPasswordByRole } from '../../../src/main/teach/tree-reads';
 
 const SUBMIT: WorkflowElement = { role: 'push button', name: 'Submit', path: ['frame:Form - Chromium', 'document web:Form'], bounds: { x: 520, y: 300, width: 140, height: 44 } };
 
@@ -105,5 +107,15 @@ describe('the report and the schema', () => {
     expect(TargetAnchorSchema.parse(anchor)).not.toHaveProperty('element');
     expect(TargetAnchorSchema.parse({ ...anchor, element: SUBMIT }).element).toEqual(SUBMIT);
     expect(describeWorkflowStep({ action: { type: 'click', x: 10, y: 20, button: 'left' }, anchors: [{ ...anchor, element: SUBMIT } as never] })).toBe('click at (10, 20) on push button "Submit"');
+  });
+});
+
+describe('teach: a password field by its role', () => {
+  const field = (role: string, states: string[]) => element({ ref: ':1.3/4', role, name: 'Phrase', states });
+  it('the role decides where the focus is on a field; elsewhere, or with no tree, the pixels do', () => {
+    expect(typedIntoPasswordByRole(field('password text', ['editable', 'focused']))).toBe(true);
+    expect(typedIntoPasswordByRole(field('entry', ['editable', 'focused']))).toBe(false);
+    expect(typedIntoPasswordByRole(field('document web', ['focused']))).toBeNull();
+    expect(typedIntoPasswordByRole(null)).toBeNull();
   });
 });
