@@ -76,7 +76,8 @@ export class TerminalView {
       case 'workflow-step': {
         endThought();
         const colour = event.decision === 'replayed' ? dim : event.decision === 'stopped' ? red : yellow;
-        write(colour(`  ${event.decision}${event.modelCalls > 0 ? ` (${event.modelCalls} model call)` : ''}: ${event.how}\n`));
+        const by = event.foundBy ? ` by ${event.foundBy}` : '';
+        write(colour(`  ${event.decision}${by}${event.modelCalls > 0 ? ` (${event.modelCalls} model call)` : ''}: ${event.how}\n`));
         break;
       }
       case 'paused':

@@ -297,6 +297,7 @@ export async function workflowRunCommand(name: string, options: RunWorkflowOptio
     process.stderr.write(
       `workflow ${name}: ${report.status}, ${report.steps} steps: ${report.replayed} replayed, ${report.refound} found again, ${report.grounded} grounded, ${report.stopped} stopped; ` +
         `${report.modelCalls} model calls, ${report.tokens} tokens, ${formatUsd(report.costUsd)} (the recording: ${recording.modelCalls} calls, ${recording.tokens} tokens, ${formatUsd(recording.costUsd)})\n` +
+        (report.foundBy ? `targets found by: ${Object.entries(report.foundBy).map(([finder, count]) => `${finder} ${count}`).join(', ')}\n` : '') +
         `session ${handle.id} in ${handle.directory}\n`,
     );
   }

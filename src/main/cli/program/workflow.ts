@@ -18,9 +18,10 @@ arguments (a missing or unknown parameter, a bad file to import); 3 a run that s
 evidence found, an action that failed) or could not start on the display; 4 stopped by the user.`;
 
 const RUN_HELP = `
-Before each step, cheapest first: the target's region agrees with the recording (replayed); the
-recorded target is found elsewhere on the screen, by its patch or the text near it (refound, no
-model call); under --policy reground the model grounds this step alone (grounded); otherwise the
+Before each step, cheapest first: a step recorded with its element (the accessibility tree) is
+looked for in the tree and acted on where it is now; else the target's region agrees with the
+recording (replayed); the recorded target is found elsewhere on the screen, by its patch or the
+text near it (refound, no model call); under --policy reground the model grounds this step alone (grounded); otherwise the
 run stops before acting (stopped, exit 3). Nothing is clicked where none of these found it.
 A secret parameter comes from --set, MNEMO_PARAM_<NAME>, or a prompt; it is never recorded.`;
 
