@@ -10,6 +10,8 @@
  * - The form restyled (every element moved and recoloured): `mnemo workflow run` under the reground
  *   policy fills it with new values, and the scripted model receives no request: every click was
  *   found by its element.
+ * - Without a tree to read, the same run goes by its pixels alone, as before elements: the
+ *   recoloured form stops it at its first click (exit 3), which its element found.
  * - The Submit button gone (a Send button elsewhere): that step falls back as before elements,
  *   the model grounding it (one request), the other steps still found by their elements.
  *
@@ -209,6 +211,22 @@ describe.each([
     } finally {
       await model.close();
     }
+  });
+
+  it('without the tree (no accessibility bus to be found) the same run goes by its pixels alone, as before elements: restyled, it stops at the first click', SLOW, async () => {
+    await show('restyled');
+    // An accessibility bus address that does not answer: the run has no tree, and says nothing of one.
+    const ran = await runMnemoJson(['workflow', 'run', 'signup', '--set', `name=${NEW_NAME}`, '--set', `phrase=${NEW_PHRASE}`, '--data-dir', dataDir, '--json', '--non-interactive'], {
+      env: { ...env(), AT_SPI_BUS_ADDRESS: `unix:path=${join(scratch, 'no-such-bus')}` },
+    });
+    const steps = ran.events.filter((e) => e.type === 'workflow-step');
+    console.log(`[no tree ${width}x${height}] exit ${ran.code}: ${steps.map((e) => `${e.step} ${e.decision}/${e.foundBy ?? '-'}: ${e.how}`).join(' | ')}`);
+    // The recolour leaves the field's patch unlike (and no word near it was recorded): nothing of the pixels finds it.
+    expect(ran.code).toBe(3);
+    expect(steps.map((e) => [e.step, e.decision, e.foundBy])).toEqual([[1, 'stopped', undefined]]);
+    expect(submitted()).toEqual([]);
+    expect(ran.events.find((e) => e.type === 'run-started')?.workflow).not.toHaveProperty('elements');
+    expect(ran.events.at(-1)).not.toHaveProperty('foundBy');
   });
 
   it('the Submit button gone: that step falls back as before (the model grounds it, one call), the others found by their elements', SLOW, async () => {
