@@ -249,7 +249,8 @@ class WorkflowRun {
       if (outcome.decided) {
         this.counts[outcome.decided.decision]++;
         const { decision, how, foundBy } = outcome.decided;
-        this.life.emit({ type: 'workflow-step', step: this.eventStep(step), decision, how, modelCalls: outcome.modelCalls, ...(foundBy ? { foundBy } : {}) });
+        // A step that stopped was found by nothing (one the model grounded whose effect then did not appear included).
+        this.life.emit({ type: 'workflow-step', step: this.eventStep(step), decision, how, modelCalls: outcome.modelCalls, ...(foundBy && decision !== 'stopped' ? { foundBy } : {}) });
       }
       this.life.finishStep(this.eventStep(step), this.now() - started, { ...this.timings });
       void this.life.recorder.flush();
