@@ -226,7 +226,7 @@ export class SessionQueries {
     // This is the retry of the pending uploads: the one at the first start is not needed after it.
     this.retried = true;
     const { refs: _refs, ...upload } = options;
-    return { ok: true, value: { store: uploads.storeName, outcomes: await uploads.uploadPending({ ...upload, ...(options.refs ? { ids } : {}) }) } };
+    return { ok: true, value: { store: uploads.storeName, outcomes: await uploads.uploadPending({ ...upload, ...(options.refs && options.refs.length > 0 ? { ids } : {}) }) } };
   }
 
   /** Resolves when every upload asked for so far has ended. */
