@@ -103,6 +103,8 @@ describe('an upload cut off half way', { timeout: 120_000 }, () => {
     // Local, whole, and listed as pending.
     expect(await filesOf(recorded.directory)).toEqual(files);
     expect(pendingIn(recorded.dataDir)).toEqual([`${id}.json`]);
+    const here = await cli(['sessions', '--json', '--data-dir', recorded.dataDir], {});
+    expect(JSON.parse(here.stdout)).toEqual([expect.objectContaining({ id, waitingForUpload: true })]);
 
     // The server back: part of the session is there, but not its session.json, so no reader takes it as whole.
     await s3.restart();

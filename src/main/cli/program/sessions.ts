@@ -16,7 +16,7 @@ const HELP_AFTER =
 function addListingOptions(command: Command): Command {
   return addStorageOptions(
     addStoreOption(command, 'its sessions are listed with these (a session in both, once); delete and prune change this data directory only')
-      .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost, store?} (startedAt ISO 8601, cost in USD; store: the shared store a session is read from)')
+      .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost, store?, waitingForUpload?} (startedAt ISO 8601, cost in USD; store: the shared store a session is read from; waitingForUpload: here until the store has all of it)')
       .option('--search <text>', 'only sessions whose task, status, id or start date (YYYY-MM-DD) contain every word of TEXT, ignoring case'),
     'its store section is what prune applies',
   );

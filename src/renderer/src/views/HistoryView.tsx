@@ -59,6 +59,16 @@ export function HistoryView({ onOpen }: { onOpen: (sessionId: string) => void })
                     {t('historyView.sample')}
                   </span>
                 )}
+                {session.store !== undefined && (
+                  <span className="sample-badge" title={t('historyView.storedHint', { store: session.store })}>
+                    {t('historyView.stored')}
+                  </span>
+                )}
+                {session.waitingForUpload && (
+                  <span className="sample-badge" title={t('historyView.waitingForUploadHint')}>
+                    {t('historyView.waitingForUpload')}
+                  </span>
+                )}
                 {session.task}
               </span>
               <span className="session-meta">
