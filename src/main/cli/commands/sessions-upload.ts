@@ -12,7 +12,7 @@
  */
 import { formatBytes } from '../../../shared/format';
 import type { RunFlags } from '../../settings/settings';
-import { uploadProgressText, type UploadOutcome } from '../../store/session-uploads';
+import { uploadProgressText } from '../../store/session-uploads';
 import type { UploadProgress } from '../../store/session-upload';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { openService, type StorageOptions } from './workflow';
@@ -40,7 +40,8 @@ export async function sessionsUploadCommand(refs: readonly string[], options: Se
     }
     if (done.value === null) throw new InvalidInputError(NO_STORE);
     const { store, outcomes } = done.value;
-    if (options.json) process.stdout.write(`${JSON.stringify(outcomes.map(outcomeJson))}\n`);
+    // --json: one object per session, the outcome as it is (`{id, status, store, files?, bytes?, skipped?, localCopy?, directory?, message?}`).
+    if (options.json) process.stdout.write(`${JSON.stringify(outcomes)}\n`);
     else if (outcomes.length === 0) process.stderr.write(`no session waits for its upload to ${store}\n`);
     const uploaded = outcomes.filter((outcome) => outcome.status === 'uploaded');
     if (!options.json && uploaded.length > 0) {
@@ -54,11 +55,6 @@ export async function sessionsUploadCommand(refs: readonly string[], options: Se
     // Each outcome was said in one line by the service's log as it came.
     await service.close();
   }
-}
-
-/** One object per session for `--json`: `{id, status, store, files?, bytes?, skipped?, localCopy?, directory?, message?}`. */
-function outcomeJson(outcome: UploadOutcome): Record<string, unknown> {
-  return { ...outcome };
 }
 
 /** On a terminal, one line rewritten at each file; elsewhere nothing (the quarters of a big session are logged). */
