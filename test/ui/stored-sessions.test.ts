@@ -3,7 +3,7 @@
  * process, Debian's Chromium driven by playwright-core). The Sessions list merges the store's
  * sessions with this machine's and marks where each lives: "Stored" on one read from the store,
  * "Waiting for upload" on one kept here until the store has it (its upload at the window's start
- * failed: the store was away). A stored session opens like a
+ * failed: the store was away); only this machine's own sessions can be deleted from here. A stored session opens like a
  * local one, its screenshot fetched from the store. Found by role and accessible name.
  */
 import { rmSync } from 'node:fs';
@@ -84,6 +84,9 @@ describe('the Sessions list on a shared store', () => {
     expect(await waiting.getByText('Waiting for upload', { exact: true }).count()).toBe(1);
     expect(await waiting.getByText('Stored', { exact: true }).count()).toBe(0);
     expect(await stored.getByText('Waiting for upload', { exact: true }).count()).toBe(0);
+    // The store keeps a session for every machine: this one's window offers no Delete for it.
+    expect(await stored.getByRole('button', { name: `Delete ${storedId}` }).count()).toBe(0);
+    expect(await waiting.getByRole('button', { name: `Delete ${waitingId}` }).count()).toBe(1);
 
     await stored.getByRole('button', { name: `Open ${TASK}` }).click();
     const screen = page.getByRole('img', { name: 'Current screen' });
