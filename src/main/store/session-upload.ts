@@ -144,6 +144,8 @@ export async function uploadSession(request: UploadRequest): Promise<UploadResul
 
   // Nothing local goes before every object is known to be the file it copies.
   const checks = await mapLimit(files, WRITES_AT_ONCE, async (file) => {
+    // A file found in the store as it is here (`resume`) was checked just now, the same way.
+    if (file.skipped) return null;
     if (signal?.aborted) return stopped();
     const copy = await store.copy(id, file.path);
     if (!copy.ok) return copy.message;
