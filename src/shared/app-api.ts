@@ -160,6 +160,8 @@ export const SessionListItemSchema = z.object({
   sample: z.literal(true).optional(),
   /** The shared session store it is read from (`s3://bucket/prefix`, a folder); absent: this machine's data directory. */
   store: z.string().optional(),
+  /** In this machine's data directory, waiting for its upload to the shared store (one that could not be reached, an upload cut off). */
+  waitingForUpload: z.literal(true).optional(),
   /** The desktop it ran on, as session.json records it; absent for a session recorded before that was kept. */
   desktop: RunDesktopSchema.optional(),
   /** The batch it is a row of (`mnemo batch`): the batch's id and the row's number, from 1. */

@@ -1,7 +1,7 @@
 /**
  * Where a shared session store is, as a person writes it (`--store`, `MNEMO_STORE`,
- * `store.shared` in config.json): `s3://BUCKET/PREFIX` for S3 or an S3-compatible server, anything
- * else a folder (on a shared mount). Plain TypeScript: the CLI's flag parser checks it at start,
+ * `store.shared` in config.json): `s3://BUCKET/PREFIX` for S3 or an S3-compatible server,
+ * `file:///PATH` or anything without a scheme a folder (on a shared mount). Plain TypeScript: the CLI's flag parser checks it at start,
  * before anything is loaded.
  */
 
@@ -23,6 +23,7 @@ export function parseStoreLocation(value: string): StoreLocationRead {
   if (text === '') return { ok: false, message: `a session store is ${FORM}, got an empty value` };
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1];
   if (scheme === undefined) return { ok: true, location: { kind: 'folder', path: text } };
+  if (scheme.toLowerCase() === 'file') return folderOfFileUrl(text);
   if (scheme.toLowerCase() !== 's3') return { ok: false, message: `a session store is ${FORM}, got "${text}" (${scheme}:// is not supported)` };
   const [bucket = '', ...rest] = text.slice('s3://'.length).split('/');
   if (!BUCKET.test(bucket)) return { ok: false, message: `"${text}": "${bucket}" is not an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)` };
@@ -30,6 +31,18 @@ export function parseStoreLocation(value: string): StoreLocationRead {
   const bad = segments.find((segment) => segment === '.' || segment === '..' || !SEGMENT.test(segment));
   if (bad !== undefined) return { ok: false, message: `"${text}": the prefix part "${bad}" is not allowed (letters, digits and . _ = + - between slashes)` };
   return { ok: true, location: { kind: 's3', bucket, prefix: segments.join('/') } };
+}
+
+/** `file:///mnt/sessions` (or `file://localhost/...`): the folder, its %-escapes decoded. */
+function folderOfFileUrl(text: string): StoreLocationRead {
+  const rest = text.slice('file://'.length);
+  const path = rest.startsWith('localhost/') ? rest.slice('localhost'.length) : rest;
+  if (!path.startsWith('/')) return { ok: false, message: `"${text}": a file:// store names a folder of this machine, file:///PATH (a shared mount is reached through its mount point)` };
+  try {
+    return { ok: true, location: { kind: 'folder', path: decodeURIComponent(path) } };
+  } catch {
+    return { ok: false, message: `"${text}": a %-escape of the path does not read` };
+  }
 }
 
 /** How a location is named in messages and listings: `s3://bucket/prefix`, or the folder's path. */

@@ -40,6 +40,8 @@ export interface SessionSummary {
   batch?: SessionBatchTag;
   /** The shared store it is read from; absent: the data directory's own (never written to the index). */
   store?: string;
+  /** Here, waiting for its upload to the shared store (pending-uploads/; never written to the index). */
+  waitingForUpload?: boolean;
 }
 
 type IndexLine = ({ v: number } & Omit<SessionSummary, 'desktop'> & { desktop: RunDesktop | null }) | { v: number; id: string; deleted: true };

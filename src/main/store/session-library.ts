@@ -15,6 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mapLimit } from './map-limit';
+import { pendingUploadIds } from './pending-uploads';
 import { SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
 import { summaryOf, type SessionSummary } from './session-index';
 import { readSession, readSessionFolder, readSessionMeta, type EventsRead, type SessionRead } from './session-reader';
@@ -71,6 +72,9 @@ export class SessionLibrary {
       const here = new Set(sessions.map((session) => session.id));
       sessions = [...sessions, ...stored.summaries.filter((summary) => !here.has(summary.id))];
     }
+    // Where each lives: a local session whose upload has not gone through yet says so.
+    const waiting = new Set(await pendingUploadIds(this.local.dataDir));
+    if (waiting.size > 0) sessions = sessions.map((summary) => (summary.store === undefined && waiting.has(summary.id) ? { ...summary, waitingForUpload: true } : summary));
     const search = options.search;
     const shown = sessions.filter((summary) => search === undefined || matchesSearch(summary, search)).sort(newestFirst);
     return { sessions: shown, interrupted: local.interrupted, warnings, storeProblem };

@@ -38,6 +38,12 @@ describe('the shared session store of the settings', () => {
     expect(sharedStoreSettingsOf(configOf({ ...base, s3: { pathStyle: false } }), { store: 's3://b-1' }, { AWS_ENDPOINT_URL: 'https://minio.example' })).toMatchObject({ settings: { pathStyle: false } });
   });
 
+  it('file:///PATH names a folder as a path does (its %-escapes decoded); a file:// URL of another host is refused', () => {
+    expect(sharedStoreSettingsOf(configOf(), { store: 'file:///mnt/team%20sessions' }, {})).toEqual({ ok: true, settings: { kind: 'folder', path: '/mnt/team sessions', keepLocal: false } });
+    expect(sharedStoreSettingsOf(configOf({ ...base, shared: 'file://localhost/srv/mnemo' }), {}, {})).toEqual({ ok: true, settings: { kind: 'folder', path: '/srv/mnemo', keepLocal: false } });
+    expect(sharedStoreSettingsOf(configOf(), { store: 'file://nas/sessions' }, {})).toEqual({ ok: false, message: '--store: "file://nas/sessions": a file:// store names a folder of this machine, file:///PATH (a shared mount is reached through its mount point)' });
+  });
+
   it('bad settings say where they came from', () => {
     expect(sharedStoreSettingsOf(configOf({ ...base, shared: 'gs://bucket' }), {}, {})).toEqual({ ok: false, message: `store.shared in ${join('/etc/mnemo', 'config.json')}: a session store is s3://BUCKET/PREFIX or a folder, got "gs://bucket" (gs:// is not supported)` });
     expect(sharedStoreSettingsOf(configOf(), { store: 's3://bucket/../up' }, {})).toMatchObject({ ok: false, message: expect.stringContaining('--store: "s3://bucket/../up": the prefix part ".." is not allowed') });

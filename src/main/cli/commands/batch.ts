@@ -243,7 +243,27 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
   state = foldBatch(definition, entries);
   printSummary(definition, state, choice.json);
   process.exitCode = batchExitCode(state, userStopped);
+  await sayWhereSessionsWent(service, rowReports(definition, state).filter((report) => choice.rows.includes(report.row)).flatMap((report) => report.sessions));
   await service.close();
+}
+
+/**
+ * With a shared session store (--store, MNEMO_STORE, store.shared), each row's session went there
+ * as its run ended: waited for here (a session is never left half sent by the batch's exit), and
+ * said in one line. A session that stays local is listed as pending: `mnemo sessions upload`.
+ */
+async function sayWhereSessionsWent(service: RunService, sessions: readonly string[]): Promise<void> {
+  if (sessions.length === 0) return;
+  const outcomes = [];
+  for (const id of sessions) {
+    const archived = await service.records.archive(id);
+    if (!archived.ok || archived.value === null) return;
+    outcomes.push(archived.value);
+  }
+  const store = outcomes[0]?.store ?? '';
+  const uploaded = outcomes.filter((outcome) => outcome.status === 'uploaded').length;
+  const local = outcomes.filter((outcome) => outcome.status === 'local').length;
+  process.stderr.write(`sessions: ${uploaded} of ${outcomes.length} in ${store}${local > 0 ? `; ${local} stay${local === 1 ? 's' : ''} in this data directory, waiting for the store (mnemo sessions upload)` : ''}\n`);
 }
 
 function batchExitCode(state: BatchState, userStopped: boolean): number {

@@ -3,9 +3,12 @@
  * one line (src/main/service/checks/doctor.ts). --json prints `[{"check", "status": "ok"|"warn"|"fail",
  * "detail", "fix"}]`. Exit codes: 0 nothing fails (warnings allowed), 1 something fails, 2 bad
  * arguments. The `key store` line says where an API key saved in Settings is kept for this data
- * directory (the OS keychain, or config.json and why), asking the keychain without a prompt.
+ * directory (the OS keychain, or config.json and why), asking the keychain without a prompt. The
+ * `session store` line, when one is set, says whether it answers and how many sessions wait for it.
  */
 import { loadConfig, runSettingsOf, type RunFlags } from '../../settings/settings';
+import { sharedStoreSettingsOf } from '../../settings/shared-store-settings';
+import { openSharedStore } from '../../store/shared-store/open-store';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 
 export interface DoctorOptions extends RunFlags {
@@ -27,6 +30,9 @@ export async function doctorCommand(options: DoctorOptions): Promise<void> {
   const keys = dataDirKeyStoreOf(config.config);
   await keys.load({ interactive: false });
   const settings = runSettingsOf(config.config, options, process.env, keys.get());
+  // The shared session store, when one is set (--store, MNEMO_STORE, store.shared).
+  const shared = sharedStoreSettingsOf(config.config, options);
+  const store = shared.ok && shared.settings ? openSharedStore(shared.settings) : null;
   const checks = await runDoctor({
     env: process.env,
     platform: process.platform,
@@ -35,7 +41,8 @@ export async function doctorCommand(options: DoctorOptions): Promise<void> {
     openOperator: () => createIsolatedOperator(),
     packageRoot: PACKAGE_ROOT,
     keyStore: keys.status(config.config.file.model?.apiKey || undefined),
-  });
+    sessionStore: !shared.ok ? { ok: false, message: shared.message } : store ? { ok: true, store } : null,
+  }).finally(() => store?.close());
   if (options.json) process.stdout.write(`${JSON.stringify(checks)}\n`);
   else {
     const width = Math.max(...checks.map((check) => check.check.length));

@@ -47,7 +47,7 @@ export function printWarnings(warnings: readonly StoreWarning[]): void {
 }
 
 function table(sessions: readonly SessionSummary[], width: number): string {
-  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatUsd(s.costUsd), `${s.sample ? '(sample) ' : ''}${s.store ? '(stored) ' : ''}${s.task.replace(/\s+/g, ' ')}`]);
+  const rows = sessions.map((s) => [s.id, localTime(s.startedAt), s.status, String(s.steps), formatUsd(s.costUsd), `${s.sample ? '(sample) ' : ''}${s.store ? '(stored) ' : ''}${s.waitingForUpload ? '(waiting for upload) ' : ''}${s.task.replace(/\s+/g, ' ')}`]);
   const header = ['ID', 'STARTED', 'STATUS', 'STEPS', 'COST', 'TASK'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
   const rightAligned = new Set([3, 4]);

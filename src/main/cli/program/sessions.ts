@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { SessionsOptions } from '../commands/sessions';
+import type { SessionsUploadOptions } from '../commands/sessions-upload';
 import { addStorageOptions, addStoreOption, parsePositiveNumber } from '../options';
 
 const HELP_AFTER =
@@ -15,7 +16,7 @@ const HELP_AFTER =
 function addListingOptions(command: Command): Command {
   return addStorageOptions(
     addStoreOption(command, 'its sessions are listed with these (a session in both, once); delete and prune change this data directory only')
-      .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost, store?} (startedAt ISO 8601, cost in USD; store: the shared store a session is read from)')
+      .option('--json', 'print a JSON array of {id, task, status, startedAt, steps, cost, store?, waitingForUpload?} (startedAt ISO 8601, cost in USD; store: the shared store a session is read from; waitingForUpload: here until the store has all of it)')
       .option('--search <text>', 'only sessions whose task, status, id or start date (YYYY-MM-DD) contain every word of TEXT, ignoring case'),
     'its store section is what prune applies',
   );
@@ -26,6 +27,15 @@ function addRetentionOptions(command: Command, prefix: string): Command {
     .option('--retention-days <n>', `${prefix}delete sessions started more than N days ago`, parsePositiveNumber('--retention-days'))
     .option('--retention-gb <gb>', `${prefix}delete the oldest sessions while all together take more than GB (10^9 bytes)`, parsePositiveNumber('--retention-gb'));
 }
+
+const UPLOAD_HELP = `
+Without IDs: every session of this data directory waiting for its upload (<data-dir>/pending-uploads/:
+a store that could not be reached, a process stopped mid-upload). Each is checked in the store,
+file by file, before its local copy goes; one that fails stays here, still waiting. Files an
+earlier attempt left in the store as they are here are not sent again. A session of 50 MB or more
+says how far it is at each quarter. Ctrl+C stops between files.
+Exit codes: 0 every session uploaded (or none waiting), 1 some stay local (each said, with why),
+2 no shared store set, a bad store setting, or no such session here, 4 stopped by Ctrl+C.`;
 
 const runSessions = async (options: SessionsOptions) => (await import('../commands/sessions')).sessionsCommand(options);
 
@@ -44,6 +54,21 @@ export function registerSessionsCommand(program: Command): void {
   addListingOptions(sessions.command('delete').description('Delete a session (a running one is refused), then list the sessions left').argument('<id>', 'the session: an id, a unique prefix, or last'))
     .addHelpText('after', HELP_AFTER)
     .action((id: string, _options: SessionsOptions, command: Command) => runSessions({ ...command.optsWithGlobals<SessionsOptions>(), delete: id }));
+
+  addStoreOption(
+    addStorageOptions(
+      sessions
+        .command('upload')
+        .description('Upload to the shared store now the sessions waiting for it (or the sessions named); each stays here until the store has all of it')
+        .argument('[ids...]', 'sessions of this data directory: ids, unique prefixes or last (default: every session waiting for its upload)'),
+    ),
+    'where the sessions go',
+  )
+    .option('--json', 'print a JSON array of {id, status: "uploaded"|"local"|"absent", store, files, bytes, skipped, localCopy, directory, message}')
+    .addHelpText('after', UPLOAD_HELP)
+    .action(async (ids: string[], _options: SessionsUploadOptions, command: Command) =>
+      (await import('../commands/sessions-upload')).sessionsUploadCommand(ids, command.optsWithGlobals<SessionsUploadOptions>()),
+    );
 
   const prune = sessions
     .command('prune')

@@ -16,6 +16,8 @@ import type { AccessibilityProbe } from '../../operator/a11y/open-reader';
 import { screenFrame } from '../../operator/geometry';
 import type { IsolatedOperator, IsolatedOperatorLoad } from '../../operator/isolated-operator';
 import type { KeyStoreStatus } from '../../settings/key-store';
+import { pendingUploadIds } from '../../store/pending-uploads';
+import type { SharedStore, StoreProblemKind } from '../../store/shared-store/types';
 
 /** One check: `check`, `status` (ok, warn, fail), `detail`, and `fix` (what to do, in one line; empty when all is well). */
 export type { DoctorCheck };
@@ -35,6 +37,8 @@ export interface DoctorDeps {
   keyStore?: KeyStoreStatus;
   /** Whether the display has an accessibility bus that answers (default: asked on the display in `env`). */
   probeAccessibility?: (env: NodeJS.ProcessEnv) => Promise<AccessibilityProbe>;
+  /** The shared session store the settings name (or why they do not read); absent or null, no line. */
+  sessionStore?: { ok: true; store: SharedStore } | { ok: false; message: string } | null;
   /** Free space below this is a warning (bytes). Default 200 MB. */
   minFreeBytes?: number;
   now?: () => number;
@@ -111,6 +115,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
   checks.push(electronCheck(deps.packageRoot));
   checks.push(await dataDirCheck(deps.dataDir, deps.minFreeBytes ?? 200e6));
   if (deps.keyStore) checks.push({ check: 'key store', ...deps.keyStore });
+  if (deps.sessionStore) checks.push(await sessionStoreCheck(deps.sessionStore, deps.dataDir));
   checks.push(await providerCheck(deps.model, now));
   return checks;
 }
@@ -187,6 +192,25 @@ async function dataDirCheck(dataDir: string, minFree: number): Promise<DoctorChe
   } catch {
     return ok('data directory', `${dataDir} is writable`);
   }
+}
+
+/** What to do about a store that cannot be used, by what is wrong (its message says the details). */
+const STORE_FIX: Record<StoreProblemKind, string> = {
+  unreachable: 'start the store (or mount the folder), or name where it is: AWS_ENDPOINT_URL_S3 or store.s3.endpoint; until then sessions stay in the data directory',
+  missing: 'create the bucket (or the folder), or name another with --store, MNEMO_STORE or store.shared',
+  credentials: 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) to a key that may use the bucket',
+  failed: 'see the message; sessions stay in the data directory until the store takes them',
+};
+
+/** The shared session store: it answers, and how many sessions here still wait for it. */
+async function sessionStoreCheck(setting: NonNullable<DoctorDeps['sessionStore']>, dataDir: string): Promise<DoctorCheck> {
+  if (!setting.ok) return fail('session store', setting.message, 'fix --store, MNEMO_STORE or store.shared (s3://BUCKET/PREFIX or a folder)');
+  const { store } = setting;
+  const checked = await store.check();
+  if (!checked.ok) return fail('session store', checked.message, STORE_FIX[checked.kind]);
+  const waiting = (await pendingUploadIds(dataDir)).length;
+  if (waiting > 0) return warn('session store', `${store.name} answers; ${waiting} session${waiting === 1 ? '' : 's'} of this data directory wait${waiting === 1 ? 's' : ''} for the upload`, 'mnemo sessions upload');
+  return ok('session store', `${store.name} answers; sessions go there as their runs end`);
 }
 
 async function providerCheck(model: DoctorDeps['model'], now: () => number): Promise<DoctorCheck> {

@@ -25,6 +25,7 @@ import { displayNotNamed } from '../../operator/display-check';
 import { screenshotReader } from '../../replay/inspect';
 import { renderHtmlReport } from '../../replay/report';
 import type { KeyChange, KeyStore } from '../../settings/key-store';
+import type { SharedStore } from '../../store/shared-store/types';
 import { saveConfig } from '../../settings/settings';
 import type { RunHandle, RunService, ServiceResult } from '../run-service';
 import { runDoctor, type DoctorCheck } from '../checks/doctor';
@@ -87,7 +88,15 @@ export class AppBackend {
       openOperator: () => createIsolatedOperator(),
       packageRoot: this.packageRoot,
       keyStore: this.keys.status(this.keyInFile()),
+      sessionStore: this.sessionStoreSetting(),
     });
+  }
+
+  /** The shared session store for the doctor's line: the one the service uses, or why the settings do not name one that reads. */
+  private sessionStoreSetting(): { ok: true; store: SharedStore } | { ok: false; message: string } | null {
+    const shared = this.service.config.sharedStore();
+    if (!shared.ok) return { ok: false, message: shared.error.message };
+    return shared.value ? { ok: true, store: shared.value.store } : null;
   }
 
   /** The key config.json holds (browser mode's fallback, or one written by hand). */

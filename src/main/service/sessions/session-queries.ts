@@ -18,7 +18,7 @@ import { SESSION_ID_PATTERN } from '../../store/paths';
 import type { SessionRecord } from '../../store/session-reader';
 import { SessionLibrary, type FileRead, type LibraryListing, type LibraryLookup, type SessionPlace } from '../../store/session-library';
 import { SessionStore, type StoreWarning } from '../../store/session-store';
-import { SessionUploads } from '../../store/session-uploads';
+import { SessionUploads, type UploadOptions, type UploadOutcome } from '../../store/session-uploads';
 import { StoreCache } from '../../store/store-cache';
 import { retentionOf } from '../../store/store-settings';
 import type { RunRegistry } from '../runs/run-registry';
@@ -190,6 +190,43 @@ export class SessionQueries {
     this.retried = true;
     await this.deps.config.dataDirReady();
     this.sessionUploads()?.retryPending();
+  }
+
+  /**
+   * One session to the shared store now, waited on: what a caller that reports where a run's
+   * session went asks after the run (a batch's row, a queue's job). A session whose upload is
+   * already queued (every run's is, as it ends) is not sent twice: this answers how that one went.
+   * Null when no store is set (the session stays in the data directory); a store setting that does
+   * not read is `settings`.
+   */
+  async archive(sessionId: string, options: UploadOptions = {}): Promise<ServiceResult<UploadOutcome | null>> {
+    await this.deps.config.dataDirReady();
+    const shared = this.deps.config.sharedStore();
+    if (!shared.ok) return shared;
+    return { ok: true, value: (await this.sessionUploads()?.upload(sessionId, options)) ?? null };
+  }
+
+  /**
+   * The sessions waiting for their upload (those named, or every one pending), uploaded now:
+   * `mnemo sessions upload`. Null when no store is set.
+   */
+  async uploadPending(options: UploadOptions & { refs?: readonly string[] } = {}): Promise<ServiceResult<{ store: string; outcomes: UploadOutcome[] } | null>> {
+    await this.deps.config.dataDirReady();
+    const shared = this.deps.config.sharedStore();
+    if (!shared.ok) return shared;
+    const uploads = this.sessionUploads();
+    if (!uploads) return { ok: true, value: null };
+    // Sessions named: this data directory's (an id, a unique prefix, `last`), every one found before any is sent.
+    const ids: string[] = [];
+    for (const ref of options.refs ?? []) {
+      const lookup = await this.store.resolve(ref);
+      if (!lookup.ok) return { ok: false, error: { kind: lookup.kind === 'invalid' ? 'invalid' : 'not_found', message: lookup.message } };
+      ids.push(lookup.id);
+    }
+    // This is the retry of the pending uploads: the one at the first start is not needed after it.
+    this.retried = true;
+    const { refs: _refs, ...upload } = options;
+    return { ok: true, value: { store: uploads.storeName, outcomes: await uploads.uploadPending({ ...upload, ...(options.refs && options.refs.length > 0 ? { ids } : {}) }) } };
   }
 
   /** Resolves when every upload asked for so far has ended. */

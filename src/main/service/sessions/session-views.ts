@@ -25,6 +25,7 @@ export function listItemOf(summary: SessionSummary): SessionListItem {
     cost: summary.costUsd,
     ...(summary.sample ? { sample: true as const } : {}),
     ...(summary.store ? { store: summary.store } : {}),
+    ...(summary.waitingForUpload ? { waitingForUpload: true as const } : {}),
     ...(summary.desktop ? { desktop: summary.desktop } : {}),
     ...(summary.batch ? { batch: summary.batch } : {}),
   };

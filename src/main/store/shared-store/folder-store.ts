@@ -68,7 +68,9 @@ export class FolderStore implements SharedStore {
     }
   }
 
-  async write(id: string, path: string, data: Buffer): Promise<StoreResult<void>> {
+  async write(id: string, path: string, data: Buffer, _sha256: string, signal?: AbortSignal): Promise<StoreResult<void>> {
+    // A file is written in one go: a signal is heeded before it starts, never half way.
+    if (signal?.aborted) return this.problem('failed', 'the write was stopped');
     // The store's own folder is never made here (see above); the session's folders are.
     const checked = await this.check();
     if (!checked.ok) return checked;

@@ -83,7 +83,7 @@ export class S3Store implements SharedStore {
     });
   }
 
-  async write(id: string, path: string, data: Buffer, sha256: string): Promise<StoreResult<void>> {
+  async write(id: string, path: string, data: Buffer, sha256: string, signal?: AbortSignal): Promise<StoreResult<void>> {
     return this.call(async ({ sdk, client }) => {
       await client.send(
         new sdk.PutObjectCommand({
@@ -94,6 +94,7 @@ export class S3Store implements SharedStore {
           ContentMD5: createHash('md5').update(data).digest('base64'),
           Metadata: { sha256 },
         }),
+        signal ? { abortSignal: signal } : {},
       );
     });
   }

@@ -51,8 +51,11 @@ export interface SharedStore {
   files(id: string): Promise<StoreResult<StoredFile[]>>;
   /** One file's content; null when it is not there. */
   read(id: string, path: string): Promise<StoreResult<Buffer | null>>;
-  /** Writes one file whole (a reader sees the old content or the new, never half); `sha256` is its digest, kept with it. */
-  write(id: string, path: string, data: Buffer, sha256: string): Promise<StoreResult<void>>;
+  /**
+   * Writes one file whole (a reader sees the old content or the new, never half); `sha256` is its
+   * digest, kept with it. `signal` abandons a write under way (it then fails, and is not there).
+   */
+  write(id: string, path: string, data: Buffer, sha256: string, signal?: AbortSignal): Promise<StoreResult<void>>;
   /** What the store holds of one file now; null when it is not there. */
   copy(id: string, path: string): Promise<StoreResult<StoredCopy | null>>;
   /** Lets go of connections (an S3 client's sockets). */

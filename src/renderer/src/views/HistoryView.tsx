@@ -59,20 +59,33 @@ export function HistoryView({ onOpen }: { onOpen: (sessionId: string) => void })
                     {t('historyView.sample')}
                   </span>
                 )}
+                {session.store !== undefined && (
+                  <span className="sample-badge" title={t('historyView.storedHint', { store: session.store })}>
+                    {t('historyView.stored')}
+                  </span>
+                )}
+                {session.waitingForUpload && (
+                  <span className="sample-badge" title={t('historyView.waitingForUploadHint')}>
+                    {t('historyView.waitingForUpload')}
+                  </span>
+                )}
                 {session.task}
               </span>
               <span className="session-meta">
                 {formatWhen(session.startedAt)} · {t('historyView.steps', { count: session.steps })} · {formatUsd(session.cost)} · <code>{session.id}</code>
               </span>
             </button>
-            <button
-              type="button"
-              className="danger small"
-              onClick={() => remove(session.id, session.sample === true)}
-              aria-label={session.sample ? `Remove sample ${session.id}` : `${t('historyView.delete')} ${session.id}`}
-            >
-              {session.sample ? t('historyView.removeSample') : t('historyView.delete')}
-            </button>
+            {/* A session read from the shared store is not this machine's to delete (the store keeps it for every machine). */}
+            {session.store === undefined && (
+              <button
+                type="button"
+                className="danger small"
+                onClick={() => remove(session.id, session.sample === true)}
+                aria-label={session.sample ? `Remove sample ${session.id}` : `${t('historyView.delete')} ${session.id}`}
+              >
+                {session.sample ? t('historyView.removeSample') : t('historyView.delete')}
+              </button>
+            )}
           </li>
         ))}
       </ul>
