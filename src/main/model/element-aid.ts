@@ -70,16 +70,13 @@ function quoted(text: string, limit: number): string {
   return JSON.stringify(flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat);
 }
 
-/** The heading: which window, and how to use the numbers. */
+/** The heading, kept short (it is paid at every step): which window, and how to use the numbers. */
 function headingOf(snapshot: ElementSnapshot, options: ElementListOptions): string {
-  const window = snapshot.window.name.trim() !== '' ? `"${snapshot.window.name.replace(/\s+/g, ' ').trim()}"` : `the ${snapshot.window.role}`;
-  const use = options.byNumber
-    ? 'Name one by its number with click_element {n} (click it) or type_into {n, text} (type into it); its numbers hold for this screenshot only.'
-    : options.pointOf
-      ? 'Each with the point of its centre.'
-      : '';
-  const marked = options.marked ? ' Their numbers are drawn on the screenshot, each by its box.' : '';
-  return `Interactive elements of the active window, ${window} of ${snapshot.window.app}, from the accessibility tree.${marked} ${use}`.trimEnd();
+  const name = snapshot.window.name.replace(/\s+/g, ' ').trim();
+  const window = name !== '' ? `"${name}" (${snapshot.window.app})` : snapshot.window.app;
+  const marked = options.marked ? ', numbered on the screenshot' : '';
+  const use = options.byNumber ? ' Name one by its number with click_element {n} or type_into {n, text}.' : options.pointOf ? ' Each with its centre point.' : '';
+  return `Interactive elements of ${window}${marked}, from the accessibility tree.${use}`;
 }
 
 /**

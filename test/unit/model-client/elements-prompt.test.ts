@@ -92,7 +92,7 @@ describe('the elements aid in each family’s request', () => {
 
       open = await start();
       await predictOk(open.model, { task: 'Submit the form', history: [], observation: await observation(), elements: { mode: 'marks', snapshot } });
-      expect(JSON.stringify(open.body())).toContain('drawn on the screenshot');
+      expect(JSON.stringify(open.body())).toContain('numbered on the screenshot');
       const edge = await pixelAt(open.lastImage(), Math.round(submit.x + submit.width / 2), submit.y + 1);
       const colour = MARK_COLOURS[5] ?? '';
       const expected = { r: parseInt(colour.slice(1, 3), 16), g: parseInt(colour.slice(3, 5), 16), b: parseInt(colour.slice(5, 7), 16) };

@@ -7,7 +7,7 @@ describe('the element list for the prompt', () => {
   it('lists the interactive elements by their snapshot numbers, with role, name, value and key states', () => {
     const text = elementListText(formSnapshot(), { byNumber: true }) ?? '';
     const lines = text.split('\n');
-    expect(lines[0]).toContain('"Elements form - Chromium" of Chromium');
+    expect(lines[0]).toContain('"Elements form - Chromium" (Chromium)');
     expect(lines[0]).toContain('click_element {n}');
     expect(lines[0]).toContain('type_into {n, text}');
     expect(lines.slice(1)).toEqual([
@@ -51,8 +51,8 @@ describe('the element list for the prompt', () => {
 
   it('says the numbers are drawn with marks, and nothing without the aid', () => {
     const snapshot = formSnapshot();
-    expect(elementsPromptOf({ elements: { mode: 'marks', snapshot } }, { byNumber: true })).toContain('drawn on the screenshot');
-    expect(elementsPromptOf({ elements: { mode: 'list', snapshot } }, { byNumber: true })).not.toContain('drawn on the screenshot');
+    expect(elementsPromptOf({ elements: { mode: 'marks', snapshot } }, { byNumber: true })).toContain('numbered on the screenshot');
+    expect(elementsPromptOf({ elements: { mode: 'list', snapshot } }, { byNumber: true })).not.toContain('numbered on the screenshot');
     expect(elementsPromptOf({}, { byNumber: true })).toBeNull();
   });
 
