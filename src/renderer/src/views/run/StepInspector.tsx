@@ -13,6 +13,8 @@ import { useServices, useSession } from '../../app-context';
 import { ActionOverlay } from '../../components/ActionOverlay';
 import { SessionImage } from '../../components/SessionImage';
 import { formatTokens } from '../../format';
+import { NAMES } from '../../i18n/names';
+import type { ActedElement, OutcomeCheck } from '../../../../shared/action-result';
 import { stepAt } from '../../store/session-fold';
 
 export function StepInspector() {
@@ -121,11 +123,34 @@ function ActionOutcomes({ step }: { step: StepView }) {
               <span className="action-result">
                 {!outcome.ran ? t('inspector.notRunWhy', { why: outcome.why }) : result ? (result.ok ? `✓ ${result.detail ?? ''}` : `✗ ${result.error.kind}: ${result.error.message}`) : '✓'}
               </span>
+              {result?.ok && result.element && <ActedElementLine element={result.element} />}
+              {result?.ok && result.check && <ReadBackLine check={result.check} />}
             </li>
           );
         })}
       </ol>
     </section>
+  );
+}
+
+/** The element the action hit, as the accessibility tree named it. */
+function ActedElementLine({ element }: { element: ActedElement }) {
+  const { t } = useTranslation();
+  return (
+    <span className="acted-element" role="note" aria-label={NAMES.actedElement}>
+      {t('inspector.actedElement', { role: element.role, name: element.name, number: element.n !== undefined ? ` #${element.n}` : '' })}
+    </span>
+  );
+}
+
+/** What reading the element back found: the value, a password's length, a toggle's state; a mismatch stands out. */
+function ReadBackLine({ check }: { check: OutcomeCheck }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`read-back ${check.ok ? 'read-back-ok' : 'read-back-mismatch'}`} role="note" aria-label={NAMES.readBack}>
+      {check.ok ? '✓ ' : '✗ '}
+      {t(check.ok ? 'inspector.readBackOk' : 'inspector.readBackMismatch', { message: check.message })}
+    </span>
   );
 }
 
