@@ -5,7 +5,7 @@
  * the display scaled to fit). Interactive elements in a strong line with their number; text to
  * read in a faint one. The layer lets every pointer event through, so a takeover still works.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Result } from '../../../../shared/contract';
 import type { ElementSnapshot } from '../../../../shared/elements';
@@ -44,10 +44,21 @@ export function useElementSnapshot(read: ReadElements, on: boolean): Result<Elem
 /** The outlines, sized to the display (`width` x `height`: the live image's own pixels). */
 export function ElementOutlines({ snapshot, width, height }: { snapshot: ElementSnapshot; width: number; height: number }) {
   const { t } = useTranslation();
-  // The label's size in display pixels, so it reads the same at any scale the view is shown at.
-  const font = Math.max(12, Math.round(Math.min(width, height) / 55));
+  const layer = useRef<SVGSVGElement>(null);
+  // How wide the display is shown, in CSS pixels: the labels keep 12 of them at any scale.
+  const [shownWidth, setShownWidth] = useState(width);
+  useEffect(() => {
+    const svg = layer.current;
+    if (!svg) return;
+    const measure = () => setShownWidth(svg.clientWidth > 0 ? svg.clientWidth : width);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(svg);
+    return () => observer.disconnect();
+  }, [width]);
+  const font = Math.round((12 * width) / Math.max(1, shownWidth));
   return (
-    <svg className="element-outlines" role="img" aria-label={NAMES.elementOutlines} viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none">
+    <svg ref={layer} className="element-outlines" role="img" aria-label={NAMES.elementOutlines} viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none">
       <desc>{t('live.outlinesDesc', { count: snapshot.elements.length, window: snapshot.window.name || snapshot.window.app })}</desc>
       {snapshot.elements.map((element) => {
         const { x, y, width: w, height: h } = element.bounds;
