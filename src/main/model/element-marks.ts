@@ -78,15 +78,50 @@ export function marksSvg(marks: readonly Mark[], image: { width: number; height:
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${image.width}" height="${image.height}">${shapes.join('')}</svg>`;
 }
 
-/** The screenshot with the snapshot's marks drawn on it: same size and format; the image itself when there is nothing to mark. */
+/**
+ * The screenshot with the snapshot's marks drawn on it: same size and format; the image itself when
+ * there is nothing to mark. The marks' layer is rasterised once and blended here, over the marks'
+ * own pixels only: sharp's composite blends the whole image in floating point, several times
+ * slower for a layer that is almost all transparent.
+ */
 export async function drawElementMarks(image: ModelImage, snapshot: ElementSnapshot): Promise<ModelImage> {
   const size = { width: image.width, height: image.height };
   const marks = markLayout(snapshot, size);
   if (marks.length === 0) return image;
-  const layered = sharp(image.image).composite([{ input: Buffer.from(marksSvg(marks, size)), left: 0, top: 0 }]);
+  const [base, layer] = await Promise.all([
+    sharp(image.image).removeAlpha().raw().toBuffer({ resolveWithObject: true }),
+    sharp(Buffer.from(marksSvg(marks, size))).ensureAlpha().raw().toBuffer({ resolveWithObject: true }),
+  ]);
+  if (base.info.width !== layer.info.width || base.info.height !== layer.info.height) throw new Error(`the screenshot is ${base.info.width}x${base.info.height}, not ${image.width}x${image.height} as it says`);
+  // Boxes and labels may overlap (a label inside its box, neighbours): each pixel is blended once.
+  const blended = new Uint8Array(base.info.width * base.info.height);
+  for (const mark of marks) {
+    blendOver(base.data, layer.data, blended, base.info.width, mark.box);
+    blendOver(base.data, layer.data, blended, base.info.width, mark.label);
+  }
+  const drawn = sharp(base.data, { raw: { width: base.info.width, height: base.info.height, channels: 3 } });
   // Full chroma: a thin coloured outline keeps its colour (4:2:0 would blur it into the page).
-  const encoded = image.mime === 'image/png' ? layered.png() : layered.jpeg({ quality: 85, chromaSubsampling: '4:4:4' });
+  const encoded = image.mime === 'image/png' ? drawn.png() : drawn.jpeg({ quality: 85, chromaSubsampling: '4:4:4' });
   return { ...image, image: await encoded.toBuffer() };
+}
+
+/** Blends the RGBA layer over the RGB image inside one rectangle, skipping the pixels `blended` says are done. */
+function blendOver(rgb: Buffer, rgba: Buffer, blended: Uint8Array, width: number, rect: Rect): void {
+  const right = rect.x + rect.width;
+  const bottom = rect.y + rect.height;
+  for (let y = rect.y; y < bottom; y++) {
+    for (let x = rect.x; x < right; x++) {
+      const pixel = y * width + x;
+      if (blended[pixel] === 1) continue;
+      blended[pixel] = 1;
+      const alpha = rgba[pixel * 4 + 3] ?? 0;
+      if (alpha === 0) continue;
+      for (let channel = 0; channel < 3; channel++) {
+        const at = pixel * 3 + channel;
+        rgb[at] = Math.round(((rgba[pixel * 4 + channel] ?? 0) * alpha + (rgb[at] ?? 0) * (255 - alpha)) / 255);
+      }
+    }
+  }
 }
 
 /**
