@@ -109,10 +109,22 @@ export function elementListText(snapshot: ElementSnapshot, options: ElementListO
  */
 export type ElementReading = { byNumber: true } | { byNumber: false; frame: CoordinateFrame };
 
+/**
+ * Whether the snapshot's image boxes are boxes of this observation: not when the observation is a
+ * zoomed region, or an image of another size than the one the snapshot was mapped onto. Then no
+ * mark is drawn and no point given (the numbers still name the elements).
+ */
+export function boxesFitObservation(input: Pick<PredictInput, 'elements' | 'observation' | 'zoom'>): boolean {
+  const frame = input.elements?.snapshot.frame;
+  if (input.zoom) return false;
+  return frame === undefined || (frame.image.width === input.observation.width && frame.image.height === input.observation.height);
+}
+
 /** The list for a step's prompt when the aid is on (`PredictInput.elements`), else null. */
-export function elementsPromptOf(input: Pick<PredictInput, 'elements'>, reading: ElementReading): string | null {
+export function elementsPromptOf(input: Pick<PredictInput, 'elements' | 'observation' | 'zoom'>, reading: ElementReading): string | null {
   const aid = input.elements;
   if (!aid) return null;
-  const pointOf = reading.byNumber ? undefined : (point: ImagePoint) => imageToModel(point, reading.frame);
-  return elementListText(aid.snapshot, { byNumber: reading.byNumber, pointOf, marked: aid.mode === 'marks' });
+  const fits = boxesFitObservation(input);
+  const pointOf = reading.byNumber || !fits ? undefined : (point: ImagePoint) => imageToModel(point, reading.frame);
+  return elementListText(aid.snapshot, { byNumber: reading.byNumber, pointOf, marked: aid.mode === 'marks' && fits });
 }

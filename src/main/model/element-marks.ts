@@ -11,7 +11,7 @@
 import sharp from 'sharp';
 import type { Rect } from '../../shared/frame';
 import type { ElementSnapshot } from '../../shared/elements';
-import { aidedElements } from './element-aid';
+import { aidedElements, boxesFitObservation } from './element-aid';
 import type { ModelImage, PredictInput } from './types';
 
 /** Colours that stand apart from each other and from white or dark interfaces; white text reads on all. */
@@ -132,6 +132,7 @@ function blendOver(rgb: Buffer, rgba: Buffer, blended: Uint8Array, width: number
 export async function withElementMarks(input: PredictInput): Promise<PredictInput> {
   const aid = input.elements;
   if (aid?.mode !== 'marks') return input;
+  if (!boxesFitObservation(input)) return { ...input, elements: { ...aid, mode: 'list' } };
   try {
     const marked = await drawElementMarks(input.observation, aid.snapshot);
     if (marked === input.observation) return { ...input, elements: { ...aid, mode: 'list' } };

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { elementListText, elementsPromptOf } from '../../../src/main/model/element-aid';
+import type { ModelImage } from '../../../src/main/model/types';
 import type { ElementSnapshot } from '../../../src/shared/elements';
 import { formSnapshot } from '../../fixtures/elements/form-snapshot';
+
+/** An observation of this size (the list reads only its size). */
+const observation = (width: number, height: number): ModelImage => ({ image: Buffer.alloc(0), mime: 'image/jpeg', width, height });
+const SENT = observation(1280, 800);
 
 describe('the element list for the prompt', () => {
   it('lists the interactive elements by their snapshot numbers, with role, name, value and key states', () => {
@@ -39,21 +44,32 @@ describe('the element list for the prompt', () => {
 
   it('gives a family without element tools each centre in the coordinates it writes', () => {
     const snapshot = formSnapshot({ width: 1920, height: 1080 }, { width: 1280, height: 720 });
-    const pixels = elementsPromptOf({ elements: { mode: 'list', snapshot } }, { byNumber: false, frame: { space: 'image', image: { width: 1280, height: 720 } } }) ?? '';
+    const pixels = elementsPromptOf({ observation: observation(1280, 720), elements: { mode: 'list', snapshot } }, { byNumber: false, frame: { space: 'image', image: { width: 1280, height: 720 } } }) ?? '';
     const button = snapshot.elements.find((element) => element.role === 'push button')?.imageBounds;
     expect(button).toBeDefined();
     const centre = { x: Math.round((button?.x ?? 0) + (button?.width ?? 0) / 2), y: Math.round((button?.y ?? 0) + (button?.height ?? 0) / 2) };
     expect(pixels).toContain(`6. push button "Submit" at (${centre.x}, ${centre.y})`);
     expect(pixels).not.toContain('click_element');
-    const relative = elementsPromptOf({ elements: { mode: 'list', snapshot } }, { byNumber: false, frame: { space: 'relative-1000', image: { width: 1280, height: 720 } } }) ?? '';
+    const relative = elementsPromptOf({ observation: observation(1280, 720), elements: { mode: 'list', snapshot } }, { byNumber: false, frame: { space: 'relative-1000', image: { width: 1280, height: 720 } } }) ?? '';
     expect(relative).toContain(`6. push button "Submit" at (${Math.round((centre.x / 1280) * 1000)}, ${Math.round((centre.y / 720) * 1000)})`);
   });
 
   it('says the numbers are drawn with marks, and nothing without the aid', () => {
     const snapshot = formSnapshot();
-    expect(elementsPromptOf({ elements: { mode: 'marks', snapshot } }, { byNumber: true })).toContain('numbered on the screenshot');
-    expect(elementsPromptOf({ elements: { mode: 'list', snapshot } }, { byNumber: true })).not.toContain('numbered on the screenshot');
-    expect(elementsPromptOf({}, { byNumber: true })).toBeNull();
+    expect(elementsPromptOf({ observation: SENT, elements: { mode: 'marks', snapshot } }, { byNumber: true })).toContain('numbered on the screenshot');
+    expect(elementsPromptOf({ observation: SENT, elements: { mode: 'list', snapshot } }, { byNumber: true })).not.toContain('numbered on the screenshot');
+    expect(elementsPromptOf({ observation: SENT }, { byNumber: true })).toBeNull();
+  });
+
+  it('gives no point and speaks of no marks when the boxes are not the observation’s (a zoomed region, another size)', () => {
+    const snapshot = formSnapshot();
+    const frame = { space: 'image' as const, image: { width: 1280, height: 800 } };
+    const zoomed = elementsPromptOf({ observation: SENT, zoom: { x: 0, y: 0, toX: 640, toY: 400 }, elements: { mode: 'marks', snapshot } }, { byNumber: false, frame }) ?? '';
+    expect(zoomed).toContain('6. push button "Submit"');
+    expect(zoomed).not.toMatch(/ at \(/);
+    expect(zoomed).not.toContain('numbered on the screenshot');
+    const resized = elementsPromptOf({ observation: observation(1024, 640), elements: { mode: 'list', snapshot } }, { byNumber: false, frame }) ?? '';
+    expect(resized).not.toMatch(/ at \(/);
   });
 
   it('stays within its length on a window of thousands of elements, and says how many it left out', () => {

@@ -100,6 +100,10 @@ describe('set-of-marks on the screenshot', () => {
     expect(marked.elements?.mode).toBe('marks');
     const broken = await withElementMarks({ task: 't', history: [], observation: { ...observation, image: Buffer.from('not an image') }, elements: { mode: 'marks', snapshot } });
     expect(broken.elements?.mode).toBe('list');
+    // A zoomed region: the boxes are not where the elements are on it, so nothing is drawn.
+    const zoomed = await withElementMarks({ task: 't', history: [], observation, zoom: { x: 0, y: 0, toX: 640, toY: 400 }, elements: { mode: 'marks', snapshot } });
+    expect(zoomed.observation).toBe(observation);
+    expect(zoomed.elements?.mode).toBe('list');
     expect(MARK_COLOURS.length).toBeGreaterThan(4);
   });
 });
