@@ -32,12 +32,13 @@ function runEvents(): AgentEvent[] {
   const events = fakeRunEvents(2, { runId: RUN_ID }).map((event) => {
     if (event.type !== 'action-result') return event;
     const result = event.result as Record<string, unknown>;
-    if (event.step === 1) return { ...event, result: { ...result, element: { role: 'push button', name: 'Submit', n: 6, bounds: { x: 520, y: 300, width: 140, height: 44 } } } };
+    // The fake run's screen is 640x400 (the form at half size), its screenshot the same.
+    if (event.step === 1) return { ...event, result: { ...result, element: { role: 'push button', name: 'Submit', n: 6, bounds: { x: 260, y: 150, width: 70, height: 22 } } } };
     return {
       ...event,
       result: {
         ...result,
-        element: { role: 'check box', name: 'I agree', n: 5, bounds: { x: 60, y: 222, width: 18, height: 18 } },
+        element: { role: 'check box', name: 'I agree', n: 5, bounds: { x: 30, y: 111, width: 9, height: 9 } },
         check: { kind: 'checked', ok: false, message: 'expected checked, found unchecked' },
       },
     };
@@ -50,9 +51,10 @@ const runState = { id: RUN_ID, kind: 'run', task: 'Fake task', paused: false, co
 const baseConfig = { model: { baseUrl: 'http://127.0.0.1:1/v1', model: 'fake', family: 'tools' } };
 
 /** What the stand-in serves and was sent: the display's size (live frame and snapshot), the settings saved. */
-const state: { display: { width: number; height: number }; frame: Buffer | null; snapshot: ElementSnapshot; config: Record<string, unknown>; saves: unknown[] } = {
+const state: { display: { width: number; height: number }; frame: Buffer | null; screenshot: Buffer | null; snapshot: ElementSnapshot; config: Record<string, unknown>; saves: unknown[] } = {
   display: { width: 1280, height: 800 },
   frame: null,
+  screenshot: null,
   snapshot: formSnapshot(),
   config: baseConfig,
   saves: [],
@@ -77,6 +79,8 @@ beforeAll(async () => {
   const built = await ensureRendererBuilt();
   if (!built.ok) throw new Error(built.message);
   state.frame = await formFrame(state.snapshot, state.display);
+  // The steps' screenshots: the form at the fake run's 640x400.
+  state.screenshot = await formFrame(formSnapshot({ width: 640, height: 400 }), { width: 640, height: 400 });
   server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
@@ -102,6 +106,7 @@ beforeAll(async () => {
       return;
     }
     if (path === '/api/settings') return send(response, { status: 200, json: settingsView() });
+    if (path.startsWith(`/api/sessions/${RUN_ID}/files/screenshots/`)) return send(response, { status: 200, body: state.screenshot ?? Buffer.alloc(0), contentType: 'image/jpeg' });
     if (path === `/api/sessions/${RUN_ID}/events`) {
       const since = Number(url.searchParams.get('since') ?? '0');
       return send(response, { status: 200, json: record.filter((event) => event.seq > since) });
@@ -149,6 +154,10 @@ describe('the elements in the window', () => {
     await first.waitFor();
     await expect.poll(() => first.getByRole('note', { name: 'Acted element' }).innerText()).toBe('on push button “Submit” #6');
     expect(await first.getByRole('note', { name: 'Read-back' }).count()).toBe(0);
+    // Its box on the step's screenshot, mapped through the step's frame (the same pixels here).
+    const box = first.getByRole('img', { name: 'Acted elements on the screenshot' }).locator('rect');
+    expect(await box.count()).toBe(1);
+    expect(await box.evaluate((rect) => ['x', 'y', 'width', 'height'].map((name) => Number(rect.getAttribute(name))))).toEqual([260, 150, 70, 22]);
 
     await steps.nth(1).getByRole('button').click();
     const second = page.getByRole('complementary', { name: 'Step 2' });

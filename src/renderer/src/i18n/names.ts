@@ -55,6 +55,7 @@ export const NAMES = {
   outlineElements: 'Outline elements',
   elementOutlines: 'Element outlines',
   actedElement: 'Acted element',
+  actedElementBoxes: 'Acted elements on the screenshot',
   readBack: 'Read-back',
   elementsAid: 'Elements aid',
   takeOver: 'Take over',

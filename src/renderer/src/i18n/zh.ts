@@ -52,6 +52,7 @@ export const zh: Messages = {
   outlineElements: '标出元素',
   elementOutlines: '元素轮廓',
   actedElement: '操作的元素',
+  actedElementBoxes: '截图上操作的元素',
   readBack: '回读',
   elementsAid: '元素辅助',
   takeOver: '接管',

@@ -15,6 +15,7 @@ import { SessionImage } from '../../components/SessionImage';
 import { formatTokens } from '../../format';
 import { NAMES } from '../../i18n/names';
 import type { ActedElement, OutcomeCheck } from '../../../../shared/action-result';
+import type { Frame } from '../../../../shared/frame';
 import { stepAt } from '../../store/session-fold';
 
 export function StepInspector() {
@@ -154,6 +155,32 @@ function ReadBackLine({ check }: { check: OutcomeCheck }) {
   );
 }
 
+/**
+ * The boxes of the elements the step's actions hit, on its screenshot: their screen bounds mapped
+ * through the step's frame onto the image (the screenshot's own pixels).
+ */
+function ActedElementBoxes({ step, frame, width, height }: { step: StepView; frame: Frame; width: number; height: number }) {
+  const sx = frame.image.width / frame.bounds.width;
+  const sy = frame.image.height / frame.bounds.height;
+  const hit = resultsAtActions(step).flatMap((result) => (result?.ok && result.element ? [result.element] : []));
+  if (hit.length === 0) return null;
+  return (
+    <svg className="action-overlay acted-element-boxes" viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={NAMES.actedElementBoxes}>
+      {hit.map((element, index) => (
+        <rect
+          key={index}
+          x={(element.bounds.x - frame.bounds.x) * sx}
+          y={(element.bounds.y - frame.bounds.y) * sy}
+          width={element.bounds.width * sx}
+          height={element.bounds.height * sy}
+        >
+          <title>{`${element.role} "${element.name}"`}</title>
+        </rect>
+      ))}
+    </svg>
+  );
+}
+
 function InspectorScreenshot({ sessionId, step }: { sessionId: string; step: StepView }) {
   const { t } = useTranslation();
   const { client } = useServices();
@@ -169,6 +196,7 @@ function InspectorScreenshot({ sessionId, step }: { sessionId: string; step: Ste
       <div className="screen-frame">
         <SessionImage src={client.fileUrl(sessionId, screenshot.path)} alt={t('inspector.screenshotAlt', { n: step.step })} width={screenshot.width} height={screenshot.height} />
         {marker && <ActionOverlay actions={step.actions} results={resultsAtActions(step)} width={screenshot.width} height={screenshot.height} />}
+        {marker && step.frame && <ActedElementBoxes step={step} frame={step.frame} width={screenshot.width} height={screenshot.height} />}
       </div>
     </section>
   );
