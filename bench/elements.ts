@@ -7,8 +7,11 @@
  *   (b) a snapshot of the active window (Collection query);
  *   (c) the same snapshot by walking the tree (what an app without Collection costs).
  * Prints medians and the ratios b/a and c/a (target for the form page: b/a ≤ 1, a snapshot costs at
- * most one capture). Prompt tokens per step for the model aid (off / list / marks) come with the
- * aid itself (issue 30, item 3).
+ * most one capture). Then the prompt tokens of one step for the elements aid, off / list / marks:
+ * the `tools` family's whole first request built from that capture and a snapshot on its frame,
+ * counted with the estimate the memory budgets use (src/main/memory/pruning.ts: text at 3
+ * characters a token, the request's JSON without its images; each image 800 tokens), and the
+ * time the marks take to draw against the capture.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -19,7 +22,14 @@ import { readFileSync } from 'node:fs';
 import { openElementReader } from '../src/main/operator/a11y/open-reader';
 import { createIsolatedOperator } from '../src/main/operator/isolated-operator';
 import { DesktopHost } from '../src/main/operator/private-desktop/desktop-host';
-import { fmt, median, timeRunsInTurn } from './lib/stats';
+import { fmt, median, timeRuns, timeRunsInTurn } from './lib/stats';
+import { buildToolsRequest } from '../src/main/model/tools-model';
+import { drawElementMarks, withElementMarks } from '../src/main/model/element-marks';
+import { aidedElements } from '../src/main/model/element-aid';
+import type { ElementSnapshot } from '../src/shared/elements';
+import type { ModelImage, PredictInput } from '../src/main/model/types';
+import { ModelSettingsSchema } from '../src/shared/settings';
+import { DEFAULT_PRUNING_OPTIONS, estimateTextTokens } from '../src/main/memory/pruning';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const FIRST_DISPLAY = Number(process.env.MNEMO_BENCH_PRIVATE_DISPLAY ?? 230);
@@ -96,6 +106,15 @@ async function measure(label: string, path: string, ready: (names: string[]) => 
     console.log(`  (a) one capture (observe, JPEG 1280 wide)   ${fmt(a)} ms`);
     console.log(`  (b) snapshot, Collection query              ${fmt(b)} ms  (${shown} elements)   b/a = ${(b / a).toFixed(2)}`);
     console.log(`  (c) snapshot, pruned walk                   ${fmt(c)} ms  (${walkedCount} elements)   c/a = ${(c / a).toFixed(2)}`);
+
+    // One step's prompt: the capture the model would get and the snapshot on its frame.
+    const observed = await operator.operator.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
+    if (!observed.ok) throw new Error(observed.message);
+    const { frame } = observed.observation;
+    const taken = await reader.snapshot({ budgetMs: 10_000, frame });
+    if (!taken.ok) throw new Error(taken.message);
+    const image: ModelImage = { image: observed.observation.image, mime: frame.image.format === 'png' ? 'image/png' : 'image/jpeg', width: frame.image.width, height: frame.image.height };
+    await printPromptTokens(image, taken.snapshot, a);
   } finally {
     await operator.operator.close();
     opening.opened.close();
@@ -103,11 +122,42 @@ async function measure(label: string, path: string, ready: (names: string[]) => 
   }
 }
 
+const TOOLS_SETTINGS = ModelSettingsSchema.parse({ baseUrl: 'http://127.0.0.1:9/v1', model: 'bench-model', family: 'tools' });
+
+/** A request's tokens as the memory budgets estimate them: its JSON without images, at 3 characters a token, plus 800 per image. */
+function requestTokens(request: unknown): { tokens: number; images: number } {
+  let images = 0;
+  const text = JSON.stringify(request, (_key, value: unknown) => {
+    if (typeof value === 'string' && value.startsWith('data:image/')) {
+      images++;
+      return '';
+    }
+    return value;
+  });
+  return { tokens: estimateTextTokens(text) + images * DEFAULT_PRUNING_OPTIONS.tokensPerImage, images };
+}
+
+async function printPromptTokens(image: ModelImage, snapshot: ElementSnapshot, captureMs: number): Promise<void> {
+  const base: PredictInput = { task: 'Fill in the form and submit it', history: [], observation: image };
+  const off = requestTokens(buildToolsRequest(base, TOOLS_SETTINGS));
+  const list = requestTokens(buildToolsRequest({ ...base, elements: { mode: 'list', snapshot } }, TOOLS_SETTINGS));
+  const markedInput = await withElementMarks({ ...base, elements: { mode: 'marks', snapshot } });
+  const marks = requestTokens(buildToolsRequest(markedInput, TOOLS_SETTINGS));
+  const drawing = median(await timeRuns(RUNS, () => drawElementMarks(image, snapshot)));
+  const offered = aidedElements(snapshot).length;
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  console.log(`  prompt tokens of one step (tools family, first step; ${offered} interactive of ${snapshot.elements.length} elements${snapshot.truncated ? `, the snapshot cut: ${snapshot.truncated.reason}` : ''}):`);
+  console.log(`    off     ${off.tokens}`);
+  console.log(`    list    ${list.tokens}  (+${list.tokens - off.tokens}, ×${(list.tokens / off.tokens).toFixed(2)})`);
+  console.log(`    marks   ${marks.tokens}  (+${marks.tokens - off.tokens}, ×${(marks.tokens / off.tokens).toFixed(2)}; the image the same size: ${kb(image.image.length)} plain, ${kb(markedInput.observation.image.length)} marked)`);
+  console.log(`    drawing the marks ${fmt(drawing)} ms   against one capture ${fmt(captureMs)} ms: ×${(drawing / captureMs).toFixed(2)}`);
+}
+
 try {
   console.log(`bench:elements — medians of ${RUNS} runs each, in turn, on private 1280x800 desktops`);
   await measure('form page (test/fixtures/elements/form.html)', '/form', (names) => names.includes('Submit'));
   await measure('5,000-node page (1,000 rows × row, label, box, button, link)', '/big', (names) => names.includes('Open 1'));
-  console.log('prompt tokens per step (off / list / marks): with the model aid (issue 30, item 3), not built yet');
+  console.log('tokens: the estimate of src/main/memory/pruning.ts (text 3 characters a token, the request JSON without images; an image 800); the image is the same in all three modes');
 } finally {
   server.closeAllConnections();
   server.close();

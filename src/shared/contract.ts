@@ -47,6 +47,7 @@ import {
   WorkingMemorySchema,
 } from './app-api';
 import { AgentEventListSchema, AgentEventSchema, type AgentEvent } from './events';
+import { ElementSnapshotSchema } from './elements';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
 import { SessionIdSchema } from './session-id';
 import { ProposedParamSchema, ShownWorkflowSchema, WORKFLOW_FILE_MAX, WorkflowExportSchema, WorkflowNameSchema, WorkflowSummarySchema } from './workflow';
@@ -193,6 +194,12 @@ export const commands = {
   'run:input': command(RunRefSchema.extend(InputSchema.shape), InputResultSchema, POST('/runs/:id/input')),
   /** The agent goes on, told that the user took over, what they did (in its image's pixels) and the note. */
   'run:handback': command(RunRefSchema.extend(HandbackSchema.shape), RunStateSchema, POST('/runs/:id/handback')),
+  /**
+   * The elements of the run's display now (the active window's snapshot, bounds in the display's
+   * pixels), for the live view's outlines; `unavailable` without an accessibility bus, `not_found`
+   * with no window to read.
+   */
+  'run:elements': command(RunRefSchema, ElementSnapshotSchema, GET('/runs/:id/elements')),
   'replay:start': command(StartReplaySchema, StartedSchema, POST('/replays')),
   'sessions:list': command(z.object({ search: z.string().optional(), status: z.string().optional() }), z.array(SessionListItemSchema), GET('/sessions')),
   /** A session's events after `since` (all with 0); live ones then come on the event channel. */

@@ -7,6 +7,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { COMPUTER_TOOL_CHOICES, COORDINATE_FAMILIES, COORDINATE_SPACES, MODEL_FAMILIES, UI_TARS_VERSIONS } from '../../shared/model-families';
 import { parseStoreLocation } from '../../shared/store-location';
 import type { Size } from '../../shared/frame';
+import type { ElementsAidMode } from '../../shared/settings';
 
 export function parsePositiveInt(name: string) {
   return (value: string): number => {
@@ -124,6 +125,14 @@ export function addModelOptions(command: Command, purpose = ''): Command {
 /** `--computer-tool <name>`: the vendor's computer tool a model is asked with (Claude's toolset or older tool, OpenAI's GA or preview tool). */
 export function computerToolOption(description: string): Option {
   return new Option('--computer-tool <name>', description).choices(COMPUTER_TOOL_CHOICES);
+}
+
+/** ELEMENTS_AID_MODES, spelled here: this module loads at every start and imports no schema (zod) for it. */
+const ELEMENTS_AID_CHOICES: readonly ElementsAidMode[] = ['off', 'list', 'marks'];
+
+/** `--elements <mode>`: the elements aid, the accessibility tree's elements given to the model (docs/elements.md). */
+export function elementsOption(description: string): Option {
+  return new Option('--elements <mode>', description).choices(ELEMENTS_AID_CHOICES);
 }
 
 /** `--coordinates <space>`: the coordinate space a model writes points in. */

@@ -32,7 +32,7 @@ export class AnthropicModel extends FamilyModel<AnthropicModelSettings, Anthropi
     return pixelFrame(image);
   }
 
-  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+  protected async predictStep(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
     const thoughts = new ThoughtStream((text) => text, onThought);
     // Blocks of the reply joined as the parser joins them: a blank line between two blocks.
     let shown = { attempt: 0, block: -1, any: false };

@@ -44,7 +44,7 @@ export abstract class ChatFamilyModel<Settings extends Pick<ModelSettings, 'mode
     return frameFor(this.coordinates(), image);
   }
 
-  predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+  protected predictStep(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
     const { request, thoughts, rawOf, parse, extras } = this.step(input, onThought);
     return chatPrediction({ client: this.deps.client, request, stream: this.settings.stream, signal, thoughts, model: this.model, prices: this.deps.prices, rawOf }, parse, extras);
   }

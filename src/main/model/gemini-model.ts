@@ -27,7 +27,7 @@ export class GeminiModel extends FamilyModel<GeminiModelSettings, GeminiModelDep
     return geminiCoordinateFrame(image);
   }
 
-  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+  protected async predictStep(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
     const image = sizeOf(input.observation);
     // The thought is read from the parts so far (summaries, then text), not from raw deltas, and
     // only as often as the stream says it is due (see ThoughtStream): reading it costs its length.

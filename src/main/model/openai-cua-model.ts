@@ -36,6 +36,7 @@ import {
 import { imageDataUrl, parsedPrediction, sizeOf, ThoughtStream } from './messages';
 import { usageOf } from './pricing';
 import { type PredictInput, type Prediction, type StepRecord, type ThoughtListener } from './types';
+import { elementsPromptOf } from './element-aid';
 import { withToolFix } from './tool-rejection';
 import { FamilyModel, type FamilyModelDeps } from './family-model';
 
@@ -112,7 +113,10 @@ export function buildOpenAiCuaRequest(
   const tool = cuaToolEntry(chosen, sizeOf(input.observation), environment);
   const items: ResponseInputItem[] = [];
   const chain = chainOf(input.history);
-  const feedback = input.feedback !== undefined && input.feedback.trim() !== '' ? input.feedback.trim() : null;
+  const given = input.feedback !== undefined && input.feedback.trim() !== '' ? input.feedback.trim() : null;
+  // The elements aid goes with the words of the turn that carries the screenshot it was read with.
+  const elements = elementsPromptOf(input, { byNumber: true });
+  const feedback = given !== null && elements !== null ? `${given}\n\n${elements}` : (given ?? elements);
 
   if (chain !== null && chain.calls.length > 0) {
     const screenshot = imageDataUrl(input.observation);
@@ -163,7 +167,7 @@ export class OpenAiCuaModel extends FamilyModel<OpenAiCuaModelSettings, OpenAiCu
     return pixelFrame(image);
   }
 
-  async predict(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
+  protected async predictStep(input: PredictInput, signal?: AbortSignal, onThought?: ThoughtListener): Promise<Prediction> {
     const image = sizeOf(input.observation);
     const request = buildOpenAiCuaRequest(input, this.settings, this.deps.environment);
     const result = await this.deps.client.respond(request, signal);

@@ -14,6 +14,7 @@ import { describeCoordinates, formatPyautoguiAction, frameFor, imageToModel, par
 import { ChatFamilyModel, familyCoordinates, type ChatFamilyDeps, type ChatStep } from './chat-family-model';
 import { ChatTurns, sizeOf, ThoughtStream, visibleProse } from './messages';
 import { type PredictInput, type StepRecord, type ThoughtListener } from './types';
+import { elementsPromptOf } from './element-aid';
 
 export type PyautoguiModelSettings = Pick<ModelSettings, 'model' | 'baseUrl' | 'stream' | 'temperature' | 'maxOutputTokens' | 'coordinates' | 'smartResize'>;
 
@@ -70,6 +71,9 @@ export function buildPyautoguiRequest(input: PredictInput, settings: PyautoguiMo
     if (step.results.trim() !== '') turns.text(`Result of step ${step.step}: ${step.results}`);
   }
   if (input.feedback !== undefined && input.feedback.trim() !== '') turns.text(input.feedback);
+  // pyautogui code has no element tools: each element comes with its centre in the coordinates it writes.
+  const elements = elementsPromptOf(input, { byNumber: false, frame: frameFor(coordinates, observation) });
+  if (elements !== null) turns.text(elements);
   turns.text(`Current screenshot (${observation.width}x${observation.height}):`);
   turns.image(input.observation);
   return {

@@ -15,6 +15,7 @@ import { actionToModel, computerToolDefinition, describeCoordinates, frameFor, i
 import { ChatFamilyModel, familyCoordinates, type ChatFamilyDeps, type ChatStep } from './chat-family-model';
 import { ChatTurns, sizeOf, ThoughtStream, visibleProse } from './messages';
 import { type PredictInput, type ThoughtListener, type ZoomedRegion } from './types';
+import { elementsPromptOf } from './element-aid';
 
 export type ToolsModelSettings = Pick<
   ModelSettings,
@@ -101,6 +102,9 @@ export function buildToolsMessages(input: PredictInput, toolCalling: boolean, co
     }
   }
   if (input.feedback !== undefined && input.feedback.trim() !== '') turns.text(input.feedback);
+  // The elements aid, beside the screenshot it was read with.
+  const elements = elementsPromptOf(input, { byNumber: true });
+  if (elements !== null) turns.text(elements);
   const zoomed = input.zoom ? `: ${zoomedWords(input.zoom)}; points you give now are in this image` : '';
   turns.text(`Current screenshot (${observation.width}x${observation.height})${zoomed}:`);
   turns.image(input.observation);

@@ -16,6 +16,7 @@ import { frameFor, gridOf, imageToModel, type ImageSize, type ModelCoordinates, 
 import { ChatFamilyModel, familyCoordinates, type ChatFamilyDeps, type ChatStep } from './chat-family-model';
 import { ChatTurns, partialMarkerLength, sizeOf, ThoughtStream } from './messages';
 import { type PredictInput, type StepRecord, type ThoughtListener } from './types';
+import { elementsPromptOf } from './element-aid';
 
 export type UiTarsModelSettings = Pick<
   ModelSettings,
@@ -143,6 +144,9 @@ export function buildUiTarsRequest(input: PredictInput, settings: UiTarsModelSet
     turns.assistant({ role: 'assistant', content: uiTarsTurn(step, version, observation, familyCoordinates('ui-tars', settings)) });
   }
   if (input.feedback !== undefined && input.feedback.trim() !== '') turns.text(input.feedback);
+  // UI-TARS has no element tools: each element comes with its centre in the coordinates it writes.
+  const elements = elementsPromptOf(input, { byNumber: false, frame: frameFor(familyCoordinates('ui-tars', settings), observation) });
+  if (elements !== null) turns.text(elements);
   turns.image(input.observation);
   return {
     model: settings.model,

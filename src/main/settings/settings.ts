@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule, type StoreSettings } from '../../shared/config';
-import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, apiKeyFromEnv, endpointOf, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
+import { ModelSettingsSchema, ImageSettingsSchema, DEFAULT_PRICES, apiKeyFromEnv, endpointOf, type ElementsAidMode, type ModelSettings, type PriceTable, type ImageSettings } from '../../shared/settings';
 import { knownModel, settingsOfKnownModel } from '../../shared/known-models';
 import { MODEL_FAMILIES, modelSettingsProblem, type ComputerToolChoice, type CoordinateSpaceName } from '../../shared/model-families';
 import { makePrivateDir, writeJsonAtomically } from '../disk/files';
@@ -30,6 +30,8 @@ export interface RunFlags {
   coordinates?: string;
   /** The vendor's computer tool (`anthropic`, `openai-cua`), or `auto`. */
   computerTool?: string;
+  /** The elements aid: `off`, `list` or `marks` (model.elements). */
+  elements?: string;
   apiKeyEnv?: string;
   maxSteps?: number;
   maxCost?: number;
@@ -222,6 +224,7 @@ export function runSettingsOf(config: LoadedConfig, flags: RunFlags, env: NodeJS
     ...(flags.modelVersion !== undefined ? { modelVersion: flags.modelVersion } : {}),
     ...(flags.coordinates !== undefined ? { coordinates: flags.coordinates as CoordinateSpaceName } : {}),
     ...(flags.computerTool !== undefined ? { computerTool: flags.computerTool as ComputerToolChoice } : {}),
+    ...(flags.elements !== undefined ? { elements: flags.elements as ElementsAidMode } : {}),
     ...(apiKey !== undefined ? { apiKey } : {}),
   };
   if (candidate.family === undefined && modelName !== undefined && candidate.baseUrl !== undefined) {

@@ -157,6 +157,10 @@ describe('every command through mnemo serve', () => {
     expect(await api['run:input']({ id: held, action: userMove })).toMatchObject({ ok: false, error: { kind: 'conflict', message: expect.stringContaining('not taken over') } });
     expect(await api['run:takeover']({ id: held })).toMatchObject({ ok: true, value: { id: held, status: 'taken over' } });
     expect(await api['runs:list']()).toMatchObject({ ok: true, value: [{ id: held, status: 'taken over' }] });
+    // The run's elements: read through its display's accessibility bus (none without a display here), a value either way.
+    const elements = await api['run:elements']({ id: held });
+    expect(elements.ok || ['unavailable', 'not_found'].includes(elements.error.kind)).toBe(true);
+    expect(await api['run:elements']({ id: 'no-such-run' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
     const input = api['run:input']({ id: held, action: userMove });
     expect(await api['run:answer']({ id: held, text: 'Documents', questionId: asked.id })).toMatchObject({ ok: true });
     expect(await input).toMatchObject({ ok: true, value: { step: 2, result: { ok: true } } });

@@ -6,7 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { WORKFLOW_POLICIES } from '../../replay/policy';
 import type { BatchCancelOptions, BatchRunOptions, BatchShowOptions, BatchContinueOptions } from '../commands/batch';
-import { addSettingsOptions, addStorageOptions, addStoreOption, collect, parsePositiveInt, parseSpeed } from '../options';
+import { addSettingsOptions, addStorageOptions, addStoreOption, collect, elementsOption, parsePositiveInt, parseSpeed } from '../options';
 
 const EXIT_HELP = `
 Each row of the values file is one run, on a private desktop of its own, N at once; a column is a
@@ -33,6 +33,7 @@ const batch = () => import('../commands/batch');
 /** The flags of the runs a batch starts (also on resume and retry, which take the settings again). */
 function addRunFlags(command: Command): Command {
   return addStoreOption(addSettingsOptions(command, 'for a task, or a workflow\'s reground: '), "each row's session goes there once its run ends (it stays here until the store has all of it)")
+    .addOption(elementsOption('for a task\'s runs: the elements aid, off, list or marks, as for mnemo run (config model.elements)'))
     .option('--concurrency <n>', 'rows at once, each on its own private desktop (default: what this machine holds, said at the start)', parsePositiveInt('--concurrency'))
     .option('--json', 'print one JSON object per row at the end: {"batch", "row", "values", "status", "attempts", "session", "sessions", "steps", "costUsd", "durationMs", "reason"}');
 }

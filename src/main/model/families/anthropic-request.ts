@@ -35,6 +35,7 @@ import { type ActionReport, type CapturedAfter, type ModelImage, type PredictInp
 import { ANTHROPIC_BETA, ANTHROPIC_COMPUTER_TOOLSET, ANTHROPIC_TOOLSET_TYPE, computerToolEntry, isComputerCall, mnemoTools, parseAnthropicMessage } from './anthropic';
 import type { AnthropicCall } from './types';
 import { isRecord } from './common';
+import { elementsPromptOf } from '../element-aid';
 
 /** The output token limit when the settings give none (with thinking, the budget comes on top). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -239,6 +240,9 @@ function notesOf(input: PredictInput): string[] {
     .filter((line) => line.trim() !== '' && !said.has(line.trim()))
     .join('\n');
   if (feedback !== '') notes.push(feedback);
+  // The elements aid changes at every step: after the newest breakpoint, with the notes.
+  const elements = elementsPromptOf(input, { byNumber: true });
+  if (elements !== null) notes.push(elements);
   return notes;
 }
 

@@ -9,6 +9,7 @@ import type { ModelImage, PredictInput, StepRecord } from '../types';
 import { describeSize, isRecord, nonEmpty } from './common';
 import { GEMINI_DESKTOP_URL, GEMINI_MNEMO_FUNCTIONS, geminiTools, parseGeminiContent, readGeminiReply, type GeminiParseOptions, type GeminiReply } from './gemini';
 import type { ImageSize } from './types';
+import { elementsPromptOf } from '../element-aid';
 
 const SYSTEM_PROMPT = (image: ImageSize) =>
   `You operate a computer for the user to complete their task. Each turn you get a screenshot of the whole screen (${describeSize(image)} pixels): a desktop with its windows, which may or may not be a web browser.
@@ -122,6 +123,8 @@ export function buildGeminiRequest(input: PredictInput, settings: GeminiRequestS
   });
   const feedback = nonEmpty(input.feedback);
   if (feedback !== null) turns.add('user', { text: feedback });
+  const elements = elementsPromptOf(input, { byNumber: true });
+  if (elements !== null) turns.add('user', { text: elements });
 
   const thoughts = settings.gemini?.includeThoughts !== false;
   return {

@@ -16,6 +16,8 @@ import type { FactJson } from '../../memory/facts';
 import type { ConfigFile } from '../../../shared/config';
 import type { AgentEvent } from '../../../shared/events';
 import type { DisplayInfo } from '../../../shared/frame';
+import type { ElementSnapshot } from '../../../shared/elements';
+import { runDesktopSnapshot } from '../runs/run-elements';
 import type { ModelSettingsInput } from '../../../shared/settings';
 import { summarizeWorkflow, type ProposedParam, type WorkflowSummary } from '../../../shared/workflow';
 import type { ModelCheck } from '../../model/provider-check';
@@ -155,6 +157,14 @@ export class AppBackend {
     if (!run) return notRunning(id);
     const handed = run.handBack(note);
     return handed.ok ? { ok: true, value: runState(run) } : { ok: false, error: { kind: 'conflict', message: handed.reason } };
+  }
+
+  /** The elements of a run's display now, for the live view's outlines (run-elements.ts). */
+  async elements(id: string): Promise<ServiceResult<ElementSnapshot>> {
+    const run = this.service.runs.get(id);
+    if (!run) return notRunning(id);
+    const { openElementReader } = await import('../../operator/a11y/open-reader');
+    return runDesktopSnapshot(run.desktop, { dataDir: this.service.config.dataDir, env: process.env, openReader: openElementReader });
   }
 
   currentRun(): RunState | null {

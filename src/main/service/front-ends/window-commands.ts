@@ -36,6 +36,7 @@ export function backendHandlers(backend: AppBackend): Omit<Handlers, ShellComman
     'run:takeover': async ({ id }) => fromService(backend.takeOver(id)),
     'run:input': async ({ id, action }) => fromService(await backend.input(id, action)),
     'run:handback': async ({ id, note }) => fromService(backend.handBack(id, note)),
+    'run:elements': async ({ id }) => fromService(await backend.elements(id)),
     'replay:start': async (request) => fromService(await backend.startReplay(request)),
     'sessions:list': async (filter) => ok(await backend.sessions(filter)),
     'sessions:events': async ({ id, since }) => fromService(await backend.events(id, since)),

@@ -5,11 +5,11 @@
  * space, "Test connection" and "Check grounding", the checks of `mnemo doctor`, limits,
  * memory budgets, confirmation rules, data directory and retention, and the window's language.
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SettingsView as Saved } from '../../../shared/app-api';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule } from '../../../shared/config';
-import { endpointOf, MODEL_FAMILIES } from '../../../shared/settings';
+import { ELEMENTS_AID_MODES, endpointOf, MODEL_FAMILIES, type ElementsAidMode } from '../../../shared/settings';
 import { knownModel, settingsOfKnownModel } from '../../../shared/known-models';
 import { COMPUTER_TOOLS_OF, COORDINATE_SPACES, coordinateSpaceOf, takesCoordinates, type ComputerToolChoice, type CoordinateSpaceName } from '../../../shared/model-families';
 import { computerToolOf } from '../../../shared/computer-tool';
@@ -33,6 +33,8 @@ interface Draft {
   coordinates: string;
   /** '' for auto: the model's own tool. */
   computerTool: string;
+  /** The elements aid (model.elements): off, list or marks. */
+  elements: ElementsAidMode;
   smartResize: NonNullable<ConfigFile['model']>['smartResize'] | null;
   apiKey: string;
   maxSteps: string;
@@ -62,6 +64,7 @@ function draftOf(saved: Saved | null): Draft {
     modelVersion: text(config.model?.modelVersion),
     coordinates: text(config.model?.coordinates),
     computerTool: config.model?.computerTool === 'auto' ? '' : text(config.model?.computerTool),
+    elements: config.model?.elements ?? 'off',
     smartResize: config.model?.smartResize ?? null,
     apiKey: '',
     maxSteps: text(config.agent?.maxSteps),
@@ -98,7 +101,7 @@ function ruleOf(draft: RuleDraft): ConfirmationRule {
 
 /** The model part of the form, as the provider check and the config take it. */
 function modelOf(draft: Draft, saved: Saved | null): NonNullable<ConfigFile['model']> {
-  const { baseUrl: _b, model: _m, family: _f, modelVersion: _v, coordinates: _c, smartResize: _s, computerTool: _t, ...kept } = saved?.config.model ?? {};
+  const { baseUrl: _b, model: _m, family: _f, modelVersion: _v, coordinates: _c, smartResize: _s, computerTool: _t, elements: _e, ...kept } = saved?.config.model ?? {};
   const spaced = takesCoordinates(draft.family);
   const tooled = COMPUTER_TOOLS_OF[draft.family]?.includes(draft.computerTool as never) ?? false;
   return {
@@ -110,6 +113,8 @@ function modelOf(draft: Draft, saved: Saved | null): NonNullable<ConfigFile['mod
     ...(spaced && draft.coordinates ? { coordinates: draft.coordinates as CoordinateSpaceName } : {}),
     ...(spaced && draft.smartResize ? { smartResize: draft.smartResize } : {}),
     ...(tooled ? { computerTool: draft.computerTool as ComputerToolChoice } : {}),
+    // Off is the default: written only when the file said something else before.
+    ...(draft.elements !== 'off' || saved?.config.model?.elements !== undefined ? { elements: draft.elements } : {}),
   };
 }
 
@@ -261,6 +266,7 @@ export function SettingsView({ explainMissingProvider }: { explainMissingProvide
             onChange={(value) => set('coordinates', value)}
           />
         )}
+        <ElementsAidField value={draft.elements} onChange={(value) => set('elements', value)} />
         <label className="field">
           {t('settingsView.apiKey')}
           <input
@@ -392,6 +398,29 @@ function CheckOutcome() {
 }
 
 /** A labelled choice among plain values; `unset`, when given, is the first choice and stands for none (''). */
+/** The elements aid, with what the chosen mode costs in tokens a step. */
+function ElementsAidField({ value, onChange }: { value: ElementsAidMode; onChange: (value: ElementsAidMode) => void }) {
+  const { t } = useTranslation();
+  const costId = useId();
+  return (
+    <>
+      <label className="field">
+        {t('settingsView.elementsAid')}
+        <select aria-label={NAMES.elementsAid} aria-describedby={costId} value={value} onChange={(event) => onChange(event.target.value as ElementsAidMode)}>
+          {ELEMENTS_AID_MODES.map((mode) => (
+            <option key={mode} value={mode}>
+              {mode}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p className="hint" id={costId}>
+        {t(`settingsView.elementsCost.${value}`)}
+      </p>
+    </>
+  );
+}
+
 function ChoiceField({ label, name, value, choices, unset, onChange }: { label: string; name?: string; value: string; choices: readonly string[]; unset?: string; onChange: (value: string) => void }) {
   return (
     <label className="field">

@@ -1,4 +1,5 @@
 /** The Run view: task box, run header, current screen, timeline, inspector, inline questions. */
+import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices, useSession } from '../../app-context';
 import { Divergence } from './Divergence';
@@ -27,6 +28,8 @@ export function RunView() {
   // The live view only for a run the core lists as going on: a run that has ended has no stream.
   const streaming = useSession((s) => s.session !== null && s.liveRuns.some((run) => run.id === s.session?.id));
   const recorded = !live;
+  // One function per run, so the outlines' reading loop restarts only when the run changes.
+  const readElements = useCallback(() => client['run:elements']({ id: sessionId ?? '' }), [client, sessionId]);
   return (
     <div className="run-view">
       <TaskForm />
@@ -59,7 +62,12 @@ export function RunView() {
           <div className="run-body">
             <div className="screens">
               {live && streaming && sessionId && (
-                <LiveDesktop src={client.liveUrl(sessionId)} takenOver={status === 'takenOver'} send={(action) => store.getState().input(action)} />
+                <LiveDesktop
+                  src={client.liveUrl(sessionId)}
+                  takenOver={status === 'takenOver'}
+                  send={(action) => store.getState().input(action)}
+                  readElements={readElements}
+                />
               )}
               <ScreenView />
             </div>

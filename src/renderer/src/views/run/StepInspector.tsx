@@ -13,6 +13,9 @@ import { useServices, useSession } from '../../app-context';
 import { ActionOverlay } from '../../components/ActionOverlay';
 import { SessionImage } from '../../components/SessionImage';
 import { formatTokens } from '../../format';
+import { NAMES } from '../../i18n/names';
+import type { ActedElement, OutcomeCheck } from '../../../../shared/action-result';
+import type { Frame } from '../../../../shared/frame';
 import { stepAt } from '../../store/session-fold';
 
 export function StepInspector() {
@@ -121,11 +124,60 @@ function ActionOutcomes({ step }: { step: StepView }) {
               <span className="action-result">
                 {!outcome.ran ? t('inspector.notRunWhy', { why: outcome.why }) : result ? (result.ok ? `✓ ${result.detail ?? ''}` : `✗ ${result.error.kind}: ${result.error.message}`) : '✓'}
               </span>
+              {result?.ok && result.element && <ActedElementLine element={result.element} />}
+              {result?.ok && result.check && <ReadBackLine check={result.check} />}
             </li>
           );
         })}
       </ol>
     </section>
+  );
+}
+
+/** The element the action hit, as the accessibility tree named it. */
+function ActedElementLine({ element }: { element: ActedElement }) {
+  const { t } = useTranslation();
+  return (
+    <span className="acted-element" role="note" aria-label={NAMES.actedElement}>
+      {t('inspector.actedElement', { role: element.role, name: element.name, number: element.n !== undefined ? ` #${element.n}` : '' })}
+    </span>
+  );
+}
+
+/** What reading the element back found: the value, a password's length, a toggle's state; a mismatch stands out. */
+function ReadBackLine({ check }: { check: OutcomeCheck }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`read-back ${check.ok ? 'read-back-ok' : 'read-back-mismatch'}`} role="note" aria-label={NAMES.readBack}>
+      {check.ok ? '✓ ' : '✗ '}
+      {t(check.ok ? 'inspector.readBackOk' : 'inspector.readBackMismatch', { message: check.message })}
+    </span>
+  );
+}
+
+/**
+ * The boxes of the elements the step's actions hit, on its screenshot: their screen bounds mapped
+ * through the step's frame onto the image (the screenshot's own pixels).
+ */
+function ActedElementBoxes({ step, frame, width, height }: { step: StepView; frame: Frame; width: number; height: number }) {
+  const sx = frame.image.width / frame.bounds.width;
+  const sy = frame.image.height / frame.bounds.height;
+  const hit = resultsAtActions(step).flatMap((result) => (result?.ok && result.element ? [result.element] : []));
+  if (hit.length === 0) return null;
+  return (
+    <svg className="action-overlay acted-element-boxes" viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={NAMES.actedElementBoxes}>
+      {hit.map((element, index) => (
+        <rect
+          key={index}
+          x={(element.bounds.x - frame.bounds.x) * sx}
+          y={(element.bounds.y - frame.bounds.y) * sy}
+          width={element.bounds.width * sx}
+          height={element.bounds.height * sy}
+        >
+          <title>{`${element.role} "${element.name}"`}</title>
+        </rect>
+      ))}
+    </svg>
   );
 }
 
@@ -144,6 +196,7 @@ function InspectorScreenshot({ sessionId, step }: { sessionId: string; step: Ste
       <div className="screen-frame">
         <SessionImage src={client.fileUrl(sessionId, screenshot.path)} alt={t('inspector.screenshotAlt', { n: step.step })} width={screenshot.width} height={screenshot.height} />
         {marker && <ActionOverlay actions={step.actions} results={resultsAtActions(step)} width={screenshot.width} height={screenshot.height} />}
+        {marker && step.frame && <ActedElementBoxes step={step} frame={step.frame} width={screenshot.width} height={screenshot.height} />}
       </div>
     </section>
   );
