@@ -7,7 +7,7 @@
  * terminal) reads, cancels and updates the same way as one run here.
  */
 import { availableParallelism, freemem } from 'node:os';
-import type { BatchChange, BatchDetail, BatchSummary } from '../../../shared/batch';
+import type { BatchChange, BatchDetail, BatchQueueView, BatchSummary } from '../../../shared/batch';
 import { untrustedReason } from '../../../shared/workflow';
 import { defaultConcurrency } from '../../batch/capacity';
 import { BatchJournal, listBatchIds, newBatchId } from '../../batch/journal';
@@ -286,6 +286,14 @@ export class Batches {
     }
     const now = readBatchOf(batch.definition, [...batch.entries, cancelled], batch.skipped);
     return { ok: true, value: { batch: this.summary(now), wasRunning, holderPid: wasRunning ? (batch.state.holder?.pid ?? null) : null } };
+  }
+
+  /**
+   * The queue as the window shows it: its URL, its schedules with their next runs, its workers.
+   * Here no queue is set and no schedule kept: the queue's part fills these in.
+   */
+  async queueView(): Promise<BatchQueueView> {
+    return { queue: null, schedules: [], workers: [] };
   }
 
   /** Follows every batch of the data directory: each change (a row started or ended, a retry, a cancel) once it is on disk. */

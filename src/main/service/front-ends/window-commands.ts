@@ -62,5 +62,13 @@ export function backendHandlers(backend: AppBackend): Omit<Handlers, ShellComman
     'workflows:run': async (request) => fromService(await backend.startWorkflow(request)),
     'teach:start': async (request) => fromService(await backend.startTeach(request)),
     'teach:stop': async ({ id }) => fromService(await backend.stopTeach(id)),
+    'batches:list': async () => ok((await backend.service.batches.list()).batches),
+    'batches:get': async ({ id }) => fromService(await backend.service.batches.get(id)),
+    'batches:retry': async ({ id, failedOnly }) => fromService(await backend.service.batches.retry(id, failedOnly)),
+    'batches:cancel': async ({ id }) => {
+      const cancelled = await backend.service.batches.cancel(id);
+      return fromService(cancelled.ok ? { ok: true, value: cancelled.value.batch } : cancelled);
+    },
+    'batches:queue': async () => ok(await backend.service.batches.queueView()),
   };
 }
