@@ -83,6 +83,11 @@ export const NAMES = {
   stopTeaching: 'Stop teaching',
   cancel: 'Cancel',
   close: 'Close',
+  batches: 'Batches',
+  retryFailedRows: 'Retry failed rows',
+  batchRows: 'Batch rows',
+  schedules: 'Schedules',
+  workers: 'Workers',
 } as const;
 
 export type NameKey = keyof typeof NAMES;
