@@ -91,8 +91,8 @@ export class Batches {
     return table.ok ? { ok: true, value: table.value } : invalid(table.message);
   }
 
-  /** Rows given inline (one object of column → value each), read as a JSON-lines file would be. */
-  inlineValues(rows: ReadonlyArray<Readonly<Record<string, string>>>, label = '(inline rows)'): ServiceResult<ValuesTable> {
+  /** Rows given inline (one object of column → value each; a secret as `{"env": "NAME"}` or `${env:NAME}`), read as a JSON-lines file would be. */
+  inlineValues(rows: ReadonlyArray<Readonly<Record<string, unknown>>>, label = '(inline rows)'): ServiceResult<ValuesTable> {
     const table = parseValues(rows.map((row) => JSON.stringify(row)).join('\n'), 'jsonl', label);
     return table.ok ? { ok: true, value: table.value } : invalid(table.message);
   }
