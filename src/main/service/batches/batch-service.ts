@@ -71,6 +71,8 @@ const conflict = (message: string): ServiceResult<never> => ({ ok: false, error:
 
 export class Batches {
   private readonly background = new Map<string, Background>();
+  /** The batches last read whole, by id, with their journal's version then. */
+  private readonly followed = new Map<string, { version: string; journal: BatchJournal; batch: ReadBatch }>();
   private readonly watch: BatchWatch;
 
   constructor(private readonly deps: BatchesDeps) {
@@ -166,12 +168,28 @@ export class Batches {
   private async readAll(): Promise<{ batches: BatchDetail[]; warnings: string[] }> {
     const batches: BatchDetail[] = [];
     const warnings: string[] = [];
-    for (const id of await listBatchIds(this.deps.dataDir())) {
-      const opened = await this.open(id);
-      if (opened.ok) batches.push(this.detail(opened.value));
-      else warnings.push(opened.error.message);
+    const ids = await listBatchIds(this.deps.dataDir());
+    for (const id of ids) {
+      const read = await this.readFollowed(id);
+      if (read.ok) batches.push(this.detail(read.value));
+      else warnings.push(read.error.message);
     }
+    for (const id of this.followed.keys()) if (!ids.includes(id)) this.followed.delete(id);
     return { batches, warnings };
+  }
+
+  /** A batch read again only when its journal changed (the watch asks every 400 ms); the version taken before the read, so a line written meanwhile is read next time. */
+  private async readFollowed(id: string): Promise<ServiceResult<ReadBatch>> {
+    const known = this.followed.get(id);
+    const journal = known?.journal ?? (await BatchJournal.open(this.deps.dataDir(), id).then((opened) => (opened.ok ? opened.journal : null)));
+    if (!journal) return this.open(id);
+    const version = await journal.version();
+    if (known && version !== null && version === known.version) return { ok: true, value: known.batch };
+    const read = await journal.read();
+    if (!read.ok) return read.kind === 'not_found' ? notFound(read.message) : invalid(read.message);
+    const batch = readBatchOf(read.definition, read.entries, read.skipped);
+    if (version !== null) this.followed.set(id, { version, journal, batch });
+    return { ok: true, value: batch };
   }
 
   /** The batches, newest first, with the ones that cannot be read named. */
