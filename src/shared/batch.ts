@@ -94,3 +94,20 @@ export type BatchWorker = z.infer<typeof BatchWorkerSchema>;
 /** The queue as the window shows it: its URL (null when none is set), its schedules and its workers. */
 export const BatchQueueViewSchema = z.object({ queue: z.string().nullable(), schedules: z.array(BatchScheduleSchema), workers: z.array(BatchWorkerSchema) });
 export type BatchQueueView = z.infer<typeof BatchQueueViewSchema>;
+
+/** The largest table of values the window sends as text (a file is read on the machine instead). */
+export const BATCH_VALUES_TEXT_MAX = 1_000_000;
+
+/**
+ * Starts a batch from the window: a saved workflow or a task (one of the two), the rows as CSV
+ * text with a header line of column names (a secret as `${env:NAME}` or `${keychain:NAME}`), how
+ * many at once (default: what the machine holds) and the retries per row.
+ */
+export const StartBatchSchema = z.object({
+  workflow: z.string().min(1).optional(),
+  task: z.string().trim().min(1).optional(),
+  csv: z.string().min(1, 'no rows of values').max(BATCH_VALUES_TEXT_MAX),
+  concurrency: z.number().int().positive().max(64).optional(),
+  retries: z.number().int().nonnegative().max(20).default(0),
+});
+export type StartBatch = z.infer<typeof StartBatchSchema>;

@@ -46,7 +46,7 @@ import {
   WorkflowsListSchema,
   WorkingMemorySchema,
 } from './app-api';
-import { BatchDetailSchema, BatchQueueViewSchema, BatchSummarySchema, type BatchChange } from './batch';
+import { BatchDetailSchema, BatchQueueViewSchema, BatchSummarySchema, StartBatchSchema, type BatchChange } from './batch';
 import { AgentEventListSchema, AgentEventSchema, type AgentEvent } from './events';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
 import { SessionIdSchema } from './session-id';
@@ -257,6 +257,8 @@ export const commands = {
   'teach:stop': command(RunRefSchema, z.object({ sessionId: SessionIdSchema }), POST('/teach/:id/stop')),
   /** The batches of the data directory, newest first, each with its progress (`mnemo batch list --json`); their changes come on the batch channel. */
   'batches:list': command(NoRequestSchema, z.array(BatchSummarySchema), GET('/batches')),
+  /** Starts a batch (a workflow or a task over CSV rows) running in the background, as `mnemo batch run` would; columns that do not fit are `invalid`, naming them. */
+  'batches:start': command(StartBatchSchema, BatchSummarySchema, POST('/batches')),
   /** One batch whole: its progress and its rows (values, a secret by its reference; status; session). */
   'batches:get': command(BatchRefSchema, BatchDetailSchema, GET('/batches/:id')),
   /** "Retry failed rows" (`failedOnly: false`: every row): they run again in the background (`mnemo batch retry`); none to retry, or a batch still running, is a `conflict`. */

@@ -93,6 +93,12 @@ export class Batches {
     return table.ok ? { ok: true, value: table.value } : invalid(table.message);
   }
 
+  /** Rows given as the text of a values file (the window sends CSV). */
+  valuesText(text: string, format: 'csv' | 'jsonl', label: string): ServiceResult<ValuesTable> {
+    const table = parseValues(text, format, label);
+    return table.ok ? { ok: true, value: table.value } : invalid(table.message);
+  }
+
   /** Rows given inline (one object of column → value each; a secret as `{"env": "NAME"}` or `${env:NAME}`), read as a JSON-lines file would be. */
   inlineValues(rows: ReadonlyArray<Readonly<Record<string, unknown>>>, label = '(inline rows)'): ServiceResult<ValuesTable> {
     const table = parseValues(rows.map((row) => JSON.stringify(row)).join('\n'), 'jsonl', label);

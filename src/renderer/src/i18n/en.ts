@@ -276,6 +276,8 @@ export const en = {
     openSession: 'Open session',
     cost: 'Cost',
     reason: 'Why it failed',
+    aTask: 'A task',
+    auto: 'auto',
     noSchedules: 'No schedules',
     nextRuns: 'next: {{when}}',
     noQueue: 'No queue set',

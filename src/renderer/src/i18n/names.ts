@@ -88,6 +88,12 @@ export const NAMES = {
   batchRows: 'Batch rows',
   schedules: 'Schedules',
   workers: 'Workers',
+  newBatch: 'New batch',
+  batchRuns: 'Each row runs',
+  batchValues: 'Values (CSV)',
+  concurrency: 'Concurrency',
+  retries: 'Retries',
+  startBatch: 'Start batch',
 } as const;
 
 export type NameKey = keyof typeof NAMES;

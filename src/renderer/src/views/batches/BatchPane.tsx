@@ -38,7 +38,7 @@ export function BatchPane({ batch, onOpenSession, onError }: { batch: BatchDetai
         <button type="button" aria-label={NAMES.retryFailedRows} disabled={busy || batch.counts.failed === 0 || batch.status === 'running'} onClick={() => void act(() => client['batches:retry']({ id: batch.id, failedOnly: true }))}>
           {t('retryFailedRows')}
         </button>
-        <button type="button" className="danger" aria-label={NAMES.cancel} disabled={busy || (open === 0 && batch.status !== 'running')} onClick={() => void act(() => client['batches:cancel']({ id: batch.id }))}>
+        <button type="button" className="danger" aria-label={NAMES.cancel} disabled={busy || batch.status === 'cancelled' || (open === 0 && batch.status !== 'running')} onClick={() => void act(() => client['batches:cancel']({ id: batch.id }))}>
           {t('cancel')}
         </button>
       </div>

@@ -2,7 +2,7 @@
  * The Batches view: every batch of the data directory with its progress (done, failed, running,
  * the ETA, the cost), one open with its rows (the value columns, a secret as the reference to where
  * it is kept; the status; the session, which opens in the Run view), "Retry failed rows" and
- * "Cancel"; and, below, the queue's schedules and workers. Everything follows the batches' changes
+ * "Cancel"; "New batch" to start one; and, below, the queue's schedules and workers. Everything follows the batches' changes
  * as they land in their journals (a batch run here, or by `mnemo batch run` in a terminal).
  */
 import { useEffect, useState } from 'react';
@@ -15,6 +15,7 @@ import { NAMES } from '../../i18n/names';
 import { BatchPane } from './BatchPane';
 import { detailWithChange, listWithChange } from './batch-fold';
 import { BatchProgress } from './BatchProgress';
+import { NewBatchForm } from './NewBatchForm';
 import { QueueSection } from './QueueSection';
 
 export function BatchesView({ open, onOpen, onOpenSession }: { open: string | null; onOpen: (id: string | null) => void; onOpenSession: (id: string) => void }) {
@@ -79,6 +80,7 @@ export function BatchesView({ open, onOpen, onOpenSession }: { open: string | nu
             </li>
           ))}
         </ul>
+        <NewBatchForm onStarted={onOpen} />
       </section>
       <div className="batch-detail-pane">
         <ErrorLine message={error} />
