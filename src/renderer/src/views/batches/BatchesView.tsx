@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { BatchDetail, BatchSummary } from '../../../../shared/batch';
+import type { BatchChange, BatchDetail, BatchSummary } from '../../../../shared/batch';
 import { useServices } from '../../app-context';
 import { ErrorLine } from '../../components/ErrorLine';
 import { formatWhen } from '../../format';
@@ -27,15 +27,19 @@ export function BatchesView({ open, onOpen, onOpenSession }: { open: string | nu
 
   useEffect(() => {
     let stale = false;
+    // Changes that come before the list (the stream tells every batch whole first) fold into it once it is there.
+    let early: BatchChange[] | null = [];
+    const stop = client.followBatches((change) => {
+      if (early) early.push(change);
+      else setBatches((now) => (now ? listWithChange(now, change) : now));
+      setDetail((now) => detailWithChange(now, change));
+    });
     void client['batches:list']().then((listed) => {
       if (stale) return;
-      if (listed.ok) setBatches((now) => now ?? listed.value);
+      const pending = early ?? [];
+      early = null;
+      if (listed.ok) setBatches(pending.reduce(listWithChange, listed.value));
       else setError(listed.error.message);
-    });
-    // Changes that land while the list is read fold into it once it is there.
-    const stop = client.followBatches((change) => {
-      setBatches((now) => (now ? listWithChange(now, change) : now));
-      setDetail((now) => detailWithChange(now, change));
     });
     return () => {
       stale = true;
