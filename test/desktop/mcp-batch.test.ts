@@ -112,11 +112,16 @@ describe('run_batch and get_batch', () => {
     await expect.poll(() => xvfbUnder(data).length, { timeout: 60_000 }).toBe(0);
   });
 
-  it('refuses a table whose columns do not fit the task, naming them, and an unknown batch', async () => {
+  it('refuses a table whose columns do not fit the task (naming them), an unknown workflow, rows given twice, and an unknown batch', async () => {
     const refused = await call(mcp.client, 'run_batch', { task: 'Write down {{name}}', rows: [{ nom: 'Ada' }] });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/name/);
     expect(textOf(refused)).toMatch(/nom/);
+    const noWorkflow = await call(mcp.client, 'run_batch', { workflow: 'no-such-workflow', rows: [{ name: 'Ada' }] });
+    expect(noWorkflow.isError).toBe(true);
+    expect(textOf(noWorkflow)).toContain('no-such-workflow');
+    const both = await call(mcp.client, 'run_batch', { task: 'Write down {{name}}', rows: [{ name: 'Ada' }], valuesFile: '/nowhere.csv' });
+    expect(textOf(both)).toContain('not both');
     const unknown = await call(mcp.client, 'get_batch', { batchId: 'b-19990101' });
     expect(unknown.isError).toBe(true);
     expect(textOf(unknown)).toContain('no batch "b-19990101"');

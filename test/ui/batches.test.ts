@@ -226,7 +226,18 @@ describe('the Batches view', () => {
     await page.getByRole('button', { name: 'Cancel', exact: true }).click();
     await expect.poll(() => journalOf(WORKFLOW_BATCH).some((entry) => entry.type === 'cancelled')).toBe(true);
     await expect.poll(() => page.getByRole('button', { name: `Open batch ${WORKFLOW_BATCH}` }).textContent()).toContain('cancelled');
-    await page.setViewportSize({ width: 1920, height: 1080 });
+    // At both sizes the rows, the buttons and the New batch form are within the window's width.
+    for (const size of [
+      { width: 1280, height: 800 },
+      { width: 1920, height: 1080 },
+    ]) {
+      await page.setViewportSize(size);
+      for (const part of [page.getByRole('table', { name: 'Batch rows' }), page.getByRole('button', { name: 'Retry failed rows' }), page.getByRole('button', { name: 'Cancel', exact: true }), page.getByRole('form', { name: 'New batch' })]) {
+        const box = await part.boundingBox();
+        expect(box, `${size.width}x${size.height}`).not.toBeNull();
+        expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= size.width, `${size.width}x${size.height}: ${JSON.stringify(box)}`).toBe(true);
+      }
+    }
     await saveScreenshot('batches-1920x1080');
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(problems).toEqual([]);
