@@ -106,13 +106,13 @@ export class Batches {
   }
 
   /**
-   * Makes a batch in the data directory: the workflow found and trusted (a task's `{{name}}`s
-   * read), the table's columns checked against what the rows run, the concurrency chosen.
+   * What a batch runs, checked against its table: the workflow found and trusted (or a task's
+   * `{{name}}`s read), the columns all and only what the rows run, a secret only for a workflow.
+   * The table as checked; nothing is written (a queue's producer checks the same way).
    */
-  async create(request: NewBatch): Promise<ServiceResult<OpenedBatch>> {
+  async check(source: BatchSource, table: ValuesTable, valuesFile: string): Promise<ServiceResult<ValuesTable>> {
     let expected: ExpectedColumn[];
     let what: string;
-    const source = request.source;
     if (source.kind === 'workflow') {
       const shown = await this.deps.workflows.show(source.name);
       if (!shown.ok) return shown;
@@ -124,8 +124,15 @@ export class Batches {
       expected = taskPlaceholders(source.task).map((name) => ({ name, secret: false }));
       what = "the task's {{name}}s";
     }
-    const checked = checkColumns(request.table, expected, what, request.valuesFile, source.kind === 'workflow');
-    if (!checked.ok) return invalid(checked.message);
+    const checked = checkColumns(table, expected, what, valuesFile, source.kind === 'workflow');
+    return checked.ok ? { ok: true, value: checked.value } : invalid(checked.message);
+  }
+
+  /** Makes a batch in the data directory: what it runs checked against its table (`check`), the concurrency chosen, `batch.json` written. */
+  async create(request: NewBatch): Promise<ServiceResult<OpenedBatch>> {
+    const source = request.source;
+    const checked = await this.check(source, request.table, request.valuesFile);
+    if (!checked.ok) return checked;
     const apps = request.desktop.apps ?? this.deps.defaultApps();
     const chosen =
       request.concurrency !== undefined
