@@ -1,5 +1,6 @@
 /**
- * The preload: exposes `window.mnemo`, one function per contract command plus `onEvent`.
+ * The preload: exposes `window.mnemo`, one function per contract command plus `onEvent` and
+ * `onBatchChange`.
  *
  * The functions are generated from the contract, so a new command needs no edit here. ipcRenderer
  * itself never crosses the bridge, nor does the IpcRendererEvent (its `sender` IS ipcRenderer).
@@ -8,6 +9,8 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import {
   AGENT_EVENT_CHANNEL,
+  BATCH_CHANGE_CHANNEL,
+  type BatchChangePayload,
   commandNames,
   err,
   type AgentEventPayload,
@@ -35,10 +38,19 @@ function onEvent(listener: (event: AgentEventPayload) => void): () => void {
   };
 }
 
+function onBatchChange(listener: (change: BatchChangePayload) => void): () => void {
+  const forward = (_event: IpcRendererEvent, payload: BatchChangePayload) => listener(payload);
+  ipcRenderer.on(BATCH_CHANGE_CHANNEL, forward);
+  return () => {
+    ipcRenderer.removeListener(BATCH_CHANGE_CHANNEL, forward);
+  };
+}
+
 // The cast is where the generated map meets its mapped type; the keys come from the same object.
 const api = {
   ...Object.fromEntries(commandNames.map((name) => [name, invoker(name)])),
   onEvent,
+  onBatchChange,
 } as unknown as MnemoApi;
 
 contextBridge.exposeInMainWorld('mnemo', api);

@@ -46,6 +46,7 @@ import {
   WorkflowsListSchema,
   WorkingMemorySchema,
 } from './app-api';
+import { BatchDetailSchema, BatchQueueViewSchema, BatchSummarySchema, StartBatchSchema, type BatchChange } from './batch';
 import { AgentEventListSchema, AgentEventSchema, type AgentEvent } from './events';
 import { ElementSnapshotSchema } from './elements';
 import { DELETE, GET, POST, PUT, type BindingCheck, type HttpBinding } from './http-binding';
@@ -172,6 +173,8 @@ function command<Req extends z.ZodType, Res extends z.ZodType, const Http extend
 const SessionRefSchema = z.object({ id: SessionIdSchema });
 const RunRefSchema = z.object({ id: z.string().min(1) });
 const WorkflowRefSchema = z.object({ name: WorkflowNameSchema });
+/** A batch by its id (`b-20261206-201500-1a2b3c`) or a unique prefix of it. */
+const BatchRefSchema = z.object({ id: z.string().regex(/^b-[\w-]+$/, 'a batch id starts with b-') });
 
 export const commands = {
   'app:version': command(NoRequestSchema, AppVersionSchema, GET('/version')),
@@ -259,6 +262,18 @@ export const commands = {
   'teach:start': command(StartTeachSchema, z.object({ id: z.string().min(1) }), POST('/teach')),
   /** Stops the demonstration and saves it: the session whose steps are the user's (`"actor": "user"`). */
   'teach:stop': command(RunRefSchema, z.object({ sessionId: SessionIdSchema }), POST('/teach/:id/stop')),
+  /** The batches of the data directory, newest first, each with its progress (`mnemo batch list --json`); their changes come on the batch channel. */
+  'batches:list': command(NoRequestSchema, z.array(BatchSummarySchema), GET('/batches')),
+  /** Starts a batch (a workflow or a task over CSV rows) running in the background, as `mnemo batch run` would; columns that do not fit are `invalid`, naming them. */
+  'batches:start': command(StartBatchSchema, BatchSummarySchema, POST('/batches')),
+  /** One batch whole: its progress and its rows (values, a secret by its reference; status; session). */
+  'batches:get': command(BatchRefSchema, BatchDetailSchema, GET('/batches/:id')),
+  /** "Retry failed rows" (`failedOnly: false`: every row): they run again in the background (`mnemo batch retry`); none to retry, or a batch still running, is a `conflict`. */
+  'batches:retry': command(BatchRefSchema.extend({ failedOnly: z.boolean().default(true) }), BatchSummarySchema, POST('/batches/:id/retry')),
+  /** Cancels a batch wherever it runs (`mnemo batch cancel`): no new row starts, the runs going on stop; `resume` runs the rest. */
+  'batches:cancel': command(BatchRefSchema, BatchSummarySchema, POST('/batches/:id/cancel')),
+  /** The queue, its schedules and its workers; no queue set: `queue: null` and the local schedules. */
+  'batches:queue': command(NoRequestSchema, BatchQueueViewSchema, GET('/queue')),
 } satisfies Record<`${string}:${string}`, CommandSpec>;
 
 export type Commands = typeof commands;
@@ -298,6 +313,10 @@ export const AGENT_EVENT_CHANNEL = 'agent:event';
 export { AgentEventSchema };
 export type AgentEventPayload = AgentEvent;
 
+/** The channel the main process pushes batch changes on (a row started or ended, a retry, a cancel). */
+export const BATCH_CHANGE_CHANNEL = 'batch:change';
+export type BatchChangePayload = BatchChange;
+
 /** The scheme the app serves session files under: `mnemo-file://session/<id>/<path>[?thumb=W]`, and a workflow's images under `mnemo-file://workflow/<name>/<path>`. */
 export const SESSION_FILE_SCHEME = 'mnemo-file';
 
@@ -314,4 +333,6 @@ export type CommandApi = { readonly [C in CommandName]: CommandFunction<C> };
 export type MnemoApi = CommandApi & {
   /** Subscribes to agent events; returns the unsubscribe function. */
   readonly onEvent: (listener: (event: AgentEventPayload) => void) => () => void;
+  /** Subscribes to batch changes; returns the unsubscribe function. */
+  readonly onBatchChange: (listener: (change: BatchChangePayload) => void) => () => void;
 };

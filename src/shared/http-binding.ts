@@ -279,6 +279,8 @@ export const otherRoutes = {
   sessionFile: GET('/sessions/:id/files/*path', { about: 'a file of a session folder (a screenshot, a raw reply); `?thumb=W`: a JPEG W pixels wide' }),
   /** src/main/server/event-stream.ts */
   events: GET('/events', { about: 'the events of every run as server-sent events: `?since=<seq>`, `?session=<id>` for one session' }),
+  /** src/main/server/batch-stream.ts */
+  batchEvents: GET('/batches/events', { about: 'the changes of every batch as server-sent events, each `{batch, rows}`: its summary and the rows that changed' }),
   /** src/main/server/live-view.ts */
   runLive: GET('/runs/:id/live', { about: "a live run's display, multipart/x-mixed-replace JPEG frames" }),
   workflowFile: GET('/workflows/:name/files/*path', { about: 'an image a workflow refers to (`anchors/…`, `screens/…`: its patches and recorded screens)' }),

@@ -4,9 +4,9 @@
  * screenshots, the run chrome (status widget, tray, stop shortcut), and the window factory.
  * Call after `app.whenReady()`: sessions, the screen and the keychain exist only then.
  */
-import { app, dialog, ipcMain, protocol, screen, session, type BrowserWindow } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, screen, session } from 'electron';
 import { join } from 'node:path';
-import { err, LIVE_VIEW_SCHEME, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
+import { BATCH_CHANGE_CHANNEL, err, LIVE_VIEW_SCHEME, ok, SESSION_FILE_SCHEME } from '../../shared/contract';
 import { contentSecurityPolicy } from '../../shared/csp';
 import { appMemoryKey } from './memory-key';
 import { AppBackend } from '../service/front-ends/app-backend';
@@ -125,6 +125,10 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
     },
   });
   registerIpc(ipcMain, createDispatcher(handlers, (url) => isRendererUrl(renderer, url)));
+  // The Batches view follows every batch of the data directory, run here or by another process.
+  const stopBatchChanges = service.batches.onChange((change) => {
+    for (const window of BrowserWindow.getAllWindows()) if (!window.isDestroyed()) window.webContents.send(BATCH_CHANGE_CHANNEL, change);
+  });
 
   // Sandboxed preloads must be CommonJS, hence .cjs (see electron.vite.config.ts).
   const preload = join(outDir, 'preload', 'index.cjs');
@@ -137,6 +141,7 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
       return mainWindow;
     },
     async shutdown() {
+      stopBatchChanges();
       await service.close();
       chrome?.dispose();
     },

@@ -6,7 +6,7 @@
  * A reader skips a line cut short by a crash mid-write.
  */
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makePrivateDir, openPrivate, writeJsonAtomically, writeEmptyPrivate } from '../disk/files';
 import { BatchDefinitionSchema, JournalEntrySchema, type BatchDefinition, type JournalEntry } from './records';
@@ -78,6 +78,12 @@ export class BatchJournal {
       }
     }
     return { ok: true, definition, entries, skipped };
+  }
+
+  /** What changes whenever the journal does (its size and time), so a reader following it reads it again only then; null when it cannot be seen. */
+  async version(): Promise<string | null> {
+    const file = await stat(join(this.directory, JOURNAL_FILE)).catch(() => null);
+    return file ? `${file.size}:${file.mtimeMs}` : null;
   }
 
   /** Appends one entry, whole and synced; entries of this process keep their order. */

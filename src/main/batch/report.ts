@@ -4,8 +4,9 @@
  * `--json` objects, one per row.
  */
 import { formatUsd } from '../../shared/format';
-import type { BatchDefinition } from './records';
-import type { BatchState, RowState } from './state';
+import type { BatchDefinition, JournalEntry } from './records';
+import type { BatchRow } from '../../shared/batch';
+import type { BatchState } from './state';
 import { shownCell } from './values';
 
 export interface ProgressClock {
@@ -25,6 +26,26 @@ export function progressLine(id: string, state: BatchState, clock: ProgressClock
   return `batch ${id}: ${done}/${total} done (${state.counts.failed} failed), ${state.counts.running} running, ETA ${eta(remaining, clock)}, ${formatUsd(state.costUsd)} so far`;
 }
 
+/**
+ * The time left for a batch a process is running, from the journal alone (so a window reading it
+ * from another process says the same): the pace since the latest `opened`, times the rows left;
+ * null before any row ended there.
+ */
+export function etaFromJournal(entries: readonly JournalEntry[], state: BatchState, now: number): number | null {
+  let openedAt: number | null = null;
+  let doneSince = 0;
+  for (const entry of entries) {
+    if (entry.type === 'opened') {
+      openedAt = entry.at;
+      doneSince = 0;
+    } else if (entry.type === 'attempt-ended' && entry.final) doneSince++;
+  }
+  const remaining = state.counts.pending + state.counts.running;
+  if (remaining === 0) return 0;
+  if (openedAt === null || doneSince === 0) return null;
+  return ((now - openedAt) / doneSince) * remaining;
+}
+
 /** From this process's pace: the time per row it has finished, times the rows left (which the slots share already, in the pace). */
 function eta(remaining: number, clock: ProgressClock): string {
   if (remaining === 0) return '0s';
@@ -42,19 +63,7 @@ export function shortDuration(ms: number): string {
 }
 
 /** One row as `--json` prints it: its values (a secret by where it is kept), its outcome, its session. */
-export interface RowReport {
-  batch: string;
-  row: number;
-  values: Record<string, string>;
-  status: RowState['status'];
-  attempts: number;
-  session: string | null;
-  sessions: string[];
-  steps: number;
-  costUsd: number;
-  durationMs: number;
-  reason: string | null;
-}
+export type RowReport = BatchRow;
 
 export function rowReports(definition: BatchDefinition, state: BatchState): RowReport[] {
   const cells = new Map(definition.rows.map((row) => [row.row, row.cells]));

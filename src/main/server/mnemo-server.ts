@@ -1,7 +1,7 @@
 /**
  * `mnemo serve`: the app in any browser, over HTTP and server-sent events, with the real core
  * behind it (the run service). Binds 127.0.0.1 unless told otherwise; every request needs the
- * token printed at start (access.ts); the API is api.ts, the event stream event-stream.ts, the
+ * token printed at start (access.ts); the API is api.ts, the event stream event-stream.ts, the batches' changes batch-stream.ts, the
  * renderer renderer-files.ts; MCP for other agents at /mcp when asked (src/main/mcp/). Stopping
  * the server stops its runs cleanly (they end `aborted`).
  */
@@ -13,6 +13,7 @@ import type { RunService } from '../service/run-service';
 import { foreignRequest, hasToken, hostsOf, newToken, tokenCookie, tokenProblem, urlHost } from '../http/access';
 import type { KeyStore } from '../settings/key-store';
 import { createApi } from './api';
+import { streamBatchChanges } from './batch-stream';
 import { streamEvents } from './event-stream';
 import { liveViewRun, streamLiveView } from './live-view';
 import { errorReply, readJson, send } from '../http/http-io';
@@ -102,6 +103,7 @@ export async function startMnemoServer(options: MnemoServerOptions): Promise<Mne
     if (!decodablePath(url.pathname)) return send(response, errorReply(400, `the path ${url.pathname} is not valid percent-encoding`));
 
     if (url.pathname === urlOf(otherRoutes.events, {}) && request.method === otherRoutes.events.method) return streamEvents(request, response, options.service, url.searchParams);
+    if (url.pathname === urlOf(otherRoutes.batchEvents, {}) && request.method === otherRoutes.batchEvents.method) return streamBatchChanges(request, response, options.service);
     const liveRun = request.method === otherRoutes.runLive.method ? liveViewRun(url.pathname) : null;
     if (liveRun !== null) return streamLiveView(request, response, liveRun, options.service.runs.get(liveRun)?.live);
     if (url.pathname.startsWith(`${API_PREFIX}/`)) {

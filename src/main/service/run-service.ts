@@ -15,6 +15,7 @@
  * | `checks` | checks/provider-checks.ts | the provider and grounding checks (`check-model`, the settings form) |
  * | `agentRuns`, `replays`, `workflowRuns`, `teaching` | runs/*.ts | one recipe per way of starting a run: a task, a replay, a workflow run, a demonstration |
  * | `demonstrations` | runs/demonstrations.ts | the window's teach:start and teach:stop, over `teaching` |
+| `batches` | batches/batch-service.ts | the batches of the data directory: make, read, run rows (here or in the background), retry, cancel, follow |
  *
  * Failures are values (`ServiceResult`), each with a kind the adapters map to their own terms (an
  * exit code, an HTTP status, a message in the window), their messages masked by the redaction policy.
@@ -24,6 +25,7 @@
  * taught), checks/ (the provider, grounding and doctor checks), front-ends/ (the window's commands
  * over the service, for the app and `mnemo serve`).
  */
+import { Batches } from './batches/batch-service';
 import { Demonstrations, type TeachHost } from './runs/demonstrations';
 import type { ModelSettings, PriceTable } from '../../shared/settings';
 import { createVisionModel } from '../model';
@@ -103,6 +105,8 @@ export class RunService {
   readonly teaching: Teaching;
   /** Demonstrations for the window: the input recorder, when one is plugged in. */
   readonly demonstrations: TeachHost;
+  /** Batches: a workflow or a task over a table of values. */
+  readonly batches: Batches;
 
   constructor(deps: RunServiceDeps) {
     const now = deps.now ? { now: deps.now } : {};
@@ -135,6 +139,17 @@ export class RunService {
     this.workflowRuns = new WorkflowRuns({ ...parts, workflows: this.workflows });
     this.teaching = new Teaching(parts);
     this.demonstrations = deps.demonstrations ?? new Demonstrations((request) => this.teaching.start(request));
+    this.batches = new Batches({
+      workflowRuns: this.workflowRuns,
+      agentRuns: this.agentRuns,
+      workflows: this.workflows,
+      dataDir: () => this.config.dataDir,
+      dataDirReady: () => this.config.dataDirReady(),
+      defaultApps: () => this.config.desktopSettings().apps,
+      env: this.config.env,
+      ...now,
+      log,
+    });
   }
 
   /**
@@ -152,6 +167,8 @@ export class RunService {
 
   /** Stops every run of this process and waits until they are recorded as ended; then closes the memory. */
   async close(): Promise<void> {
+    // A batch running in the background stops taking rows and journals what its runs left.
+    await this.batches.close();
     await this.runs.stopAll();
     await this.memoryHost.close();
     // Shared session store: the uploads of the runs that ended finish (or stay pending) before the process goes.

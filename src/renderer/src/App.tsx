@@ -8,6 +8,8 @@ import { useTranslation } from 'react-i18next';
 import { useServices, useSettings } from './app-context';
 import { NAMES } from './i18n/names';
 import { providerConfigured } from './store/settings-store';
+import { BatchesView } from './views/batches/BatchesView';
+import { batchesHash, batchOfHash } from './views/batches/batch-fold';
 import { BlackboardView } from './views/BlackboardView';
 import { StartupNotice } from './views/DoctorChecks';
 import { HistoryView } from './views/HistoryView';
@@ -17,7 +19,7 @@ import { SettingsView } from './views/SettingsView';
 import { WorkflowsView } from './views/workflows/WorkflowsView';
 import { workflowOfHash, workflowsHash } from './views/workflows/workflows-hash';
 
-const VIEWS = ['run', 'memory', 'blackboard', 'history', 'workflows', 'settings'] as const;
+const VIEWS = ['run', 'memory', 'blackboard', 'history', 'workflows', 'batches', 'settings'] as const;
 type ViewName = (typeof VIEWS)[number];
 
 /** The view a hash names: its first segment (`#/workflows/<name>` is the Workflows view with one open). */
@@ -31,6 +33,7 @@ export function App() {
   const { client, session, settings } = useServices();
   const [view, setView] = useState<ViewName>(() => viewOfHash(location.hash) ?? 'run');
   const [openWorkflow, setOpenWorkflow] = useState<string | null>(() => workflowOfHash(location.hash));
+  const [openBatch, setOpenBatch] = useState<string | null>(() => batchOfHash(location.hash));
   const [providerMissing, setProviderMissing] = useState(false);
   const [noticeDismissed, setNoticeDismissed] = useState(false);
   const saved = useSettings((s) => s.saved);
@@ -39,6 +42,7 @@ export function App() {
     const onHash = () => {
       setView(viewOfHash(location.hash) ?? 'run');
       setOpenWorkflow(workflowOfHash(location.hash));
+      setOpenBatch(batchOfHash(location.hash));
     };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
@@ -83,6 +87,9 @@ export function App() {
   const showWorkflow = (name: string | null) => {
     location.hash = workflowsHash(name);
   };
+  const showBatch = (id: string | null) => {
+    location.hash = batchesHash(id);
+  };
   const openStep = (step: number) => {
     session.getState().inspect(step);
     go('run');
@@ -107,6 +114,7 @@ export function App() {
         {view === 'blackboard' && <BlackboardView onOpenStep={openStep} />}
         {view === 'history' && <HistoryView onOpen={openSession} />}
         {view === 'workflows' && <WorkflowsView open={openWorkflow} onOpen={showWorkflow} onRun={followRun} onOpenSession={openSession} />}
+        {view === 'batches' && <BatchesView open={openBatch} onOpen={showBatch} onOpenSession={openSession} />}
         {view === 'settings' && <SettingsView explainMissingProvider={providerMissing} />}
       </main>
     </div>

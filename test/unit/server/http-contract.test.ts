@@ -81,6 +81,12 @@ const samples: { [C in CommandName]: RequestOf<C> } = {
   'workflows:run': { name: 'invoice', values: { amount: 'a&b=c / ü', note: '' }, policy: 'reground', speed: 0 },
   'teach:start': { task: 'Fill in the invoice & send it', display: 3 },
   'teach:stop': { id: 'teach-1' },
+  'batches:start': { task: 'Enter invoice {{number}} & "send" it', csv: 'number\n1001\n"1,002"\n', concurrency: 2, retries: 1 },
+  'batches:list': undefined,
+  'batches:get': { id: 'b-20261206-201500-1a2b3c' },
+  'batches:retry': { id: 'b-20261206-201500-1a2b3c', failedOnly: false },
+  'batches:cancel': { id: 'b-20261206' },
+  'batches:queue': undefined,
 };
 
 /** Handlers that keep the request they were given and answer a failure (which no response schema checks). */

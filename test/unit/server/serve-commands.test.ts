@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type Sender } from '../../../src/main/app/dispatch';
 import { createHandlers } from '../../../src/main/app/handlers';
+import { BatchJournal } from '../../../src/main/batch/journal';
 import { AppBackend, configFileKeyStore } from '../../../src/main/service/front-ends/app-backend';
 import { commandNames, ok, type CommandApi, type CommandName, type RequestOf } from '../../../src/shared/contract';
 import { createHttpCommands } from '../../../src/shared/http-commands';
@@ -174,6 +175,33 @@ describe('every command through mnemo serve', () => {
     // Demonstrations: this service has no X display to record (serve-teach.test.ts plugs another recorder in; the UI test records a real one).
     expect(await api['teach:start']({ task: 'Show it once' })).toMatchObject({ ok: false, error: { kind: 'no_display', message: expect.stringContaining('DISPLAY is not set') } });
     expect(await api['teach:stop']({ id: 'teach-1' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+
+    // Batches: none at first; a table that does not fit the task is refused, naming its column;
+    // one a terminal left (written by the real journal, its row succeeded) is listed, read,
+    // has nothing to retry, and is cancelled on disk. No queue is set.
+    expect(await api['batches:list']()).toEqual(ok([]));
+    expect(await api['batches:start']({ task: 'Note {{name}}', csv: 'nom\nAda\n' })).toMatchObject({ ok: false, error: { kind: 'invalid', message: expect.stringContaining('"nom"') } });
+    const batchId = 'b-20261206-101500-a1b2c3';
+    const journal = await BatchJournal.create(service.config.dataDir, {
+      id: batchId,
+      createdAt: 1,
+      source: { kind: 'task', task: 'Note {{name}}' },
+      valuesFile: 'people.csv',
+      columns: ['name'],
+      rows: [{ row: 1, cells: { name: { kind: 'text', text: 'Ada' } } }],
+      concurrency: 1,
+      concurrencyReason: '1 at once (--concurrency)',
+      retries: 0,
+      desktop: {},
+    });
+    await journal.append({ type: 'attempt-ended', at: 2, row: 1, attempt: 1, session: null, status: 'succeeded', runStatus: 'finished', reason: 'done', steps: 1, costUsd: 0, durationMs: 1, final: true });
+    expect(await api['batches:list']()).toMatchObject({ ok: true, value: [{ id: batchId, status: 'done', counts: { succeeded: 1 } }] });
+    expect(await api['batches:get']({ id: 'b-20261206' })).toMatchObject({ ok: true, value: { id: batchId, rows: [{ row: 1, values: { name: 'Ada' }, status: 'succeeded' }] } });
+    expect(await api['batches:retry']({ id: batchId })).toMatchObject({ ok: false, error: { kind: 'conflict', message: expect.stringContaining('nothing to retry') } });
+    expect(await api['batches:cancel']({ id: batchId })).toMatchObject({ ok: true, value: { id: batchId } });
+    expect(readFileSync(join(service.config.dataDir, 'batches', batchId, 'journal.jsonl'), 'utf8')).toContain('"type":"cancelled"');
+    expect(await api['batches:get']({ id: 'b-19990101' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+    expect(await api['batches:queue']()).toEqual(ok({ queue: null, schedules: [], workers: [] }));
 
     expect([...called].sort()).toEqual([...commandNames].sort());
     // Where a display answers, the display list and the doctor each start the operator's host.

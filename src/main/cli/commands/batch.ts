@@ -1,32 +1,27 @@
 /**
  * `mnemo batch`: a workflow (or a task) over a table of values on one machine, with no server
- * (docs/batch.md). The values are read and checked here (src/main/batch/values.ts), the batch made
- * in the data directory (batch/journal.ts), and its rows run N at once (batch/scheduler.ts), each
- * launched by the service's own recipe (service/batches/batch-rows.ts) on a private desktop.
+ * (docs/batch.md). A thin front end over the service's batches (service/batches/batch-service.ts,
+ * which the window and MCP use too): the batch made, read, retried, resumed and cancelled there,
+ * its rows run by the service's runner; here only the flags, the live progress line on stderr,
+ * Ctrl+C, the summary and the exit code.
  *
  *   run [WORKFLOW] --values FILE [--task TEXT] [--concurrency N] [--retries K] [--desktop-size WxH] [--app CMD …] [--json]
  *   list [--json] · show ID [--json] · retry ID [--failed] · resume ID · cancel ID
  */
-import { availableParallelism, freemem } from 'node:os';
 import { parseDesktopSize } from '../../../shared/desktop-size';
 import type { RunFlags } from '../../settings/settings';
 import type { WorkflowPolicy } from '../../replay/policy';
-import { defaultConcurrency } from '../../batch/capacity';
-import { BatchJournal, listBatchIds, newBatchId } from '../../batch/journal';
-import type { BatchDefinition, BatchSource, JournalEntry } from '../../batch/records';
+import type { BatchSummary } from '../../../shared/batch';
+import type { BatchDefinition, BatchSource } from '../../batch/records';
 import { progressLine, rowReports, summaryTable } from '../../batch/report';
-import { batchStatus, foldBatch, rowsToRetry, rowsWithoutOutcome, type BatchState } from '../../batch/state';
-import { checkColumns, parseValues, taskPlaceholders, valuesFormatOf, type ExpectedColumn } from '../../batch/values';
-import { currentWriter, writerLiveness } from '../../disk/process-identity';
+import type { BatchState } from '../../batch/state';
+import { valuesFormatOf } from '../../batch/values';
+import type { OpenedBatch } from '../../service/batches/batch-service';
+import type { RowsChoice } from '../../service/batches/batch-runner';
 import type { RunService } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { SAME_REQUEST_MS } from '../run-controls';
 import { openService, type StorageOptions } from './workflow';
-
-/** A values file larger than this is refused before it is read. */
-const VALUES_FILE_MAX = 64 * 1024 * 1024;
-/** How often a running batch looks for `mnemo batch cancel` written by another process. */
-const CANCEL_POLL_MS = 500;
 
 export interface BatchShowOptions extends StorageOptions {
   json?: boolean;
@@ -66,59 +61,33 @@ export async function batchRunCommand(workflow: string | undefined, options: Bat
     const size = parseDesktopSize(options.desktopSize);
     if (!size.ok) throw new InvalidInputError(`--desktop-size: ${size.message}`);
   }
-  const format = valuesFormatOf(options.values);
-  if (!format) throw new InvalidInputError(`--values ${options.values}: a .csv or a .jsonl file`);
-  const { readFileWithin } = await import('../../disk/bounded-read');
-  const read = await readFileWithin(options.values, VALUES_FILE_MAX);
-  if (!read.ok) throw new InvalidInputError(`--values ${options.values}: ${read.message}`);
-  const table = parseValues(read.bytes.toString('utf8'), format, options.values);
-  if (!table.ok) throw new InvalidInputError(table.message);
+  if (!valuesFormatOf(options.values)) throw new InvalidInputError(`--values ${options.values}: a .csv or a .jsonl file`);
 
   const service = await openService(options);
-  let source: BatchSource;
-  let expected: ExpectedColumn[];
-  let what: string;
-  if (workflow !== undefined) {
-    const shown = await service.workflows.show(workflow);
-    if (!shown.ok) return failedWith(service, shown.error.message, ExitCode.errorResult);
-    if (!shown.value.trusted) {
-      const { untrustedReason } = await import('../../../shared/workflow');
-      return failedWith(service, untrustedReason(workflow), ExitCode.errorResult);
-    }
-    source = { kind: 'workflow', name: workflow, policy: options.policy, speed: options.speed };
-    expected = shown.value.workflow.params.map((param) => ({ name: param.name, secret: param.secret }));
-    what = `workflow "${workflow}"'s parameters`;
-  } else {
-    const task = options.task as string;
-    source = { kind: 'task', task };
-    expected = taskPlaceholders(task).map((name) => ({ name, secret: false }));
-    what = "the task's {{name}}s";
-  }
-  const checked = checkColumns(table.value, expected, what, options.values, source.kind === 'workflow');
-  if (!checked.ok) {
+  const table = await service.batches.readValuesFile(options.values, `--values ${options.values}`);
+  if (!table.ok) {
     await service.close();
-    throw new InvalidInputError(checked.message);
+    throw new InvalidInputError(table.error.message);
   }
-  const apps = options.app ?? [];
-  const chosen =
-    options.concurrency !== undefined
-      ? { concurrency: options.concurrency, reason: `${options.concurrency} at once (--concurrency)` }
-      : defaultConcurrency({ cpus: availableParallelism(), freeMemoryBytes: freemem(), withApps: apps.length > 0 || service.config.desktopSettings().apps.length > 0 });
-  const definition: BatchDefinition = {
-    id: newBatchId(),
-    createdAt: Date.now(),
+  const source: BatchSource = workflow !== undefined ? { kind: 'workflow', name: workflow, policy: options.policy, speed: options.speed } : { kind: 'task', task: options.task as string };
+  const created = await service.batches.create({
     source,
+    table: table.value,
     valuesFile: options.values,
-    columns: table.value.columns,
-    rows: table.value.rows,
-    concurrency: chosen.concurrency,
-    concurrencyReason: chosen.reason,
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency, concurrencyGivenAs: '--concurrency' } : {}),
     retries: options.retries,
-    desktop: { ...(options.desktopSize ? { size: options.desktopSize } : {}), ...(options.app ? { apps } : {}) },
-  };
-  await service.config.dataDirReady();
-  const journal = await BatchJournal.create(service.config.dataDir, definition);
-  await runBatch(service, journal, definition, [], {
+    desktop: { ...(options.desktopSize ? { size: options.desktopSize } : {}), ...(options.app ? { apps: options.app } : {}) },
+  });
+  if (!created.ok) {
+    // The table that does not fit is the user's input; a workflow missing or untrusted, an answer.
+    if (created.error.kind === 'invalid') {
+      await service.close();
+      throw new InvalidInputError(created.error.message);
+    }
+    return failedWith(service, created.error.message, ExitCode.errorResult);
+  }
+  const { definition } = created.value;
+  await runBatch(service, created.value, {
     rows: definition.rows.map((row) => row.row),
     concurrency: definition.concurrency,
     concurrencyReason: definition.concurrencyReason,
@@ -134,52 +103,21 @@ async function failedWith(service: RunService, message: string, code: number): P
   await service.close();
 }
 
-interface RunChoice {
-  rows: number[];
-  concurrency: number;
-  concurrencyReason: string;
-  retries: number;
-  model: RunFlags;
+interface RunChoice extends RowsChoice {
   json: boolean;
-  /** Attempts and failures already journalled per row (resume goes on counting). */
-  attemptsSoFar?: Map<number, number>;
-  failedSoFar?: Map<number, number>;
 }
 
 /**
- * Runs rows of a batch in this process: the secrets read, `opened` journalled, the rows run N at
- * once with a live progress line, Ctrl+C and `cancel` heard, `closed` journalled, the summary
- * printed and the exit code set (0 every row succeeded, 3 some failed or have no outcome, 4
- * stopped by the user).
+ * Runs rows of a batch in this process (the service's runner, batches/batch-runner.ts) with a
+ * live progress line, Ctrl+C heard and `cancel` said; then the summary printed and the exit code
+ * set (0 every row succeeded, 3 some failed or have no outcome, 4 stopped by the user).
  */
-async function runBatch(service: RunService, journal: BatchJournal, definition: BatchDefinition, earlier: JournalEntry[], choice: RunChoice): Promise<void> {
-  const [{ resolveRowValues, BatchRows }, { runRows }, { osKeychainOf }] = await Promise.all([
-    import('../../service/batches/batch-rows'),
-    import('../../batch/scheduler'),
-    import('../../settings/keychain/os-keychain'),
-  ]);
-  const values = await resolveRowValues(definition, choice.rows, { env: process.env, keychain: () => osKeychainOf(process.platform, process.env) });
-  if (!values.ok) {
-    await service.close();
-    throw new InvalidInputError(`a secret of ${definition.valuesFile}: ${values.message}`);
-  }
-  const entries = [...earlier];
-  const opened: JournalEntry = { type: 'opened', at: Date.now(), writer: currentWriter(), rows: choice.rows, concurrency: choice.concurrency };
-  await journal.append(opened);
-  entries.push(opened);
-
+async function runBatch(service: RunService, batch: OpenedBatch, choice: RunChoice): Promise<void> {
+  const { definition } = batch;
   const what = definition.source.kind === 'workflow' ? `workflow ${definition.source.name}` : 'the task';
-  process.stderr.write(`batch ${definition.id}: ${choice.rows.length} row${choice.rows.length === 1 ? '' : 's'} of ${definition.valuesFile}, ${what}, on private desktops; concurrency ${choice.concurrencyReason}\n`);
-
   const progress = new ProgressLine(definition.id, choice.concurrency);
-  let state = foldBatch(definition, entries);
-  progress.show(state);
-  const onEntry = (entry: JournalEntry) => {
-    entries.push(entry);
-    state = foldBatch(definition, entries);
-    if (entry.type === 'attempt-ended' && entry.final) progress.rowDone();
-    progress.show(state);
-  };
+  let state = batch.state;
+  let announced = false;
 
   const drain = new AbortController();
   const stop = new AbortController();
@@ -203,47 +141,37 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
   };
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
-  // `mnemo batch cancel` in another process: journalled there, heard here.
-  const seen = (await journal.read().then((read) => (read.ok ? read.entries.length : 0))) - 1;
-  const cancelWatch = setInterval(() => {
-    void journal.read().then((read) => {
-      if (!read.ok || stop.signal.aborted) return;
-      if (read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
-        userStopped = true;
-        drain.abort();
-        stop.abort();
-        progress.note('cancelled (mnemo batch cancel): the runs going on are stopped');
-      }
-    });
-  }, CANCEL_POLL_MS);
-
+  let ran: Awaited<ReturnType<RunService['batches']['run']>>;
   try {
-    const launcher = new BatchRows({ workflowRuns: service.workflowRuns, agentRuns: service.agentRuns }, { definition, values: values.values, model: choice.model });
-    await runRows(
-      { launcher, journal, onEntry },
-      {
-        rows: choice.rows,
-        concurrency: choice.concurrency,
-        retries: choice.retries,
-        ...(choice.attemptsSoFar ? { attemptsSoFar: choice.attemptsSoFar } : {}),
-        ...(choice.failedSoFar ? { failedSoFar: choice.failedSoFar } : {}),
-        drain: drain.signal,
-        stop: stop.signal,
+    ran = await service.batches.run(batch, choice, {
+      drain: drain.signal,
+      stop: stop.signal,
+      onState: (next, entry) => {
+        state = next;
+        if (!announced) {
+          announced = true;
+          process.stderr.write(`batch ${definition.id}: ${choice.rows.length} row${choice.rows.length === 1 ? '' : 's'} of ${definition.valuesFile}, ${what}, on private desktops; concurrency ${choice.concurrencyReason}\n`);
+        }
+        if (entry.type === 'attempt-ended' && entry.final) progress.rowDone();
+        progress.show(state);
       },
-    );
+      onCancelled: () => {
+        userStopped = true;
+        progress.note('cancelled (mnemo batch cancel): the runs going on are stopped');
+      },
+    });
   } finally {
-    clearInterval(cancelWatch);
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
-    const closed: JournalEntry = { type: 'closed', at: Date.now() };
-    await journal.append(closed).catch(() => undefined);
-    entries.push(closed);
     progress.end();
   }
-  state = foldBatch(definition, entries);
-  printSummary(definition, state, choice.json);
-  process.exitCode = batchExitCode(state, userStopped);
-  await sayWhereSessionsWent(service, rowReports(definition, state).filter((report) => choice.rows.includes(report.row)).flatMap((report) => report.sessions));
+  if (!ran.ok) {
+    await service.close();
+    throw new InvalidInputError(ran.message);
+  }
+  printSummary(definition, ran.state, choice.json);
+  process.exitCode = batchExitCode(ran.state, userStopped);
+  await sayWhereSessionsWent(service, rowReports(definition, ran.state).filter((report) => choice.rows.includes(report.row)).flatMap((report) => report.sessions));
   await service.close();
 }
 
@@ -325,53 +253,41 @@ class ProgressLine {
 }
 
 /** A batch by id, read: or the exit code set and undefined, once said. */
-async function readBatch(options: StorageOptions, ref: string): Promise<{ service: RunService; journal: BatchJournal; definition: BatchDefinition; entries: JournalEntry[]; state: BatchState } | undefined> {
+async function readBatch(options: StorageOptions, ref: string): Promise<(OpenedBatch & { service: RunService }) | undefined> {
   const service = await openService(options);
-  const opened = await BatchJournal.open(service.config.dataDir, ref);
+  const opened = await service.batches.open(ref);
   if (!opened.ok) {
-    await failedWith(service, opened.message, ExitCode.errorResult);
+    await failedWith(service, opened.error.message, ExitCode.errorResult);
     return undefined;
   }
-  const read = await opened.journal.read();
-  if (!read.ok) {
-    await failedWith(service, read.message, ExitCode.errorResult);
-    return undefined;
-  }
-  if (read.skipped > 0) process.stderr.write(`mnemo: warning: batch ${opened.journal.id}: ${read.skipped} line${read.skipped === 1 ? '' : 's'} of its journal unreadable (cut short by a crash?), skipped\n`);
-  return { service, journal: opened.journal, definition: read.definition, entries: read.entries, state: foldBatch(read.definition, read.entries) };
-}
-
-function holderAlive(state: BatchState): boolean {
-  return state.holder !== null && writerLiveness(state.holder) === 'alive';
+  const { journal, skipped } = opened.value;
+  if (skipped > 0) process.stderr.write(`mnemo: warning: batch ${journal.id}: ${skipped} line${skipped === 1 ? '' : 's'} of its journal unreadable (cut short by a crash?), skipped\n`);
+  return { service, ...opened.value };
 }
 
 function describeSource(definition: BatchDefinition): string {
   return definition.source.kind === 'workflow' ? `workflow ${definition.source.name}` : `task "${definition.source.task}"`;
 }
 
+function describeSummary(summary: BatchSummary): string {
+  return summary.source.kind === 'workflow' ? `workflow ${summary.source.name}` : `task "${summary.source.task}"`;
+}
+
 export async function batchListCommand(options: BatchShowOptions): Promise<void> {
   const service = await openService(options);
-  const listed = [];
-  for (const id of await listBatchIds(service.config.dataDir)) {
-    const opened = await BatchJournal.open(service.config.dataDir, id);
-    const read = opened.ok ? await opened.journal.read() : null;
-    if (!read?.ok) {
-      process.stderr.write(`mnemo: warning: ${read ? read.message : `batch ${id} unreadable`}\n`);
-      continue;
-    }
-    const state = foldBatch(read.definition, read.entries);
-    listed.push({
-      id,
-      createdAt: read.definition.createdAt,
-      source: describeSource(read.definition),
-      rows: state.rows.length,
-      succeeded: state.counts.succeeded,
-      failed: state.counts.failed,
-      withoutOutcome: state.counts.pending + state.counts.running,
-      status: batchStatus(state, holderAlive(state)),
-      costUsd: state.costUsd,
-    });
-  }
+  const { batches, warnings } = await service.batches.list();
+  for (const warning of warnings) process.stderr.write(`mnemo: warning: ${warning}\n`);
+  const listed = batches.reverse().map((batch) => ({
+    id: batch.id,
+    createdAt: batch.createdAt,
+    source: describeSummary(batch),
+    rows: batch.total,
+    succeeded: batch.counts.succeeded,
+    failed: batch.counts.failed,
+    withoutOutcome: batch.counts.pending + batch.counts.running,
+    status: batch.status,
+    costUsd: batch.costUsd,
+  }));
   if (options.json) process.stdout.write(`${JSON.stringify(listed)}\n`);
   else if (listed.length === 0) process.stderr.write('no batches yet: mnemo batch run WORKFLOW --values rows.csv makes one\n');
   else {
@@ -386,13 +302,14 @@ export async function batchShowCommand(ref: string, options: BatchShowOptions): 
   const batch = await readBatch(options, ref);
   if (!batch) return;
   const { service, definition, state } = batch;
-  const status = batchStatus(state, holderAlive(state));
+  const summary = service.batches.summary(batch);
+  const status = summary.status;
   if (options.json) {
     process.stdout.write(
       `${JSON.stringify({ id: definition.id, status, source: definition.source, valuesFile: definition.valuesFile, concurrency: definition.concurrency, retries: definition.retries, createdAt: definition.createdAt, costUsd: state.costUsd, rows: rowReports(definition, state) })}\n`,
     );
   } else {
-    const holder = state.holder && status === 'running' ? ` (process ${state.holder.pid})` : '';
+    const holder = summary.runningIn ? ` (process ${summary.runningIn.pid})` : '';
     process.stdout.write(`batch ${definition.id}: ${status}${holder}; ${describeSource(definition)} over ${definition.valuesFile}; concurrency ${definition.concurrencyReason}; retries ${definition.retries}\n`);
     process.stdout.write(`${summaryTable(definition, state)}\n`);
   }
@@ -401,8 +318,9 @@ export async function batchShowCommand(ref: string, options: BatchShowOptions): 
 
 /** Resume and retry refuse a batch another live process is running. */
 async function refuseIfRunning(batch: NonNullable<Awaited<ReturnType<typeof readBatch>>>): Promise<boolean> {
-  if (!holderAlive(batch.state)) return false;
-  await failedWith(batch.service, `batch ${batch.definition.id} is running in process ${batch.state.holder?.pid} (mnemo batch cancel ${batch.definition.id} stops it)`, ExitCode.errorResult);
+  const running = batch.service.batches.runningElsewhere(batch);
+  if (running === null) return false;
+  await failedWith(batch.service, running, ExitCode.errorResult);
   return true;
 }
 
@@ -420,47 +338,40 @@ function choiceFor(definition: BatchDefinition, options: BatchContinueOptions, r
 export async function batchResumeCommand(ref: string, options: BatchContinueOptions): Promise<void> {
   const batch = await readBatch(options, ref);
   if (!batch || (await refuseIfRunning(batch))) return;
-  const { service, journal, definition, entries, state } = batch;
-  const rows = rowsWithoutOutcome(state);
-  if (rows.length === 0) {
+  const { service, definition, state } = batch;
+  const resume = service.batches.resumeChoice(batch);
+  if (resume.rows.length === 0) {
     process.stderr.write(`batch ${definition.id}: every row has an outcome, nothing to resume (mnemo batch retry ${definition.id} --failed runs the failed ones again)\n`);
     printSummary(definition, state, options.json === true);
     process.exitCode = batchExitCode(state, false);
     await service.close();
     return;
   }
-  const byRow = new Map(state.rows.map((row) => [row.row, row]));
-  await runBatch(service, journal, definition, entries, {
-    ...choiceFor(definition, options, rows, definition.retries),
-    attemptsSoFar: new Map(rows.map((row) => [row, byRow.get(row)?.attempts ?? 0])),
-    failedSoFar: new Map(rows.map((row) => [row, byRow.get(row)?.failedAttempts ?? 0])),
-  });
+  await runBatch(service, batch, { ...choiceFor(definition, options, resume.rows, definition.retries), ...resume });
 }
 
 export async function batchRetryCommand(ref: string, options: BatchContinueOptions): Promise<void> {
   const batch = await readBatch(options, ref);
   if (!batch || (await refuseIfRunning(batch))) return;
-  const { service, journal, definition, entries, state } = batch;
-  const rows = rowsToRetry(state, options.failed === true);
-  if (rows.length === 0) {
-    process.stderr.write(`batch ${definition.id}: no row failed, nothing to retry\n`);
+  const { service, definition, state } = batch;
+  const reopened = await service.batches.reopen(batch, options.failed === true);
+  if (!reopened.ok) {
+    process.stderr.write(`${reopened.error.message}\n`);
     process.exitCode = batchExitCode(state, false);
     await service.close();
     return;
   }
-  const reopened: JournalEntry = { type: 'reopened', at: Date.now(), rows };
-  await journal.append(reopened);
-  await runBatch(service, journal, definition, [...entries, reopened], choiceFor(definition, options, rows, options.retries ?? definition.retries));
+  await runBatch(service, reopened.value.batch, choiceFor(definition, options, reopened.value.rows, options.retries ?? definition.retries));
 }
 
 export async function batchCancelCommand(ref: string, options: BatchCancelOptions): Promise<void> {
-  const batch = await readBatch(options, ref);
-  if (!batch) return;
-  const { service, journal, definition, state } = batch;
-  await journal.append({ type: 'cancelled', at: Date.now() });
-  const open = state.counts.pending + state.counts.running;
-  if (holderAlive(state)) process.stderr.write(`batch ${definition.id}: cancelled; process ${state.holder?.pid} stops its runs going on and starts no new row\n`);
-  else process.stderr.write(`batch ${definition.id}: cancelled (no process was running it)\n`);
-  if (open > 0) process.stderr.write(`${open} row${open === 1 ? '' : 's'} without an outcome: mnemo batch resume ${definition.id} runs them\n`);
+  const service = await openService(options);
+  const cancelled = await service.batches.cancel(ref);
+  if (!cancelled.ok) return failedWith(service, cancelled.error.message, ExitCode.errorResult);
+  const { batch, wasRunning, holderPid } = cancelled.value;
+  const open = batch.counts.pending + batch.counts.running;
+  if (wasRunning) process.stderr.write(`batch ${batch.id}: cancelled; process ${holderPid} stops its runs going on and starts no new row\n`);
+  else process.stderr.write(`batch ${batch.id}: cancelled (no process was running it)\n`);
+  if (open > 0) process.stderr.write(`${open} row${open === 1 ? '' : 's'} without an outcome: mnemo batch resume ${batch.id} runs them\n`);
   await service.close();
 }

@@ -1,13 +1,14 @@
 /** The tools the MCP server offers, in the order clients list them. A tool is one entry here and one module beside this one. */
 import type { McpTool } from '../tool';
 import { actTool } from './act';
+import { getBatchTool, runBatchTool } from './batches';
 import { saveFactTool, searchFactsTool } from './facts';
 import { runTaskTool } from './run-task';
 import { screenshotTool } from './screenshot';
 import { getSessionTool, listSessionsTool } from './sessions';
 import { listWorkflowsTool, runWorkflowTool } from './workflows';
 
-export const MCP_TOOLS: readonly McpTool[] = [screenshotTool, actTool, runTaskTool, listSessionsTool, getSessionTool, searchFactsTool, saveFactTool, listWorkflowsTool, runWorkflowTool];
+export const MCP_TOOLS: readonly McpTool[] = [screenshotTool, actTool, runTaskTool, listSessionsTool, getSessionTool, searchFactsTool, saveFactTool, listWorkflowsTool, runWorkflowTool, runBatchTool, getBatchTool];
 
 export interface ToolChoice {
   /** Only the tools that change nothing. */

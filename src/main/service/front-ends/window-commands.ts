@@ -63,5 +63,20 @@ export function backendHandlers(backend: AppBackend): Omit<Handlers, ShellComman
     'workflows:run': async (request) => fromService(await backend.startWorkflow(request)),
     'teach:start': async (request) => fromService(await backend.startTeach(request)),
     'teach:stop': async ({ id }) => fromService(await backend.stopTeach(id)),
+    'batches:start': async ({ workflow, task, csv, concurrency, retries }) => {
+      if ((workflow === undefined) === (task === undefined)) return err('invalid', 'choose a workflow or write a task, not both and not neither');
+      const table = backend.service.batches.valuesText(csv, 'csv', '(the values)');
+      if (!table.ok) return fromService(table);
+      const source = workflow !== undefined ? { kind: 'workflow' as const, name: workflow, policy: 'stop' as const, speed: 1 } : { kind: 'task' as const, task: task as string };
+      return fromService(await backend.service.batches.start({ source, table: table.value, valuesFile: '(the values)', ...(concurrency !== undefined ? { concurrency } : {}), retries, desktop: {} }));
+    },
+    'batches:list': async () => ok((await backend.service.batches.list()).batches),
+    'batches:get': async ({ id }) => fromService(await backend.service.batches.get(id)),
+    'batches:retry': async ({ id, failedOnly }) => fromService(await backend.service.batches.retry(id, failedOnly)),
+    'batches:cancel': async ({ id }) => {
+      const cancelled = await backend.service.batches.cancel(id);
+      return fromService(cancelled.ok ? { ok: true, value: cancelled.value.batch } : cancelled);
+    },
+    'batches:queue': async () => ok(await backend.service.batches.queueView()),
   };
 }

@@ -5,6 +5,7 @@
  * generated for both transports from src/shared/contract.ts; every one answers a `Result`.
  * Events arrive in `seq` order per session, each once.
  */
+import type { BatchChange } from '../../../shared/batch';
 import type { CommandApi } from '../../../shared/contract';
 import type { AgentEvent } from '../../../shared/events';
 
@@ -23,6 +24,12 @@ export type MnemoClient = CommandApi & {
    * Returns the function that stops following.
    */
   subscribe(since: number, onEvent: (event: AgentEvent) => void): () => void;
+  /**
+   * Follows every batch's changes (a row started or ended, a retry, a cancel), each checked with
+   * its schema; read the batches first (`batches:list`, `batches:get`). Returns the function that
+   * stops following.
+   */
+  followBatches(onChange: (change: BatchChange) => void): () => void;
 };
 
 /** Reads a run's recorded events after a `seq`, for a SeqGate filling a gap. */

@@ -9,7 +9,7 @@ import { createHttpCommands } from '../../../shared/http-commands';
 import { gapFiller, type MnemoClient } from './client';
 import { saveDownload } from './download';
 import { SeqGate } from './seq-gate';
-import { streamedEvent } from './streamed-event';
+import { streamedBatchChange, streamedEvent } from './streamed-event';
 
 export function createHttpClient(): MnemoClient {
   // A download-bound command (the report): the route answers as an attachment, so the page stays.
@@ -39,6 +39,15 @@ export function createHttpClient(): MnemoClient {
           if (since > 0 && event.seq > since) gate.skipThrough(event.runId, since);
         }
         gate.push(event);
+      };
+      return () => source.close();
+    },
+    followBatches(onChange) {
+      const source = new EventSource(urlOf(otherRoutes.batchEvents, {}));
+      source.onmessage = (message: MessageEvent<string>) => {
+        const change = streamedBatchChange(message.data);
+        if (change.ok) onChange(change.change);
+        else console.error(change.message);
       };
       return () => source.close();
     },

@@ -1,6 +1,6 @@
 /**
  * The Electron transport: the preload's `window.mnemo`, one function per contract command, and
- * its `onEvent` for the live events of every run. Catching up: live events are held while the
+ * its `onEvent` for the live events of every run (`onBatchChange` for the batches'). Catching up: live events are held while the
  * record is read from `since`, then both go through one SeqGate, so nothing is missed or doubled.
  */
 import { commandNames, LIVE_VIEW_SCHEME, SESSION_FILE_SCHEME, type CommandApi, type MnemoApi } from '../../../shared/contract';
@@ -36,5 +36,6 @@ export function createIpcClient(api: MnemoApi): MnemoClient {
       })();
       return stop;
     },
+    followBatches: (onChange) => api.onBatchChange(onChange),
   };
 }

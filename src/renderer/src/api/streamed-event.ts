@@ -5,6 +5,7 @@
  * window's SeqGate then reads the missing `seq` back from the record, which is checked too.
  */
 import { z } from 'zod';
+import { BatchChangeSchema, type BatchChange } from '../../../shared/batch';
 import { AgentEventSchema, type AgentEvent } from '../../../shared/events';
 
 export type StreamedEvent = { ok: true; event: AgentEvent } | { ok: false; message: string };
@@ -28,4 +29,16 @@ export function streamedEvent(data: string): StreamedEvent {
   const parsed = AgentEventSchema.safeParse(value);
   if (!parsed.success) return { ok: false, message: `mnemo: refused a server-sent event${claimed(value)} that does not match the event schema:\n${z.prettifyError(parsed.error)}` };
   return { ok: true, event: parsed.data };
+}
+
+/** A batch change the stream sent (`GET /api/batches/events`), or why it is refused. */
+export function streamedBatchChange(data: string): { ok: true; change: BatchChange } | { ok: false; message: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return { ok: false, message: `mnemo: refused a batch change that is not JSON: ${JSON.stringify(data.slice(0, 120))}` };
+  }
+  const parsed = BatchChangeSchema.safeParse(value);
+  return parsed.success ? { ok: true, change: parsed.data } : { ok: false, message: `mnemo: refused a batch change that does not match its schema:\n${z.prettifyError(parsed.error)}` };
 }

@@ -89,6 +89,17 @@ export const NAMES = {
   stopTeaching: 'Stop teaching',
   cancel: 'Cancel',
   close: 'Close',
+  batches: 'Batches',
+  retryFailedRows: 'Retry failed rows',
+  batchRows: 'Batch rows',
+  schedules: 'Schedules',
+  workers: 'Workers',
+  newBatch: 'New batch',
+  batchRuns: 'Each row runs',
+  batchValues: 'Values (CSV)',
+  concurrency: 'Concurrency',
+  retries: 'Retries',
+  startBatch: 'Start batch',
 } as const;
 
 export type NameKey = keyof typeof NAMES;
