@@ -34,7 +34,7 @@ import type { LoadedConfig, RunFlags } from '../settings/settings';
 import { ProviderChecks } from './checks/provider-checks';
 import { MemoryHost } from './memory/memory-host';
 import { RunDesktops } from './desktops/run-desktops';
-import { RunLauncher, type OperatorOpen } from './runs/run-launcher';
+import { RunLauncher, type ElementsOpen, type OperatorOpen } from './runs/run-launcher';
 import { RunRegistry } from './runs/run-registry';
 import { AgentRuns } from './runs/agent-runs';
 import type { RecipeParts } from './runs/recipe-parts';
@@ -61,6 +61,8 @@ export interface RunServiceDeps {
   flags?: RunFlags;
   /** Opens the operator for a display (checking the display first): the user's, or with `env` a private desktop's. */
   openOperator: (capture: CaptureOptions, env?: NodeJS.ProcessEnv) => Promise<OperatorOpen>;
+  /** Opens a display's accessibility tree for the runs that read it (openRunElements); absent: pixels only. */
+  openElements?: (env: NodeJS.ProcessEnv) => Promise<ElementsOpen>;
   createModel?: (settings: ModelSettings, prices: PriceTable) => VisionModel;
   /** The provider check before a run (default: one GET of the model list). */
   probe?: (settings: ModelSettings, signal: AbortSignal) => Promise<ProviderProbe>;
@@ -116,6 +118,7 @@ export class RunService {
       runs: this.runs,
       desktops: this.desktops,
       openOperator: deps.openOperator,
+      ...(deps.openElements ? { openElements: deps.openElements } : {}),
       ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}),
       ...now,
       log,

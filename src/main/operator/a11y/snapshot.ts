@@ -64,6 +64,14 @@ export type RefResolution =
   | { ok: true; bounds: Rect; states: string[] }
   | { ok: false; kind: 'stale'; message: string };
 
+/**
+ * An element read back after an action: its box and states, and what it holds now: a field's
+ * text (`value`), or for a password field only how many characters (`length`), never the text.
+ */
+export type ReadBack =
+  | { ok: true; bounds: Rect; states: string[]; value?: string; length?: number }
+  | { ok: false; kind: 'stale'; message: string };
+
 interface Described {
   address: ObjectAddress;
   role: string;
@@ -200,6 +208,19 @@ export class ElementReader {
     if (!hasState(described.states, State.showing)) return stale('it no longer shows');
     if (described.role !== element.role || described.name !== element.name) return stale(`it is now ${described.role} "${described.name}"`);
     return { ok: true, bounds: described.bounds, states: stateNames(described.states) };
+  }
+
+  /** `resolve`, and what the element holds now (a password field: its length only). */
+  async readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack> {
+    const resolved = await this.resolve(element);
+    if (!resolved.ok) return resolved;
+    const address = addressOfRef(element.ref) as ObjectAddress;
+    if (element.role === PASSWORD_ROLE) {
+      const length = await this.client.characterCount(address);
+      return { ...resolved, ...(length !== undefined ? { length } : {}) };
+    }
+    const text = await this.client.text(address);
+    return { ...resolved, ...(text !== undefined ? { value: text } : {}) };
   }
 
   private async activeWindow(): Promise<{ ok: true; window: FoundWindow } | { ok: false; kind: 'no_window' | 'failed'; message: string }> {
