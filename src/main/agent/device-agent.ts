@@ -15,7 +15,7 @@
  * (or is taken while the model thinks), and only the few screenshots the model still sees are
  * read back from the record.
  */
-import { actionPoints, type Action, type ActionOf } from '../../shared/actions';
+import { actionPoints, isElementAction, type Action, type ActionOf } from '../../shared/actions';
 import type { AgentEvent, AgentEventOf, StepErrorKind, StepTimings } from '../../shared/events';
 import { formatUsdLimit } from '../../shared/format';
 import type { CaptureOptions, Observation } from '../operator/capture';
@@ -490,6 +490,9 @@ class AgentRun {
           break;
         }
       }
+      // An element action after one that changed the screen: once the screen settles, the tree has
+      // caught up too, so an element taken away is stale rather than clicked where it was.
+      if (isElementAction(action) && acts.batch.changedSinceLook) acts.batch.looked((await this.life.settle(this.capture.display, this.options.settle)).last);
       // Each kind of action (a workflow, a fact, a recall, a control action, the desktop) is one entry of the table.
       const outcome = await kindOf(action).act({ action, shown: shownActions[index] as Action, index }, acts, this.acting);
       if (!outcome.next) return endWith(outcome.ending);
