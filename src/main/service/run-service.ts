@@ -105,6 +105,8 @@ export class RunService {
   readonly teaching: Teaching;
   /** Demonstrations for the window: the input recorder, when one is plugged in. */
   readonly demonstrations: TeachHost;
+  /** Opens a display's accessibility tree (the front end's `openElements`); absent: this process reads no tree. */
+  readonly openElements: ((env: NodeJS.ProcessEnv) => Promise<ElementsOpen>) | undefined;
 
   constructor(deps: RunServiceDeps) {
     const now = deps.now ? { now: deps.now } : {};
@@ -138,6 +140,7 @@ export class RunService {
     this.workflowRuns = new WorkflowRuns({ ...parts, workflows: this.workflows });
     this.teaching = new Teaching(parts);
     this.demonstrations = deps.demonstrations ?? new Demonstrations((request) => this.teaching.start(request));
+    this.openElements = deps.openElements;
   }
 
   /**

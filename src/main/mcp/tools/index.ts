@@ -4,10 +4,11 @@ import { actTool } from './act';
 import { saveFactTool, searchFactsTool } from './facts';
 import { runTaskTool } from './run-task';
 import { screenshotTool } from './screenshot';
+import { snapshotTool } from './snapshot';
 import { getSessionTool, listSessionsTool } from './sessions';
 import { listWorkflowsTool, runWorkflowTool } from './workflows';
 
-export const MCP_TOOLS: readonly McpTool[] = [screenshotTool, actTool, runTaskTool, listSessionsTool, getSessionTool, searchFactsTool, saveFactTool, listWorkflowsTool, runWorkflowTool];
+export const MCP_TOOLS: readonly McpTool[] = [screenshotTool, actTool, runTaskTool, listSessionsTool, getSessionTool, searchFactsTool, saveFactTool, listWorkflowsTool, runWorkflowTool, snapshotTool];
 
 export interface ToolChoice {
   /** Only the tools that change nothing. */
