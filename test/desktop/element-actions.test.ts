@@ -5,7 +5,9 @@
  * `click_element` and `type_into` fill the form by number; a read-back catches text that went to
  * another field; a ref taken away is `stale_element`, a value; the checkbox is read back. With the
  * aid off, a plain click still names the element it hit and reads the checkbox back, and plain
- * typing is read back. At 1280x800 and at 1920x1080 (the model's image 1280x720).
+ * typing is read back. Through MCP (the official SDK's client), `snapshot` gives refs and `act`
+ * takes them; a ref of an older snapshot, or of an element taken away, is refused. At 1280x800
+ * and at 1920x1080 (the model's image 1280x720).
  *
  * The scripted model finds each element's number as the run does: a snapshot of the same tree,
  * numbered in the same reading order.
@@ -24,6 +26,7 @@ import { CHROMIUM_EXECUTABLE, CHROMIUM_MACHINE_FLAGS } from '../fixtures/chromiu
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
 import { startFormServer, type FormServer } from '../fixtures/elements/form-server';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
+import { connectStdio } from '../fixtures/mcp-client';
 import { startMemoryModelServer, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 
 const SLOW = { timeout: 400_000 };
@@ -223,6 +226,62 @@ describe.each([
       expect(JSON.stringify(model.requests[0]?.body?.tools ?? [])).not.toContain('click_element');
     } finally {
       await model.close();
+    }
+  });
+
+  it('MCP: snapshot gives refs, act takes them (the field read back, the box toggled); a ref of an older snapshot or of an element taken away is refused', SLOW, async () => {
+    const mcp = await connectStdio(['--data-dir', mkdtempSync(join(scratch, 'mcp-'))], { env: { ...desktop.env, OPENAI_API_KEY: '' } });
+    type SnapshotAnswer = { snapshot: number; elements: Array<{ ref: string; role: string; name: string; value?: string; states: string[] }> };
+    const callTool = async (name: string, args: Record<string, unknown>) =>
+      (await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
+    const snapshotNow = async () => {
+      const answer = await callTool('snapshot', {});
+      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+      return answer.structuredContent as unknown as SnapshotAnswer;
+    };
+    const refOf = (taken: SnapshotAnswer, role: string, name: string) => {
+      const found = taken.elements.find((element) => element.role === role && element.name === name);
+      if (!found) throw new Error(`no ${role}:${name} in snapshot ${taken.snapshot}`);
+      return found.ref;
+    };
+    try {
+      const tools = await mcp.client.listTools();
+      expect(tools.tools.find((tool) => tool.name === 'snapshot')?.annotations?.readOnlyHint).toBe(true);
+
+      let first = await snapshotNow();
+      expect(first.elements[0]?.ref).toMatch(new RegExp(`^s${first.snapshot}e\\d+$`));
+      expect(first.elements.find((element) => element.role === 'password text')).not.toHaveProperty('value');
+      // The Submit button there (the tests before may have taken it away: the Remove button puts it back).
+      if (!first.elements.some((element) => element.role === 'push button' && element.name === 'Submit')) {
+        const back = await callTool('act', { action: { type: 'click_element', ref: refOf(first, 'push button', 'Remove Submit') }, screenshotAfter: true });
+        expect(back.isError, JSON.stringify(back.content)).toBeFalsy();
+        first = await snapshotNow();
+      }
+
+      const typed = await callTool('act', { action: { type: 'type_into', ref: refOf(first, 'entry', 'Email'), text: 'grace@example.org' } });
+      expect(typed.isError, JSON.stringify(typed.content)).toBeFalsy();
+      expect(typed.structuredContent).toMatchObject({ ok: true, type: 'type_into', element: { role: 'entry', name: 'Email' }, check: { kind: 'value', ok: true, message: 'entry "Email" holds "grace@example.org"' } });
+      const toggled = await callTool('act', { action: { type: 'click_element', ref: refOf(first, 'check box', 'Subscribe') } });
+      expect(toggled.structuredContent).toMatchObject({ ok: true, element: { role: 'check box', name: 'Subscribe' }, check: { kind: 'checked', ok: true } });
+
+      // Refs are tied to their snapshot: one of an older snapshot is refused, nothing done.
+      const second = await snapshotNow();
+      expect(second.snapshot).toBe(first.snapshot + 1);
+      expect(second.elements.find((element) => element.role === 'entry' && element.name === 'Email')?.value).toBe('grace@example.org');
+      const old = await callTool('act', { action: { type: 'click_element', ref: refOf(first, 'push button', 'Submit') } });
+      expect(old.isError).toBe(true);
+      expect(old.content[0]?.text).toMatch(/is stale: it is of snapshot \d+, and the latest is snapshot \d+/);
+
+      // An element taken away: its ref of the latest snapshot is refused as stale_element, and Submit is not clicked.
+      const submissions = form.submitted().length;
+      const removed = await callTool('act', { action: { type: 'click_element', ref: refOf(second, 'push button', 'Remove Submit') }, screenshotAfter: true });
+      expect(removed.isError, JSON.stringify(removed.content)).toBeFalsy();
+      const gone = await callTool('act', { action: { type: 'click_element', ref: refOf(second, 'push button', 'Submit') } });
+      expect(gone.isError).toBe(true);
+      expect(gone.content[0]?.text).toMatch(/^stale_element: element \d+ is stale: /);
+      expect(form.submitted()).toHaveLength(submissions);
+    } finally {
+      await mcp.close();
     }
   });
 });
