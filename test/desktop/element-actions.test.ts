@@ -189,7 +189,7 @@ describe.each([
       // The Submit button taken away within the step: its ref is stale, a value, and nothing else is clicked.
       const [removed, stale] = ofStep(4);
       expect(removed).toMatchObject({ ok: true, element: { role: 'push button', name: 'Remove Submit' } });
-      expect(stale).toMatchObject({ ok: false, error: { kind: 'stale_element', message: expect.stringMatching(/element \d+ is stale: .*look again/) } });
+      expect(stale).toMatchObject({ ok: false, error: { kind: 'stale_element', message: expect.stringMatching(/^element \d+ \(push button "Submit"\) is stale: .*; look again/) } });
       expect(form.submitted()).toHaveLength(1);
 
       // The password never reached the record or the output.
@@ -278,7 +278,7 @@ describe.each([
       expect(removed.isError, JSON.stringify(removed.content)).toBeFalsy();
       const gone = await callTool('act', { action: { type: 'click_element', ref: refOf(second, 'push button', 'Submit') } });
       expect(gone.isError).toBe(true);
-      expect(gone.content[0]?.text).toMatch(/^stale_element: element \d+ is stale: /);
+      expect(gone.content[0]?.text).toMatch(/^stale_element: element \d+ \(push button "Submit"\) is stale: /);
       expect(form.submitted()).toHaveLength(submissions);
     } finally {
       await mcp.close();

@@ -134,7 +134,10 @@ export class RunElements {
     const element = list.elements.find((candidate) => candidate.n === action.n);
     if (!element) return actionFailure('invalid_action', `there is no element ${action.n} in this step's list (1 to ${list.elements.length})`, action.type);
     const now = await this.source.resolve(element);
-    if (!now.ok) return actionFailure('stale_element', `element ${action.n} is stale: ${now.message.replace(/; take a new snapshot$/, '')}; look again at the next screenshot and its elements before acting on it`, action.type);
+    if (!now.ok) {
+      const why = /is stale: (.*?)(?:; take a new snapshot)?$/.exec(now.message)?.[1] ?? now.message;
+      return actionFailure('stale_element', `element ${action.n} (${nameOfElement(element)}) is stale: ${why}; look again at the next screenshot and its elements before acting on it`, action.type);
+    }
     const target = clickPoint(now.bounds, frame.bounds);
     if (!target) return actionFailure('out_of_bounds', `element ${action.n} (${nameOfElement(element)}) is not on the screen the step shows`, action.type);
     const acted: ActedElement = { role: element.role, name: element.name, n: element.n, bounds: now.bounds };
