@@ -16,7 +16,7 @@
  * leaves the result as the operator gave it.
  */
 import type { Action, ActionOf, ScreenPoint } from '../../shared/actions';
-import { actionFailure, type ActedElement, type ActionResult, type OutcomeCheck } from '../../shared/action-result';
+import { actionFailure, type ActedElement, type ActionResult, type ActionSuccess, type OutcomeCheck } from '../../shared/action-result';
 import type { Element, ElementSnapshot, SnapshotResult } from '../../shared/elements';
 import type { Frame, Rect } from '../../shared/frame';
 import { elementAt } from '../operator/a11y/element-query';
@@ -278,10 +278,10 @@ function clickPoint(box: Rect, area: Rect): { x: number; y: number } | undefined
   return { x: Math.floor((left + right - 1) / 2), y: Math.floor((top + bottom - 1) / 2) };
 }
 
-function success(type: ActionResult['type'] & string, clicked: ActionResult & { ok: true }, started: number, ended: number, said: string, element: ActedElement, check: OutcomeCheck | undefined): ActionResult {
+function success(type: 'click_element' | 'type_into', clicked: ActionSuccess, started: number, ended: number, said: string, element: ActedElement, check: OutcomeCheck | undefined): ActionResult {
   return {
     ok: true,
-    type: type as Action['type'],
+    type,
     ...(clicked.points ? { points: clicked.points } : {}),
     detail: withCheck(said, check),
     durationMs: Math.round(ended - started),
@@ -290,7 +290,7 @@ function success(type: ActionResult['type'] & string, clicked: ActionResult & { 
   };
 }
 
-function withElement(result: ActionResult & { ok: true }, said: string, element: ActedElement, check: OutcomeCheck | undefined): ActionResult {
+function withElement(result: ActionSuccess, said: string, element: ActedElement, check: OutcomeCheck | undefined): ActionResult {
   return { ...result, detail: withCheck(result.detail ? `${said}; ${result.detail}` : said, check), element, ...(check ? { check } : {}) };
 }
 
