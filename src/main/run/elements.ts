@@ -27,6 +27,8 @@ import { changesScreen } from './batch-guard';
 /** What the run asks of the accessibility tree (an ElementReader of the run's display). */
 export interface ElementSource {
   snapshot(options?: SnapshotOptions): Promise<SnapshotResult>;
+  /** The element holding the keyboard focus, by one query (undefined when it cannot be said so cheaply). */
+  focused?(budgetMs?: number): Promise<Element | undefined>;
   resolve(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<RefResolution>;
   readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack>;
 }
@@ -191,10 +193,15 @@ export class RunElements {
     return element ? { element, numbered: elements.numbered } : undefined;
   }
 
-  /** The editable element holding the focus, if the tree says there is one. */
+  /** The editable element holding the focus, if the tree says there is one: from the step's list while it holds, else one focus query (a snapshot where the tree has none). */
   private async focusedField(): Promise<Element | undefined> {
+    const editable = (element: Element | undefined) => element !== undefined && element.states.includes('focused') && (EDITABLE_ROLES.has(element.role) || element.states.includes('editable'));
+    if ((!this.current || this.current.dated) && this.source.focused) {
+      const focused = await this.source.focused(this.options.queryBudgetMs);
+      if (focused) return editable(focused) ? focused : undefined;
+    }
     const elements = await this.elementsNow();
-    return elements?.list.find((element) => element.states.includes('focused') && (EDITABLE_ROLES.has(element.role) || element.states.includes('editable')));
+    return elements?.list.find(editable);
   }
 
   private async elementsNow(): Promise<{ list: readonly Element[]; numbered: boolean } | undefined> {

@@ -210,6 +210,28 @@ export class ElementReader {
     return { ok: true, bounds: described.bounds, states: stateNames(described.states) };
   }
 
+  /**
+   * The element holding the keyboard focus in the active window, as a snapshot describes it (its
+   * number 1: it is the only one): one Collection query instead of a whole snapshot, for the read-back
+   * of typing. Undefined when nothing holds the focus, the window has no Collection, or the tree
+   * did not answer within `budgetMs`.
+   */
+  async focused(budgetMs = DEFAULT_SNAPSHOT_BUDGET_MS): Promise<Element | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), budgetMs)));
+    const look = async (): Promise<Element | undefined> => {
+      const found = await this.activeWindow();
+      if (!found.ok || !found.window.collection) return undefined;
+      const [address] = (await this.client.matches(found.window.address, { states: [State.focused, State.showing] }, 1, budgetMs)) ?? [];
+      if (!address) return undefined;
+      const [item] = await this.describeAll([address]);
+      if (!item) return undefined;
+      const value = await this.valueOf(item);
+      return { n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) };
+    };
+    return Promise.race([look(), late]).finally(() => clearTimeout(timer));
+  }
+
   /** `resolve`, and what the element holds now (a password field: its length only). */
   async readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack> {
     const resolved = await this.resolve(element);
