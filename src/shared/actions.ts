@@ -196,6 +196,23 @@ export const RunWorkflowSchema = z.object({
   params: z.record(z.string(), z.string()).default({}),
 });
 
+/**
+ * The elements aid (model.elements `list` or `marks`): act on element `n` of the step's element
+ * list, where the accessibility tree says it is now. A ref the tree no longer has fails as a
+ * value (`stale_element`), never a click somewhere else.
+ */
+const elementNumber = z.number().int().positive();
+export const ClickElementSchema = z.object({ type: z.literal('click_element'), ...common, n: elementNumber });
+/** Focus element `n` and type into it, replacing what it held; its value is read back afterwards. */
+export const TypeIntoSchema = z.object({
+  type: z.literal('type_into'),
+  ...common,
+  n: elementNumber,
+  text: z.string(),
+  /** The text is a secret (a password): typed as given, recorded masked, checked by length only. */
+  secret: z.boolean().optional(),
+});
+
 export const ActionSchema = z.discriminatedUnion('type', [
   ClickSchema,
   DoubleClickSchema,
@@ -218,6 +235,8 @@ export const ActionSchema = z.discriminatedUnion('type', [
   QueryLongTermMemorySchema,
   SaveFactSchema,
   RunWorkflowSchema,
+  ClickElementSchema,
+  TypeIntoSchema,
 ]);
 
 /** An action after parsing: defaults filled, keys canonical. */
@@ -241,6 +260,13 @@ export const MEMORY_ACTION_TYPES = ['query_long_term_memory', 'save_fact'] as co
 /** Actions answered by the agent's memory, not carried out on the desktop. */
 export function isMemoryAction(action: Action): action is ActionOf<'query_long_term_memory' | 'save_fact'> {
   return (MEMORY_ACTION_TYPES as readonly string[]).includes(action.type);
+}
+
+/** Actions on an element of the step's list (the elements aid): declared to the models only when it is on. */
+export const ELEMENT_ACTION_TYPES = ['click_element', 'type_into'] as const satisfies readonly ActionType[];
+
+export function isElementAction(action: Action): action is ActionOf<'click_element' | 'type_into'> {
+  return (ELEMENT_ACTION_TYPES as readonly string[]).includes(action.type);
 }
 
 export type ActionParse = { ok: true; action: Action } | { ok: false; message: string };

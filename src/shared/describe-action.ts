@@ -17,14 +17,14 @@ export function truncate(text: string, limit = LABEL_TEXT_LIMIT): string {
 }
 
 /** Typed text as shown: quoted and escaped, or the mask for a secret. */
-export function shownTypedText(action: ActionOf<'type'>, limit = LABEL_TEXT_LIMIT): string {
+export function shownTypedText(action: ActionOf<'type' | 'type_into'>, limit = LABEL_TEXT_LIMIT): string {
   if (action.secret === true || action.text === MASK) return MASK;
   return `"${truncate(JSON.stringify(action.text).slice(1, -1), limit)}"`;
 }
 
 /** The action as it may be shown: typed secrets masked, whatever the record holds. */
 export function shownAction(action: Action): Action {
-  return action.type === 'type' && action.secret === true ? { ...action, text: MASK } : action;
+  return (action.type === 'type' || action.type === 'type_into') && action.secret === true ? { ...action, text: MASK } : action;
 }
 
 /** `(697, 64)`: the numbers as given (a model's relative coordinates keep their fractions). */
@@ -70,6 +70,10 @@ export function describeAction(action: Action, speak: (point: Point) => Point = 
       return `run workflow ${action.name}${workflowParams(action.params)}`;
     case 'mouse_move':
       return `move to ${point ? formatPoint(point) : ''}`.trimEnd();
+    case 'click_element':
+      return `click element ${action.n}`;
+    case 'type_into':
+      return `type ${action.secret === true || action.text === MASK ? '(a masked secret)' : JSON.stringify(action.text.length > 40 ? `${action.text.slice(0, 37)}...` : action.text)} into element ${action.n}`;
     case 'zoom':
       return `zoom into ${formatPoint(speak({ x: action.x, y: action.y }))} to ${formatPoint(speak({ x: action.toX, y: action.toY }))}`;
     default:
@@ -132,6 +136,10 @@ export function actionSentence(action: Action): string {
       return `Remember (${action.subject}) ${action.keyword}: ${action.values?.join('; ') ?? action.value ?? ''}`;
     case 'run_workflow':
       return `Run the workflow ${action.name}${workflowParams(action.params)}`;
+    case 'click_element':
+      return `Click element ${action.n} of the step's element list`;
+    case 'type_into':
+      return `Type ${shownTypedText(action, 200)} into element ${action.n} of the step's element list${action.secret === true || action.text === MASK ? ' (secret, masked)' : ''}`;
     default:
       // A type this version does not know (a newer record).
       return `Unknown action: ${JSON.stringify(action)}`;

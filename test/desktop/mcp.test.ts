@@ -80,7 +80,7 @@ describe('over stdio', () => {
   it('lists the tools with their schemas and annotations', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName)).toEqual(['screenshot', 'act', 'run_task', 'list_sessions', 'get_session', 'search_facts', 'save_fact', 'list_workflows', 'run_workflow', 'run_batch', 'get_batch']);
+    expect(Object.keys(byName)).toEqual(['screenshot', 'act', 'run_task', 'list_sessions', 'get_session', 'search_facts', 'save_fact', 'list_workflows', 'run_workflow', 'run_batch', 'get_batch', 'snapshot']);
     expect(byName.screenshot?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.act?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(byName.run_task?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });

@@ -176,6 +176,11 @@ const desktopKind = defineKind('desktop', ACTION_TYPES.filter((type) => !NOT_ON_
   account.actionResults.push(result);
   account.said(describeResult(shown, result, speak), result.ok ? { ok: true, ...(result.detail ? { detail: result.detail } : {}) } : { ok: false, error: result.error.message });
   if (changesScreen(action)) step.batch.acted();
+  // A read-back that found something else than the action meant (checked outcomes): the model must hear it.
+  if (result.ok && result.check && !result.check.ok) {
+    agent.note(`read back after ${action.type}: ${result.check.message}`);
+    agent.tellModel(`Read back after your action ${index + 1} (${action.type}): ${result.check.message}`);
+  }
   if (result.ok && action.type === 'zoom') agent.zoomInto(action, observation);
   if (result.ok) for (const request of step.prediction.captures ?? []) if (request.afterAction === index) account.captures.push(await agent.captureAfter(request, observation, step.batch));
   if (result.ok) return NEXT;

@@ -15,13 +15,13 @@
  * (or is taken while the model thinks), and only the few screenshots the model still sees are
  * read back from the record.
  */
-import { actionPoints, type Action, type ActionOf } from '../../shared/actions';
+import { actionPoints, isElementAction, type Action, type ActionOf } from '../../shared/actions';
 import type { AgentEvent, AgentEventOf, StepErrorKind, StepTimings } from '../../shared/events';
 import { formatUsdLimit } from '../../shared/format';
 import type { CaptureOptions, Observation } from '../operator/capture';
 import { imageRectToScreen, imageToScreen, screenToImage } from '../operator/geometry';
 import type { ScreenFingerprint } from '../operator/screen-diff';
-import type { ModelImage, PredictionSuccess, VisionModel, ZoomedRegion } from '../model/types';
+import type { ModelImage, PredictInput, PredictionSuccess, VisionModel, ZoomedRegion } from '../model/types';
 import type { Rect } from '../../shared/frame';
 import type { CaptureRequest, SafetyCheck } from '../model/families';
 import type { ProviderProbe } from '../model/provider-check';
@@ -108,6 +108,8 @@ class AgentRun {
   private zoomNext: { region: Rect; said: ZoomedRegion } | null = null;
   /** The display the fingerprints cover (a zoomed screenshot's frame covers only its region). */
   private displayBounds: Rect | undefined;
+  /** The elements aid could not be had on this display: said once. */
+  private elementsUnavailableSaid = false;
   /** What the kinds of action (action-kinds.ts) may ask of this run. */
   private readonly acting: ActingAgent = this.actingAgent();
 
@@ -298,6 +300,8 @@ class AgentRun {
     }
     const observation = captured.observation;
     if (!zoom) this.displayBounds = observation.frame.bounds;
+    const elements = await this.elementsFor(observation);
+    this.timings.observe = this.life.clock() - observeStarted;
     const image = modelImageOf(observation);
     const screenshot = recorder.saveScreenshot(this.step, observation.image, image.mime, image, { fullResolution: observation.fullResolution });
     this.life.emit({ type: 'observation', step: this.step, screenshot, frame: observation.frame });
@@ -330,6 +334,7 @@ class AgentRun {
         ...(this.deps.workflows?.offer ? { workflows: true } : {}),
         ...(zoom ? { zoom: zoom.said } : {}),
         ...(this.displayBounds ? { screen: { width: this.displayBounds.width, height: this.displayBounds.height } } : {}),
+        ...(elements ? { elements } : {}),
       },
       takeover ? AbortSignal.any([this.signal, takeover.interrupt]) : this.signal,
       (delta, attempt) => this.life.thought(this.step, delta, attempt),
@@ -382,6 +387,29 @@ class AgentRun {
     return end;
   }
 
+  /**
+   * The elements aid: the active window's snapshot taken with the observation, its boxes on the
+   * observation's image. Without a tree to read (no accessibility bus, no window) the step goes
+   * with pixels only, said once per run, not at every step.
+   */
+  private async elementsFor(observation: Observation): Promise<PredictInput['elements']> {
+    const mode = this.options.elements ?? 'off';
+    const reader = this.life.elements;
+    if (mode === 'off') {
+      reader?.forget();
+      return undefined;
+    }
+    if (!reader) {
+      if (!this.elementsUnavailableSaid) this.life.emit({ type: 'note', step: this.step, message: `the elements aid (${mode}) is on, but this display has no accessibility tree to read: pixels only` });
+      this.elementsUnavailableSaid = true;
+      return undefined;
+    }
+    const looked = await reader.look(observation.frame);
+    if (looked.ok) return { mode, snapshot: looked.snapshot };
+    if (looked.first) this.life.emit({ type: 'note', step: this.step, message: `the elements aid (${mode}): no elements for this step, pixels only: ${looked.message}` });
+    return undefined;
+  }
+
   private async act(
     prediction: PredictionSuccess,
     observation: Observation,
@@ -390,7 +418,9 @@ class AgentRun {
   ): Promise<StepEnd> {
     const { secrets } = this.life;
     for (const action of prediction.actions) {
-      if (isSecretTyping(action, prediction.thought) && action.type === 'type') secrets.add(action.text);
+      if (isSecretTyping(action, prediction.thought) && (action.type === 'type' || action.type === 'type_into')) secrets.add(action.text);
+      // Typed into a field the tree calls a password: a secret, whatever the model said.
+      if (action.type === 'type_into' && action.text !== '' && this.life.elements?.snapshot?.elements.find((element) => element.n === action.n)?.role === 'password text') secrets.add(action.text);
     }
     const reply = this.life.saveReply(this.step, prediction.raw);
     const { inputTokens, outputTokens, costUsd } = prediction.usage;
@@ -460,6 +490,9 @@ class AgentRun {
           break;
         }
       }
+      // An element action after one that changed the screen: once the screen settles, the tree has
+      // caught up too, so an element taken away is stale rather than clicked where it was.
+      if (isElementAction(action) && acts.batch.changedSinceLook) acts.batch.looked((await this.life.settle(this.capture.display, this.options.settle)).last);
       // Each kind of action (a workflow, a fact, a recall, a control action, the desktop) is one entry of the table.
       const outcome = await kindOf(action).act({ action, shown: shownActions[index] as Action, index }, acts, this.acting);
       if (!outcome.next) return endWith(outcome.ending);

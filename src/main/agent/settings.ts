@@ -1,4 +1,5 @@
 /** The loop's limits and guards, with the defaults a user gets without configuring anything. */
+import type { ElementsAidMode } from '../../shared/settings';
 import type { CaptureOptions } from '../operator/capture';
 import { DEFAULT_SETTLE, type SettleOptions } from '../run/settle';
 import type { RunMemoryOptions } from './run-memory';
@@ -21,6 +22,12 @@ export interface AgentOptions {
   capture: CaptureOptions;
   /** Layer budgets, pruning (keepScreenshots above is its screenshot count), trace bound. */
   memory?: RunMemoryOptions;
+  /**
+   * The elements aid (model.elements): `list` or `marks` take the active window's snapshot with
+   * each observation for the model (when the run's context reads the display's tree); `off` (the
+   * default) sends pixels only.
+   */
+  elements?: ElementsAidMode;
 }
 
 export const DEFAULT_AGENT_OPTIONS: AgentOptions = {

@@ -12,6 +12,7 @@ import { appMemoryKey } from './memory-key';
 import { AppBackend } from '../service/front-ends/app-backend';
 import { openDesktopOperator } from '../service/desktops/desktop';
 import { RunService } from '../service/run-service';
+import { openRunElements } from '../service/runs/run-elements';
 import { SessionFiles } from '../service/sessions/session-files';
 import { writeUserFile } from '../disk/user-file';
 import { LIVE_CONTENT_TYPE, liveParts } from '../service/runs/live-stream';
@@ -66,6 +67,7 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
       // A private desktop (env given) shows none of the app's windows.
       return opened.ok && chrome && !env ? { ...opened, operator: chrome.hiddenDuringCapture(opened.operator) } : opened;
     },
+    openElements: openRunElements,
     storedApiKey: () => keys.get(),
     // The memory files are sealed with a key from the OS keychain when the settings ask for it.
     memoryKey: async (): Promise<string | null> => (service.config.loaded.file.memory?.encryption?.keychain ? appMemoryKey(service.config.dataDir)() : null),

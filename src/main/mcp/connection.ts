@@ -8,6 +8,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ElicitRequestFormParams, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ElementSnapshot } from '../../shared/elements';
 import type { AskRequest } from '../run/ask';
 import type { DirectDesktop, Screenshot } from '../service/desktops/direct-desktop';
 import type { RunService } from '../service/run-service';
@@ -23,9 +24,13 @@ export interface McpServices {
   files: SessionFiles;
 }
 
-/** What one connection remembers between calls: its latest screenshot (act's coordinates are its pixels). */
+/**
+ * What one connection remembers between calls: its latest screenshot (act's coordinates are its
+ * pixels) and its latest elements snapshot, numbered (act's element refs are of it).
+ */
 export class ConnectionState {
   latest: Screenshot | null = null;
+  elements: { id: number; snapshot: ElementSnapshot } | null = null;
 }
 
 /** Asks the client's user; resolves to the answer, or null when none came. */

@@ -150,7 +150,7 @@ export function buildOpenAiCuaRequest(
     model: settings.model,
     instructions: instructionsFor(input.system),
     input: items,
-    tools: [tool, ...mnemoFunctionTools(input.workflows === true)],
+    tools: [tool, ...mnemoFunctionTools(input.workflows === true, input.elements !== undefined)],
     truncation: 'auto',
     reasoning: { summary: 'concise' },
     ...(chain !== null ? { previous_response_id: chain.responseId } : {}),

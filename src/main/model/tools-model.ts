@@ -131,7 +131,7 @@ export function buildToolsRequest(input: PredictInput, settings: ToolsModelSetti
   return {
     model: settings.model,
     messages: buildToolsMessages(input, settings.toolCalling, coordinates),
-    ...(settings.toolCalling ? { tools: [computerToolDefinition(image, frame), ...(zoomShowsMore(input) ? [zoomToolDefinition(image, frame)] : [])] } : {}),
+    ...(settings.toolCalling ? { tools: [computerToolDefinition(image, frame, { elements: input.elements !== undefined }), ...(zoomShowsMore(input) ? [zoomToolDefinition(image, frame)] : [])] } : {}),
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...outputLimit(settings.baseUrl, settings.maxOutputTokens),
   };

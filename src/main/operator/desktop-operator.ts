@@ -2,7 +2,7 @@
  * The Operator on the real desktop: observe = capture, execute = map through the Frame and drive
  * nut-js. Every expected failure comes back as an ActionResult value.
  */
-import { actionPoints, type Action, type ImagePoint, type Point, type ScreenPoint } from '../../shared/actions';
+import { actionPoints, isElementAction, type Action, type ImagePoint, type Point, type ScreenPoint } from '../../shared/actions';
 import { actionFailure, type ActionResult } from '../../shared/action-result';
 import type { DisplayInfo, Frame } from '../../shared/frame';
 import type { Key } from '@nut-tree-fork/shared';
@@ -136,6 +136,8 @@ export class DesktopOperator implements Operator {
     if (signal?.aborted) return actionFailure('aborted', 'the action was cancelled before it started', action.type);
     const refusal = await this.checkFailSafe();
     if (refusal) return { ...refusal, type: action.type };
+    // Element numbers mean something only to the run that listed them (run/elements.ts acts on them through the tree).
+    if (isElementAction(action)) return actionFailure('unsupported', `${action.type} needs the elements of the display's accessibility tree, and this run has none: act by coordinates instead`, action.type);
 
     const mapped = mapPoints(actionPoints(action), frame);
     if (!mapped.ok) return actionFailure('out_of_bounds', mapped.message, action.type);
@@ -218,6 +220,8 @@ export class DesktopOperator implements Operator {
       case 'query_long_term_memory':
       case 'save_fact':
       case 'run_workflow':
+      case 'click_element':
+      case 'type_into':
       case 'finished':
       case 'ask_user':
       case 'fail':

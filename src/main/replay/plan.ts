@@ -4,7 +4,8 @@
  * Actions that failed or never ran, and steps that ran nothing (a reply that did not parse, a
  * question), are not replayed.
  */
-import { actionPoints, type Action } from '../../shared/actions';
+import { actionPoints, isElementAction, type Action, type ActionOf, type ScreenPoint } from '../../shared/actions';
+import { screenToImage } from '../operator/geometry';
 import type { ScreenshotRef } from '../../shared/events';
 import type { Frame } from '../../shared/frame';
 import { MASK } from '../run/masking';
@@ -50,13 +51,13 @@ export function targetsOf(actions: readonly PlannedAction[]): Target[] {
 
 export function planReplay(session: SessionRecord): PlannedStep[] {
   const startedAt = new Map<number, number>();
-  const results = new Map<number, Array<{ index: number; action: Action; ok: boolean; message: string | null }>>();
+  const results = new Map<number, Array<{ index: number; action: Action; ok: boolean; message: string | null; points: readonly ScreenPoint[] }>>();
   let finishedRun: { step: number; summary: string | null } | null = null;
   for (const event of session.events) {
     if (event.type === 'step-started') startedAt.set(event.step, event.at);
     else if (event.type === 'action-result') {
       const list = results.get(event.step) ?? [];
-      list.push({ index: event.index, action: event.action, ok: event.result.ok, message: event.result.ok ? null : event.result.error.message });
+      list.push({ index: event.index, action: event.action, ok: event.result.ok, message: event.result.ok ? null : event.result.error.message, points: event.result.ok ? (event.result.points ?? []) : [] });
       results.set(event.step, list);
     } else if (event.type === 'run-finished' && event.status === 'finished') finishedRun = { step: event.steps, summary: event.summary };
   }
@@ -64,8 +65,14 @@ export function planReplay(session: SessionRecord): PlannedStep[] {
   const plan: PlannedStep[] = [];
   for (const view of session.steps) {
     const ran = (results.get(view.step) ?? []).sort((a, b) => a.index - b.index);
-    const actions = ran.filter((r) => r.ok).map((r): PlannedAction => ({ action: r.action, secret: r.action.type === 'type' && r.action.text === MASK }));
+    const actions: PlannedAction[] = [];
     const skipped = ran.filter((r) => !r.ok).map((r) => `the recorded ${describeAction(r.action)} failed in the recording (${r.message ?? 'no reason'}): not replayed`);
+    for (const r of ran.filter((r) => r.ok)) {
+      // An element's number meant something only in its run: replayed where it was clicked.
+      const planned = isElementAction(r.action) ? pointerActionsOf(r.action, r.points, view.frame) : [r.action];
+      if (planned === undefined) skipped.push(`the recorded ${describeAction(r.action)} has no point it was clicked at: not replayed`);
+      for (const action of planned ?? []) actions.push({ action, secret: (action.type === 'type' || action.type === 'type_into') && action.text === MASK });
+    }
     const finished =
       finishedRun !== null && finishedRun.step === view.step && view.actions.some((action) => action.type === 'finished') ? { summary: finishedRun.summary } : null;
     if (actions.length === 0 && finished === null) continue;
@@ -81,4 +88,18 @@ export function planReplay(session: SessionRecord): PlannedStep[] {
     });
   }
   return plan;
+}
+
+/**
+ * A recorded `click_element` or `type_into` as the pointer and keys that did it: a click where the
+ * element was (in pixels of the step's recorded image), then for `type_into` select all and type.
+ * Undefined when the record has no point or no frame to place it on.
+ */
+export function pointerActionsOf(action: ActionOf<'click_element' | 'type_into'>, points: readonly ScreenPoint[], frame: Frame | null): Action[] | undefined {
+  const [clicked] = points;
+  if (!clicked || !frame) return undefined;
+  const at = screenToImage(clicked, frame);
+  const click: Action = { type: 'click', x: Math.round(at.x), y: Math.round(at.y), button: 'left' };
+  if (action.type === 'click_element') return [click];
+  return [click, { type: 'hotkey', keys: ['ctrl', 'a'] }, { type: 'type', text: action.text, ...(action.secret ? { secret: true } : {}) }];
 }

@@ -23,19 +23,23 @@ function canonicalKeys(keys: readonly string[]): string[] {
   });
 }
 
+/** The plain action an element action is (a rule about clicks or typing holds for them too). */
+const PLAIN_TYPE_OF: Partial<Record<Action['type'], Action['type']>> = { click_element: 'click', type_into: 'type' };
+
 function ruleMatches(rule: ConfirmationRule, action: Action, windowTitle: string | undefined): boolean {
-  if (rule.types && !rule.types.includes(action.type)) return false;
+  const plain = PLAIN_TYPE_OF[action.type];
+  if (rule.types && !rule.types.includes(action.type) && !(plain !== undefined && rule.types.includes(plain))) return false;
   if (rule.keys) {
     const wanted = canonicalKeys(rule.keys);
     if (action.type === 'hotkey' || action.type === 'key_down') {
       if (!wanted.every((key) => action.keys.includes(key))) return false;
-    } else if (action.type === 'type') {
+    } else if (action.type === 'type' || action.type === 'type_into') {
       // Typed text ending a line presses Enter.
       if (!(wanted.length === 1 && wanted[0] === 'enter' && /\n/.test(action.text))) return false;
     } else return false;
   }
   if (rule.textMatches !== undefined) {
-    if (action.type !== 'type' || !new RegExp(rule.textMatches, 'i').test(action.text)) return false;
+    if ((action.type !== 'type' && action.type !== 'type_into') || !new RegExp(rule.textMatches, 'i').test(action.text)) return false;
   }
   if (rule.windowTitleContains !== undefined) {
     if (!windowTitle?.toLowerCase().includes(rule.windowTitleContains.toLowerCase())) return false;

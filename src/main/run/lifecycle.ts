@@ -41,6 +41,7 @@ import { MASK, maskSecrets, SecretSet } from './masking';
 import { PauseGate } from './pause-gate';
 import { waitForSettle, type SettleOptions, type SettleOutcome } from './settle';
 import type { Takeover } from './takeover';
+import type { RunElements } from './elements';
 
 export interface RunLifecycleDeps {
   recorder: RunRecorder;
@@ -57,6 +58,12 @@ export interface RunLifecycleDeps {
   confirmationRules?: readonly ConfirmationRule[];
   /** The user taking the run over and handing it back (runs the agent serves); absent: it cannot be taken over. */
   takeover?: Takeover;
+  /**
+   * The accessibility tree of the run's display (run/elements.ts): element actions, the element
+   * each click hit, the read-back of typing and toggles. Absent (no bus, or a run that does not
+   * ask for it): pixels only.
+   */
+  elements?: RunElements;
 }
 
 /** Deltas that arrive within this long go out as one event. */
@@ -111,6 +118,10 @@ export class RunLifecycle {
 
   get takeover(): Takeover | undefined {
     return this.deps.takeover;
+  }
+
+  get elements(): RunElements | undefined {
+    return this.deps.elements;
   }
 
   /** The steps finished so far and what they spent, folded from the events emitted. */
@@ -246,8 +257,12 @@ export class RunLifecycle {
   async execute(step: number, index: number, action: Action, frame: Frame, shown: Action = this.secrets.action(action), actor?: Actor): Promise<ActionResult> {
     const by = actor ? { actor } : {};
     this.emit({ type: 'action', step, index, action: shown, ...by });
-    const outcome = await this.deps.operator.execute(action, frame, this.signal);
-    const typedSecret = action !== shown && action.type === 'type' ? [action.text] : [];
+    const operator = this.deps.operator;
+    const elements = this.deps.elements;
+    const outcome = elements
+      ? await elements.execute(action, frame, (plain, on) => operator.execute(plain, on, this.signal))
+      : await operator.execute(action, frame, this.signal);
+    const typedSecret = action !== shown && (action.type === 'type' || action.type === 'type_into') ? [action.text] : [];
     const result: ActionResult =
       outcome.ok || (this.secrets.list.length === 0 && typedSecret.length === 0)
         ? outcome

@@ -7,6 +7,7 @@
  * the field the user typed into stand for it (src/main/teach/secret-field.ts).
  */
 import type { Action } from '../../shared/actions';
+import type { ActionSuccess } from '../../shared/action-result';
 import type { AgentEvent } from '../../shared/events';
 
 import { MASK } from '../../shared/describe-action';
@@ -23,14 +24,14 @@ export function namesASecret(text: string): boolean {
 
 /** Does the model's own wording say the typed text is a secret? */
 export function isSecretTyping(action: Action, thought: string | null): boolean {
-  if (action.type !== 'type' || action.text.length === 0) return false;
+  if ((action.type !== 'type' && action.type !== 'type_into') || action.text.length === 0) return false;
   if (action.secret === true) return true;
   return thought !== null && namesASecret(thought);
 }
 
 /** The action as it may be recorded. */
 export function maskAction(action: Action): Action {
-  return action.type === 'type' ? { ...action, text: MASK } : action;
+  return action.type === 'type' || action.type === 'type_into' ? { ...action, text: MASK } : action;
 }
 
 /** Replaces every occurrence of each secret in `text` (a raw reply, a result message). */
@@ -96,8 +97,18 @@ export class SecretSet {
 
   /** The action as it may be recorded: typed secrets masked. */
   action(action: Action): Action {
-    return action.type === 'type' && this.secrets.includes(action.text) ? maskAction(action) : action;
+    return (action.type === 'type' || action.type === 'type_into') && this.secrets.includes(action.text) ? maskAction(action) : action;
   }
+}
+
+/** A success's words a typed secret can reach: its detail and its read-back (a field's value). */
+function maskedSuccess(result: ActionSuccess, text: (text: string) => string): ActionSuccess {
+  if (result.detail === undefined && result.check === undefined) return result;
+  return {
+    ...result,
+    ...(result.detail !== undefined ? { detail: text(result.detail) } : {}),
+    ...(result.check ? { check: { ...result.check, message: text(result.check.message) } } : {}),
+  };
 }
 
 /** The texts of an event a typed secret can reach, masked (`text`: inside a text; `action`: a typed secret's action). */
@@ -110,7 +121,7 @@ function typedMaskedIn(event: AgentEvent, text: (text: string) => string, action
     case 'action':
       return { ...event, action: action(event.action) };
     case 'action-result':
-      return { ...event, action: action(event.action), result: event.result.ok ? event.result : { ...event.result, error: { ...event.result.error, message: text(event.result.error.message) } } };
+      return { ...event, action: action(event.action), result: event.result.ok ? maskedSuccess(event.result, text) : { ...event.result, error: { ...event.result.error, message: text(event.result.error.message) } } };
     case 'ask-user':
       return event.action ? { ...event, action: action(event.action) } : event;
     case 'handed-back':

@@ -60,7 +60,7 @@ async function actOnce(life: RunLifecycle, request: SingleActionRequest): Promis
   const { action } = request;
   const frame = await observe(life, request.basis);
   if (typeof frame === 'string') return { status: 'failed', reason: frame };
-  if (isSecretTyping(action, null) && action.type === 'type') life.secrets.add(action.text);
+  if (isSecretTyping(action, null) && (action.type === 'type' || action.type === 'type_into')) life.secrets.add(action.text);
   // Said as the replayer says a recorded step: a prediction of no model, so every reader (the step
   // fold, show, the report, replay) sees the step's action as it sees a run's.
   life.emit({ type: 'prediction', step: STEP, thought: null, actions: [action], usage: { ...ZERO_USAGE }, attempts: 0 });

@@ -36,7 +36,7 @@ import type { LoadedConfig, RunFlags } from '../settings/settings';
 import { ProviderChecks } from './checks/provider-checks';
 import { MemoryHost } from './memory/memory-host';
 import { RunDesktops } from './desktops/run-desktops';
-import { RunLauncher, type OperatorOpen } from './runs/run-launcher';
+import { RunLauncher, type ElementsOpen, type OperatorOpen } from './runs/run-launcher';
 import { RunRegistry } from './runs/run-registry';
 import { AgentRuns } from './runs/agent-runs';
 import type { RecipeParts } from './runs/recipe-parts';
@@ -63,6 +63,8 @@ export interface RunServiceDeps {
   flags?: RunFlags;
   /** Opens the operator for a display (checking the display first): the user's, or with `env` a private desktop's. */
   openOperator: (capture: CaptureOptions, env?: NodeJS.ProcessEnv) => Promise<OperatorOpen>;
+  /** Opens a display's accessibility tree for the runs that read it (openRunElements); absent: pixels only. */
+  openElements?: (env: NodeJS.ProcessEnv) => Promise<ElementsOpen>;
   createModel?: (settings: ModelSettings, prices: PriceTable) => VisionModel;
   /** The provider check before a run (default: one GET of the model list). */
   probe?: (settings: ModelSettings, signal: AbortSignal) => Promise<ProviderProbe>;
@@ -107,6 +109,8 @@ export class RunService {
   readonly demonstrations: TeachHost;
   /** Batches: a workflow or a task over a table of values. */
   readonly batches: Batches;
+  /** Opens a display's accessibility tree (the front end's `openElements`); absent: this process reads no tree. */
+  readonly openElements: ((env: NodeJS.ProcessEnv) => Promise<ElementsOpen>) | undefined;
 
   constructor(deps: RunServiceDeps) {
     const now = deps.now ? { now: deps.now } : {};
@@ -120,6 +124,7 @@ export class RunService {
       runs: this.runs,
       desktops: this.desktops,
       openOperator: deps.openOperator,
+      ...(deps.openElements ? { openElements: deps.openElements } : {}),
       ...(deps.freeBytes ? { freeBytes: deps.freeBytes } : {}),
       ...now,
       log,
@@ -150,6 +155,7 @@ export class RunService {
       ...now,
       log,
     });
+    this.openElements = deps.openElements;
   }
 
   /**

@@ -111,7 +111,7 @@ describe('mnemo mcp --http', () => {
   it('takes the token as ?token= from clients that cannot send headers', async () => {
     const client = new Client({ name: 'query-token', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${mcp.url}?token=${mcp.token}`)));
-    expect(await toolNames(client)).toEqual(['screenshot', 'act', 'run_task', 'list_sessions', 'get_session', 'search_facts', 'save_fact', 'list_workflows', 'run_workflow', 'run_batch', 'get_batch']);
+    expect(await toolNames(client)).toEqual(['screenshot', 'act', 'run_task', 'list_sessions', 'get_session', 'search_facts', 'save_fact', 'list_workflows', 'run_workflow', 'run_batch', 'get_batch', 'snapshot']);
     await client.close();
   });
 
@@ -160,7 +160,7 @@ describe('the tools offered', () => {
     try {
       const client = await mcp.connect();
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['screenshot', 'list_sessions', 'get_session', 'search_facts', 'list_workflows', 'get_batch']);
+      expect(tools.map((tool) => tool.name)).toEqual(['screenshot', 'list_sessions', 'get_session', 'search_facts', 'list_workflows', 'get_batch', 'snapshot']);
       expect(tools.every((tool) => tool.annotations?.readOnlyHint === true && tool.annotations.destructiveHint === false)).toBe(true);
       const acted = await client.callTool({ name: 'act', arguments: { action: { type: 'click', x: 1, y: 1 }, space: 'screen' } });
       expect(acted.isError).toBe(true);
@@ -182,7 +182,7 @@ describe('the tools offered', () => {
   it('an unknown tool name in --tools is bad input (exit 2), naming it and the tools there are', async () => {
     const run = await runMnemo(['mcp', '--tools', 'screenshot,click_everything', '--data-dir', join(scratch, 'unknown')], { env: NO_DISPLAY });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--tools: no tool "click_everything" (the tools: screenshot, act, run_task, list_sessions, get_session, search_facts, save_fact, list_workflows, run_workflow, run_batch, get_batch)');
+    expect(run.stderr).toContain('--tools: no tool "click_everything" (the tools: screenshot, act, run_task, list_sessions, get_session, search_facts, save_fact, list_workflows, run_workflow, run_batch, get_batch, snapshot)');
     expect(run.stdout).toBe('');
   });
 });

@@ -47,7 +47,7 @@ describe('the MCP Inspector CLI', () => {
     const server = ['--config', config, '--server', 'mnemo'];
 
     const listed = (await json([...server, '--method', 'tools/list'])) as { tools: Array<{ name: string; annotations: Record<string, boolean>; inputSchema: { type: string }; outputSchema: { type: string } }> };
-    expect(listed.tools.map((tool) => tool.name)).toEqual(['screenshot', 'act', 'run_task', 'list_sessions', 'get_session', 'search_facts', 'save_fact', 'list_workflows', 'run_workflow', 'run_batch', 'get_batch']);
+    expect(listed.tools.map((tool) => tool.name)).toEqual(['screenshot', 'act', 'run_task', 'list_sessions', 'get_session', 'search_facts', 'save_fact', 'list_workflows', 'run_workflow', 'run_batch', 'get_batch', 'snapshot']);
     for (const tool of listed.tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema.type).toBe('object');
@@ -68,7 +68,7 @@ describe('the MCP Inspector CLI', () => {
     try {
       const url = `${mcp.url}?token=${mcp.token}`;
       const listed = (await json([url, '--method', 'tools/list'])) as { tools: Array<{ name: string }> };
-      expect(listed.tools).toHaveLength(11);
+      expect(listed.tools).toHaveLength(12);
       const sessions = (await json([url, '--method', 'tools/call', '--tool-name', 'list_sessions', '--tool-arg', 'limit=1'])) as { structuredContent: { sessions: unknown[] } };
       // A new data directory offers the sample session.
       expect(sessions.structuredContent.sessions).toHaveLength(1);

@@ -24,7 +24,7 @@ it('introduces itself; a tool that needs the display it lacks says so as an erro
     // No display: an error in words, not a crash.
     expect(shot.isError).toBe(true);
     expect(textOf(shot as never)).toMatch(/DISPLAY=:939/);
-    expect((await mcp.client.listTools()).tools).toHaveLength(11);
+    expect((await mcp.client.listTools()).tools).toHaveLength(12);
   } finally {
     await mcp.close();
   }
@@ -34,7 +34,7 @@ it('--read-only offers only the tools that change nothing', { timeout: 120_000 }
   const mcp = await connectStdio(['--read-only', '--data-dir', join(scratch, 'read-only')], { env: { DISPLAY: ':939' } });
   try {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['screenshot', 'list_sessions', 'get_session', 'search_facts', 'list_workflows', 'get_batch']);
+    expect(tools.map((tool) => tool.name)).toEqual(['screenshot', 'list_sessions', 'get_session', 'search_facts', 'list_workflows', 'get_batch', 'snapshot']);
     expect(tools.map((tool) => tool.annotations?.readOnlyHint)).toEqual([true, true, true, true, true, true]);
     const saved = await mcp.client.callTool({ name: 'save_fact', arguments: { subject: 'user', scope: 'cross-product', keyword: 'k', description: '', values: ['v'] } });
     expect(saved.isError).toBe(true);

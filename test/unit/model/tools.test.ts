@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_TYPES } from '../../../src/shared/actions';
+import { ACTION_TYPES, ELEMENT_ACTION_TYPES } from '../../../src/shared/actions';
 import {
   computerToolDefinition,
   parseToolsMessage,
@@ -49,8 +49,11 @@ describe('computerToolDefinition', () => {
     const items = (tool.function.parameters as { properties: { actions: { items: Record<string, unknown> } } }).properties
       .actions.items;
     const variants = (items.oneOf ?? items.anyOf) as { properties: { type: { const: string } } }[];
-    expect(variants.map((variant) => variant.properties.type.const)).toEqual(ACTION_TYPES);
+    // The element actions are declared only with the elements aid on (their numbers need the step's list).
+    expect(variants.map((variant) => variant.properties.type.const)).toEqual(ACTION_TYPES.filter((type) => !(ELEMENT_ACTION_TYPES as readonly string[]).includes(type)));
     expect(items.$schema).toBeUndefined();
+    const aided = (computerToolDefinition({ width: 1280, height: 800 }, undefined, { elements: true }).function.parameters as { properties: { actions: { items: Record<string, unknown> } } }).properties.actions.items;
+    expect(((aided.oneOf ?? aided.anyOf) as { properties: { type: { const: string } } }[]).map((variant) => variant.properties.type.const)).toEqual(ACTION_TYPES);
   });
 
   it('says coordinates are pixels of the image sent', () => {

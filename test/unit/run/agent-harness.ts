@@ -10,6 +10,7 @@ import type { ConfirmationRule } from '../../../src/main/run/confirmation';
 import { PauseGate } from '../../../src/main/run/pause-gate';
 import type { SettleOptions } from '../../../src/main/run/settle';
 import type { Takeover } from '../../../src/main/run/takeover';
+import type { RunElements } from '../../../src/main/run/elements';
 import type { ImageLimits } from '../../../src/main/model/types';
 import type { CoordinateSpace } from '../../../src/main/model/families/coordinates';
 import { runContext } from '../../fixtures/run-context';
@@ -51,6 +52,8 @@ export interface AgentSetup {
   /** The run's confirmation rules (the settings' agent.confirmationRules). */
   confirmationRules?: ConfirmationRule[];
   task?: string;
+  /** The accessibility tree of the run's display (run/elements.ts); absent: pixels only. */
+  elements?: RunElements;
   /** Sees each event as it streams, with the run's controls. */
   onEvent?: (event: AgentEvent, controls: AgentControls) => void;
 }
@@ -83,7 +86,7 @@ export function startAgent(setup: AgentSetup = {}): AgentRun {
   const controller = new AbortController();
   const gate = new PauseGate();
   const life = runContext(
-    { operator, recorder, askUser: recordingAsker(questions, answers), gate, ...(setup.takeover ? { takeover: setup.takeover } : {}), ...(setup.confirmationRules ? { confirmationRules: setup.confirmationRules } : {}) },
+    { operator, recorder, askUser: recordingAsker(questions, answers), gate, ...(setup.takeover ? { takeover: setup.takeover } : {}), ...(setup.confirmationRules ? { confirmationRules: setup.confirmationRules } : {}), ...(setup.elements ? { elements: setup.elements } : {}) },
     controller.signal,
   );
   const agent = new DeviceAgent(

@@ -79,6 +79,8 @@ describe('the action wire format', () => {
       { type: 'query_long_term_memory', hint: "the user's favourite editor" },
       { type: 'save_fact', keyword: 'preferred-editor', description: "The user's preferred editor", value: 'Vim' },
       { type: 'run_workflow', name: 'invoice', params: { supplier: 'ACME' } },
+      { type: 'click_element', n: 3 },
+      { type: 'type_into', n: 4, text: 'Ada' },
     ];
     const seen = new Set<string>();
     for (const sample of samples) {

@@ -27,18 +27,19 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
   const token = options.http ? await configuredToken() : undefined;
   const log = (line: string) => process.stderr.write(`mnemo mcp: ${line}\n`);
   // Loaded on demand: the SDK, the service and the tools' schemas.
-  const [{ chooseTools }, { mcpServerFactory }, { RunService }, { SharedOperator }, { createIsolatedOperator }] = await Promise.all([
+  const [{ chooseTools }, { mcpServerFactory }, { RunService }, { SharedOperator }, { createIsolatedOperator }, { openRunElements }] = await Promise.all([
     import('../../mcp/tools'),
     import('../../mcp/front-end'),
     import('../../service/run-service'),
     import('../../service/desktops/shared-operator'),
     import('../../operator/isolated-operator'),
+    import('../../service/runs/run-elements'),
   ]);
   const chosen = chooseTools({ ...(options.readOnly ? { readOnly: true } : {}), ...(options.tools ? { allow: options.tools } : {}) });
   if (!chosen.ok) throw new InvalidInputError(chosen.message);
 
   const operator = new SharedOperator(() => createIsolatedOperator());
-  const service = new RunService({ config: config.config, flags: options, openOperator: operator.openForRun, log, ...(await keychainApiKey(config.config, options, log)) });
+  const service = new RunService({ config: config.config, flags: options, openOperator: operator.openForRun, openElements: openRunElements, log, ...(await keychainApiKey(config.config, options, log)) });
   // First of all: a data directory open to other accounts is tightened, and said in one line.
   await service.open();
   const newServer = mcpServerFactory({ service, operator, tools: chosen.tools });

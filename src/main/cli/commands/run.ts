@@ -25,9 +25,13 @@ export async function runCommand(task: string, options: RunOptions): Promise<voi
   const config = await loadConfig(options);
   if (!config.ok) throw new InvalidInputError(config.message);
   // Loaded on demand: the service brings the model client, the store and the memory.
-  const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
+  const [{ RunService }, { openDesktopOperator }, { openRunElements }] = await Promise.all([
+    import('../../service/run-service'),
+    import('../../service/desktops/desktop'),
+    import('../../service/runs/run-elements'),
+  ]);
   const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
-  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
+  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, openElements: openRunElements, log, ...(await keychainApiKey(config.config, options, log)) });
   const settings = service.config.runSettings();
   if (!settings.ok) throw new InvalidInputError(settings.error.message);
 

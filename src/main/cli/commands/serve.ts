@@ -24,7 +24,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   if (!config.ok) throw new InvalidInputError(config.message);
   const log = (line: string) => process.stderr.write(`mnemo serve: ${line}\n`);
   if (!LOOPBACK.has(options.host)) log(`warning: listening on ${options.host}, not only on this machine: anyone who can reach it and has the token can drive this desktop`);
-  const [{ RunService }, { openDesktopOperator }, { ensureRendererBuilt }, { startMnemoServer }, { SharedOperator }, { createIsolatedOperator }, { mcpServerFactory }, { McpHttpEndpoint }, { dataDirKeyStoreOf }] = await Promise.all([
+  const [{ RunService }, { openDesktopOperator }, { ensureRendererBuilt }, { startMnemoServer }, { SharedOperator }, { createIsolatedOperator }, { mcpServerFactory }, { McpHttpEndpoint }, { dataDirKeyStoreOf }, { openRunElements }] = await Promise.all([
     import('../../service/run-service'),
     import('../../service/desktops/desktop'),
     import('../../server/renderer-files'),
@@ -34,12 +34,14 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     import('../../mcp/front-end'),
     import('../../mcp/http-endpoint'),
     import('../../settings/data-dir-key-store'),
+    import('../../service/runs/run-elements'),
   ]);
   const keys = dataDirKeyStoreOf(config.config, { log });
   const service = new RunService({
     config: config.config,
     flags: { ...(options.liveFps !== undefined ? { liveFps: options.liveFps } : {}), ...(options.store !== undefined ? { store: options.store } : {}) },
     openOperator: openDesktopOperator,
+    openElements: openRunElements,
     // The keychain's key, after the environment's and config.json's, as everywhere.
     storedApiKey: () => keys.get(),
     log,

@@ -9,7 +9,8 @@
  */
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ActionErrorKindSchema, type ActionResult } from '../../../shared/action-result';
+import { ActedElementSchema, ActionErrorKindSchema, OutcomeCheckSchema, type ActionResult } from '../../../shared/action-result';
+import type { ElementSnapshot } from '../../../shared/elements';
 import {
   ClickSchema,
   DoubleClickSchema,
@@ -33,10 +34,12 @@ import type { ToolCall } from '../connection';
 import { followRun } from '../follow-run';
 import { defineTool, type ToolAnswer } from '../tool';
 import { takeScreenshot } from './screenshot';
+import { elementOfRef } from './snapshot';
 
 const SpaceSchema = z.enum(['image', 'screen']).describe('"image" (default): pixels of the latest screenshot of this session; "screen": screen pixels of the whole desktop');
 const AfterSchema = z.boolean().describe('also return a screenshot taken once the screen has settled after the action');
 const flags = { space: SpaceSchema.optional(), screenshotAfter: AfterSchema.optional() };
+const RefSchema = z.string().describe('an element ref of the latest snapshot of this session, e.g. "s1e4"');
 
 /** The actions that touch the desktop (not the agent's own: finished, ask_user, save_fact, ...). */
 const DesktopActionSchema = z.discriminatedUnion('type', [
@@ -53,6 +56,9 @@ const DesktopActionSchema = z.discriminatedUnion('type', [
   KeyDownSchema.extend(flags),
   KeyUpSchema.extend(flags),
   WaitSchema.extend(flags),
+  // On an element of the latest snapshot, by its ref (the snapshot tool's), not by a number.
+  z.object({ type: z.literal('click_element'), ref: RefSchema, ...flags }),
+  z.object({ type: z.literal('type_into'), ref: RefSchema, text: z.string(), secret: z.boolean().optional(), ...flags }),
   // Said to be an object beside the union, for clients that build a form or parse arguments by the top-level type (the MCP Inspector's CLI).
 ]).meta({ type: 'object' });
 
@@ -64,6 +70,8 @@ const ActionResultShape = {
   detail: z.string().optional(),
   durationMs: z.number().optional(),
   error: z.object({ kind: ActionErrorKindSchema, message: z.string() }).optional(),
+  element: ActedElementSchema.optional().describe('the element the action hit, as the accessibility tree names it'),
+  check: OutcomeCheckSchema.optional().describe("what reading the element back after typing or toggling found (ok false: a mismatch)"),
 };
 
 type Flags = { space?: 'image' | 'screen' | undefined; screenshotAfter?: boolean | undefined };
@@ -79,12 +87,32 @@ function basisOf(call: ToolCall, action: Action, space: 'image' | 'screen'): { b
   return { basis: { kind: 'image', image, mime, frame }, display: primary ? undefined : display };
 }
 
-async function act(args: { action: Action & Flags } & Flags, call: ToolCall): Promise<ToolAnswer<ActionResult>> {
+/** An element action as the client gives it: a ref of the latest snapshot in place of a number. */
+type ByRef = { type: 'click_element'; ref: string } | { type: 'type_into'; ref: string; text: string; secret?: boolean | undefined };
+
+/** The run's action for an element ref (its number in the snapshot it is of), or why the ref is refused. */
+function elementAction(call: ToolCall, given: ByRef): { action: Action; snapshot: ElementSnapshot } | string {
+  const found = elementOfRef(call.state, given.ref);
+  if (!found.ok) return found.message;
+  const { element, snapshot } = found;
+  if (given.type === 'click_element') return { action: { type: 'click_element', n: element.n }, snapshot };
+  // A password field's text is a secret whatever the client said: typed as given, recorded masked.
+  const secret = given.secret === true || element.role === 'password text';
+  return { action: { type: 'type_into', n: element.n, text: given.text, ...(secret ? { secret: true } : {}) }, snapshot };
+}
+
+async function act(args: { action: (Action | ByRef) & Flags } & Flags, call: ToolCall): Promise<ToolAnswer<ActionResult>> {
   const { space: innerSpace, screenshotAfter: innerAfter, ...given } = args.action;
-  const action = given as Action;
+  let action = given as Action;
+  let elements: ElementSnapshot | undefined;
+  if ('ref' in given) {
+    const byRef = elementAction(call, given as ByRef);
+    if (typeof byRef === 'string') return { ok: false, message: byRef };
+    ({ action, snapshot: elements } = byRef);
+  }
   const resolved = basisOf(call, action, args.space ?? innerSpace ?? 'image');
   if (typeof resolved === 'string') return { ok: false, message: resolved };
-  const launched = await call.services.desktop.act({ action, basis: resolved.basis, display: resolved.display, interactive: call.ask !== null });
+  const launched = await call.services.desktop.act({ action, basis: resolved.basis, display: resolved.display, interactive: call.ask !== null, ...(elements ? { elements } : {}) });
   if (!launched.ok) return { ok: false, message: launched.error.message };
   const handle = launched.value;
   const seen: { result: ActionResult | null } = { result: null };
@@ -117,14 +145,18 @@ export const actTool = defineTool({
     '{"type":"hotkey","keys":["ctrl","s"]}, {"type":"scroll","direction":"down","x":400,"y":300}. Coordinates are pixels of the latest screenshot ' +
     'of this session (take one first), or of the screen with "space": "screen". Typing is exact on any keyboard layout. The fail-safe (the ' +
     'mouse in the top-left corner), the display lock (busy while a run holds the display) and the confirmation rules of the settings apply; ' +
-    'each action is recorded as a session. The result is the ActionResult; screenshotAfter: true adds the new screen.',
+    'each action is recorded as a session. The result is the ActionResult; screenshotAfter: true adds the new screen. With a ref of the latest ' +
+    'snapshot, {"type":"click_element","ref":"s1e4"} clicks that element where it is now and {"type":"type_into","ref":"s1e5","text":"Ada"} replaces its ' +
+    'text (read back afterwards); a ref of an older snapshot or of an element that is gone is refused. Every click names the element it hit.',
   input: {
-    action: DesktopActionSchema.describe('one action: click, double_click, triple_click, mouse_move, mouse_down, mouse_up, drag, scroll, type, hotkey, key_down, key_up, wait'),
+    action: DesktopActionSchema.describe(
+      'one action: click, double_click, triple_click, mouse_move, mouse_down, mouse_up, drag, scroll, type, hotkey, key_down, key_up, wait; or click_element, type_into on a ref of the latest snapshot',
+    ),
     ...flags,
   },
   output: ActionResultShape,
   readOnly: false,
   destructive: true,
   openWorld: true,
-  call: (args, call) => act(args as { action: Action & Flags } & Flags, call),
+  call: (args, call) => act(args as { action: (Action | ByRef) & Flags } & Flags, call),
 });

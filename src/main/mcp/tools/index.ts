@@ -5,10 +5,11 @@ import { getBatchTool, runBatchTool } from './batches';
 import { saveFactTool, searchFactsTool } from './facts';
 import { runTaskTool } from './run-task';
 import { screenshotTool } from './screenshot';
+import { snapshotTool } from './snapshot';
 import { getSessionTool, listSessionsTool } from './sessions';
 import { listWorkflowsTool, runWorkflowTool } from './workflows';
 
-export const MCP_TOOLS: readonly McpTool[] = [screenshotTool, actTool, runTaskTool, listSessionsTool, getSessionTool, searchFactsTool, saveFactTool, listWorkflowsTool, runWorkflowTool, runBatchTool, getBatchTool];
+export const MCP_TOOLS: readonly McpTool[] = [screenshotTool, actTool, runTaskTool, listSessionsTool, getSessionTool, searchFactsTool, saveFactTool, listWorkflowsTool, runWorkflowTool, runBatchTool, getBatchTool, snapshotTool];
 
 export interface ToolChoice {
   /** Only the tools that change nothing. */

@@ -77,7 +77,7 @@ export function buildAnthropicRequest(input: PredictInput, settings: AnthropicRe
     // With thinking the limit covers the thinking too: the budget comes on top of the answer's.
     max_tokens: (settings.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS) + (thinking?.budgetTokens ?? 0),
     system: [{ type: 'text' as const, text: ANTHROPIC_SYSTEM_PROMPT, cache_control: EPHEMERAL }],
-    tools: [computerToolEntry(tool, display, settings.anthropic?.zoom ?? true), ...mnemoTools(input.workflows === true)],
+    tools: [computerToolEntry(tool, display, settings.anthropic?.zoom ?? true), ...mnemoTools(input.workflows === true, input.elements !== undefined)],
     messages: buildAnthropicMessages(input),
     // The toolset is generally available: no beta header (an empty list would still send one).
     ...(tool === ANTHROPIC_TOOLSET_TYPE ? {} : { betas: [ANTHROPIC_BETA[tool]] }),

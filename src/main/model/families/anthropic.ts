@@ -155,18 +155,18 @@ export function computerToolEntry(tool: AnthropicComputerTool, display: ImageSiz
 }
 
 /** Mnemo's own tools beside the computer: ask the user, save a fact, query the long-term memory; run a saved workflow where workflows are offered. */
-export function mnemoTools(workflows = false): BetaTool[] {
+export function mnemoTools(workflows = false, elements = false): BetaTool[] {
   return [
     {
       name: 'ask_user',
       description: 'Ask the user something only they know (a choice, a missing detail, a password). The run waits for the answer.',
       input_schema: { type: 'object' as const, properties: { question: { type: 'string', description: 'The question for the user.' } }, required: ['question'] },
     },
-    ...mnemoFunctionTools(workflows).map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.parameters, type: 'object' as const } })),
+    ...mnemoFunctionTools(workflows, elements).map((tool) => ({ name: tool.name, description: tool.description, input_schema: { ...tool.parameters, type: 'object' as const } })),
   ];
 }
 
-const MNEMO_TOOLS = new Set(['ask_user', 'save_fact', 'query_long_term_memory', 'run_workflow']);
+const MNEMO_TOOLS = new Set(['ask_user', 'save_fact', 'query_long_term_memory', 'run_workflow', 'click_element', 'type_into']);
 
 // ---------------------------------------------------------------------------------------------
 // Parsing

@@ -132,7 +132,7 @@ export function buildGeminiRequest(input: PredictInput, settings: GeminiRequestS
     contents: turns.contents,
     config: {
       systemInstruction: geminiSystemPrompt(image, input.system),
-      tools: geminiTools(settings.gemini?.environment ?? 'browser', input.workflows === true),
+      tools: geminiTools(settings.gemini?.environment ?? 'browser', input.workflows === true, input.elements !== undefined),
       ...(thoughts ? { thinkingConfig: { includeThoughts: true } } : {}),
       ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
       ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),

@@ -68,7 +68,7 @@ export const GEMINI_KEY_EQUIVALENTS: Readonly<Record<string, readonly string[]>>
 
 /** Mnemo's own functions, answered with the step's result instead of a screenshot. */
 /** Mnemo's own functions, declared beside the tool: answered with the step's result, not a screenshot. */
-export const GEMINI_MNEMO_FUNCTIONS = new Set(['ask_user', 'save_fact', 'query_long_term_memory', 'run_workflow']);
+export const GEMINI_MNEMO_FUNCTIONS = new Set(['ask_user', 'save_fact', 'query_long_term_memory', 'run_workflow', 'click_element', 'type_into']);
 
 // ---------------------------------------------------------------------------------------------
 // The tools
@@ -84,19 +84,19 @@ export function geminiComputerUseTool(environment: GeminiEnvironment = 'browser'
 }
 
 /** Mnemo's own functions, declared beside the computer-use tool (run_workflow where workflows are offered). */
-export function geminiFunctionDeclarations(workflows = false): FunctionDeclaration[] {
+export function geminiFunctionDeclarations(workflows = false, elements = false): FunctionDeclaration[] {
   return [
     {
       name: 'ask_user',
       description: 'Ask the user something only they know (a missing detail, a choice). Their answer comes with the next turn.',
       parametersJsonSchema: { type: 'object', properties: { question: { type: 'string', description: 'The question for the user.' } }, required: ['question'] },
     },
-    ...mnemoFunctionTools(workflows).map(({ name, description, parameters }) => ({ name, description, parametersJsonSchema: parameters })),
+    ...mnemoFunctionTools(workflows, elements).map(({ name, description, parameters }) => ({ name, description, parametersJsonSchema: parameters })),
   ];
 }
 
-export function geminiTools(environment: GeminiEnvironment = 'browser', workflows = false): Tool[] {
-  return [geminiComputerUseTool(environment), { functionDeclarations: geminiFunctionDeclarations(workflows) }];
+export function geminiTools(environment: GeminiEnvironment = 'browser', workflows = false, elements = false): Tool[] {
+  return [geminiComputerUseTool(environment), { functionDeclarations: geminiFunctionDeclarations(workflows, elements) }];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,7 +366,9 @@ function mapFunctionCall(name: string, args: Record<string, unknown>, image: Ima
       return typeof args.question === 'string' ? ok({ type: 'ask_user', question: args.question }) : unreadableReply('ask_user needs a question');
     case 'save_fact':
     case 'query_long_term_memory':
-    case 'run_workflow': {
+    case 'run_workflow':
+    case 'click_element':
+    case 'type_into': {
       const { safety_decision: _safety, ...rest } = args;
       return ok({ ...rest, type: name } as ActionInput);
     }

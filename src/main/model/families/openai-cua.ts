@@ -123,12 +123,41 @@ export function workflowFunctionTool() {
   };
 }
 
-/** The function tools of a request: the memory's, and run_workflow where workflows are offered. */
-export function mnemoFunctionTools(workflows: boolean) {
-  return workflows ? [...memoryFunctionTools(), workflowFunctionTool()] : memoryFunctionTools();
+/**
+ * The elements aid's actions (model.elements `list` or `marks`), declared only then: act on an
+ * element of the step's numbered list, where the accessibility tree says it is now.
+ */
+export function elementFunctionTools() {
+  const n = { type: 'integer', minimum: 1, description: "The element's number in this step's list of elements." };
+  return [
+    {
+      type: 'function' as const,
+      name: 'click_element',
+      description: "Click element n of this step's list of elements, where it is now. Fails, saying so, when the element is gone: look again.",
+      strict: false,
+      parameters: { type: 'object', properties: { n }, required: ['n'] },
+    },
+    {
+      type: 'function' as const,
+      name: 'type_into',
+      description: "Click element n of this step's list, select what it holds and type the text in its place; the field is read back afterwards.",
+      strict: false,
+      parameters: {
+        type: 'object',
+        properties: { n, text: { type: 'string', description: 'Text to type.' }, secret: { type: 'boolean', description: 'The text is a secret (a password): recorded masked.' } },
+        required: ['n', 'text'],
+      },
+    },
+  ];
 }
 
-const MEMORY_FUNCTIONS = new Set(['save_fact', 'query_long_term_memory', 'run_workflow']);
+/** The function tools of a request: the memory's, run_workflow where workflows are offered, the element actions with the elements aid on. */
+export function mnemoFunctionTools(workflows: boolean, elements = false) {
+  return [...memoryFunctionTools(), ...(workflows ? [workflowFunctionTool()] : []), ...(elements ? elementFunctionTools() : [])];
+}
+
+/** The functions answered by Mnemo (their result as text), not by the computer tool. */
+const MNEMO_FUNCTIONS = new Set(['save_fact', 'query_long_term_memory', 'run_workflow', 'click_element', 'type_into']);
 
 /** The input item that answers a computer call with the screenshot taken after it. */
 export function computerCallOutput(callId: string, screenshotUrl: string, acknowledged: readonly SafetyCheck[] = []) {
@@ -197,7 +226,7 @@ export function parseOpenAiCuaResponse(value: unknown, options: CuaOptions = {})
       }
       case 'function_call': {
         const name = typeof item.name === 'string' ? item.name : '';
-        if (!MEMORY_FUNCTIONS.has(name)) return unreadableReply(`unknown function "${name}"`);
+        if (!MNEMO_FUNCTIONS.has(name)) return unreadableReply(`unknown function "${name}"`);
         let args: unknown;
         try {
           args = typeof item.arguments === 'string' ? JSON.parse(item.arguments || '{}') : item.arguments;

@@ -11,7 +11,7 @@
  * or else the prose around the JSON.
  */
 import { z } from 'zod';
-import { type Action, ActionSchema } from '../../../shared/actions';
+import { type Action, ActionSchema, ELEMENT_ACTION_TYPES } from '../../../shared/actions';
 import { buildAction, checkActionsInImage, describeSize, unreadableReply, isRecord, nonEmpty } from './common';
 import { actionsToImage, describeCoordinates, frameFor, type CoordinateFrame, type ModelCoordinates } from './coordinates';
 import { type ImageSize, type ParseFailure, type ReplyParse } from './types';
@@ -86,13 +86,14 @@ const FIELD_DESCRIPTIONS = (image: ImageSize, frame?: CoordinateFrame): Record<s
     description: 'What the keyword means, e.g. "The user\'s preferred text editor".',
     value: 'The fact.',
     values: 'The facts, when the concept holds several (the languages the user knows).',
+    n: "The element's number in this step's list of elements.",
   };
 };
 
 /** JSON schema of one action, generated from the shared schema, coordinates described. */
 let actionSchemaJson: Readonly<Record<string, unknown>> | undefined;
 
-function actionJsonSchema(image: ImageSize, frame?: CoordinateFrame): Record<string, unknown> {
+function actionJsonSchema(image: ImageSize, frame: CoordinateFrame | undefined, elements: boolean): Record<string, unknown> {
   // Generated once: it is the same every step, and generating it cost more than the rest of a
   // request. Each request gets its own copy to describe for its screenshot.
   if (!actionSchemaJson) {
@@ -102,8 +103,11 @@ function actionJsonSchema(image: ImageSize, frame?: CoordinateFrame): Record<str
   }
   const generated = structuredClone(actionSchemaJson) as Record<string, unknown>;
   const descriptions = FIELD_DESCRIPTIONS(image, frame);
-  const variants = (generated.oneOf ?? generated.anyOf) as Record<string, unknown>[] | undefined;
-  for (const variant of variants ?? []) {
+  const key = generated.oneOf ? 'oneOf' : 'anyOf';
+  // The element actions only with the elements aid on: without a list their numbers mean nothing.
+  const variants = ((generated[key] ?? []) as Record<string, unknown>[]).filter((variant) => elements || !ELEMENT_ACTION_TYPES.some((type) => variantType(variant) === type));
+  generated[key] = variants;
+  for (const variant of variants) {
     const properties = variant.properties as Record<string, Record<string, unknown>> | undefined;
     for (const [name, property] of Object.entries(properties ?? {})) {
       const description = descriptions[name];
@@ -113,12 +117,20 @@ function actionJsonSchema(image: ImageSize, frame?: CoordinateFrame): Record<str
   return generated;
 }
 
+/** The `type` a variant of the generated schema stands for (its `const`). */
+function variantType(variant: Record<string, unknown>): unknown {
+  const type = (variant.properties as Record<string, Record<string, unknown>> | undefined)?.type;
+  return type?.const ?? (Array.isArray(type?.enum) ? type.enum[0] : undefined);
+}
+
 /**
  * The `computer` function tool for chat completions, its arguments generated from the shared
  * action schema; `image` is the size of the screenshot sent with the request, `frame` the model's
- * coordinates for it when they are not that screenshot's pixels.
+ * coordinates for it when they are not that screenshot's pixels. With the elements aid on
+ * (`elements`), `click_element` and `type_into` act on the step's numbered elements too.
  */
-export function computerToolDefinition(image: ImageSize, frame?: CoordinateFrame): FunctionToolDefinition {
+export function computerToolDefinition(image: ImageSize, frame?: CoordinateFrame, options: { elements?: boolean } = {}): FunctionToolDefinition {
+  const elements = options.elements === true;
   const coordinates =
     frame === undefined || frame.space === 'image' ? 'Coordinates are pixels of that screenshot, origin at its top-left corner.' : `Coordinates are ${describeCoordinates(frame)}.`;
   return {
@@ -128,7 +140,10 @@ export function computerToolDefinition(image: ImageSize, frame?: CoordinateFrame
       description:
         `Operate the computer shown in the ${describeSize(image)} screenshot: click, type, press keys, ` +
         `scroll, drag, wait, ask the user, recall or save a fact, or finish. ${coordinates} Give one or more actions, run in order. ` +
-        'Any action may carry "confirm": true to ask the user first (for a risky or irreversible one).',
+        'Any action may carry "confirm": true to ask the user first (for a risky or irreversible one).' +
+        (elements
+          ? ' The elements of the active window are listed by number: click_element {"n"} clicks one where it is now, type_into {"n", "text"} replaces its text; both fail, saying so, when the element is gone.'
+          : ''),
       parameters: {
         type: 'object',
         properties: {
@@ -137,7 +152,7 @@ export function computerToolDefinition(image: ImageSize, frame?: CoordinateFrame
             type: 'array',
             minItems: 1,
             description: 'Actions to run in order.',
-            items: actionJsonSchema(image, frame),
+            items: actionJsonSchema(image, frame, elements),
           },
         },
         required: ['actions'],

@@ -153,6 +153,12 @@ export class AtspiClient {
     return typeof body?.[0] === 'string' ? body[0] : undefined;
   }
 
+  /** How many characters a Text object holds: a password field's length, without its text. */
+  async characterCount(target: ObjectAddress): Promise<number | undefined> {
+    const value = await this.property(target, TEXT, 'CharacterCount');
+    return typeof value === 'number' ? value : undefined;
+  }
+
   /** A Value object's current number. */
   async currentValue(target: ObjectAddress): Promise<number | undefined> {
     const value = await this.property(target, VALUE, 'CurrentValue');

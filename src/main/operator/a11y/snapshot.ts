@@ -64,6 +64,14 @@ export type RefResolution =
   | { ok: true; bounds: Rect; states: string[] }
   | { ok: false; kind: 'stale'; message: string };
 
+/**
+ * An element read back after an action: its box and states, and what it holds now: a field's
+ * text (`value`), or for a password field only how many characters (`length`), never the text.
+ */
+export type ReadBack =
+  | { ok: true; bounds: Rect; states: string[]; value?: string; length?: number }
+  | { ok: false; kind: 'stale'; message: string };
+
 interface Described {
   address: ObjectAddress;
   role: string;
@@ -221,6 +229,41 @@ export class ElementReader {
       address = parent;
     }
     return path;
+  }
+
+  /**
+   * The element holding the keyboard focus in the active window, as a snapshot describes it (its
+   * number 1: it is the only one): one Collection query instead of a whole snapshot, for the read-back
+   * of typing. Undefined when nothing holds the focus, the window has no Collection, or the tree
+   * did not answer within `budgetMs`.
+   */
+  async focused(budgetMs = DEFAULT_SNAPSHOT_BUDGET_MS): Promise<Element | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), budgetMs)));
+    const look = async (): Promise<Element | undefined> => {
+      const found = await this.activeWindow();
+      if (!found.ok || !found.window.collection) return undefined;
+      const [address] = (await this.client.matches(found.window.address, { states: [State.focused, State.showing] }, 1, budgetMs)) ?? [];
+      if (!address) return undefined;
+      const [item] = await this.describeAll([address]);
+      if (!item) return undefined;
+      const value = await this.valueOf(item);
+      return { n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) };
+    };
+    return Promise.race([look(), late]).finally(() => clearTimeout(timer));
+  }
+
+  /** `resolve`, and what the element holds now (a password field: its length only). */
+  async readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack> {
+    const resolved = await this.resolve(element);
+    if (!resolved.ok) return resolved;
+    const address = addressOfRef(element.ref) as ObjectAddress;
+    if (element.role === PASSWORD_ROLE) {
+      const length = await this.client.characterCount(address);
+      return { ...resolved, ...(length !== undefined ? { length } : {}) };
+    }
+    const text = await this.client.text(address);
+    return { ...resolved, ...(text !== undefined ? { value: text } : {}) };
   }
 
   private async activeWindow(): Promise<{ ok: true; window: FoundWindow } | { ok: false; kind: 'no_window' | 'failed'; message: string }> {

@@ -8,6 +8,7 @@
 import sharp from 'sharp';
 import { shownAction, describeAction } from '../../../shared/describe-action';
 import type { Action } from '../../../shared/actions';
+import type { ElementSnapshot } from '../../../shared/elements';
 import type { Frame, Size } from '../../../shared/frame';
 import type { IsolatedOperator } from '../../operator/isolated-operator';
 import { DEFAULT_SETTLE, waitForSettle } from '../../run/settle';
@@ -41,8 +42,15 @@ export interface Screenshot {
   primary: boolean;
 }
 
+export interface ElementsRequest {
+  /** The screenshot the elements' `imageBounds` are given on (the client's latest). */
+  frame?: Frame;
+}
+
 export interface DirectActRequest {
   action: Action;
+  /** The snapshot an element action's number is of (`click_element`, `type_into`): the element is read again through its ref. */
+  elements?: ElementSnapshot;
   /** What the coordinates are pixels of. */
   basis: ActionBasis;
   /** The display index the action works on, for the lock as runs name it: undefined for the primary display, which runs take when they name none. */
@@ -81,6 +89,24 @@ export class DirectDesktop {
     return { ok: true, value: { image: fitted.image, mime: 'image/jpeg', frame: { ...frame, image: { ...fitted.size, format: 'jpeg' } }, display, primary } };
   }
 
+  /**
+   * The active window's elements on the user's display (read-only): a snapshot of its
+   * accessibility tree, or `unavailable` when there is none to read (no bus, no window).
+   */
+  async elements(request: ElementsRequest = {}): Promise<ServiceResult<ElementSnapshot>> {
+    const { service } = this.deps;
+    const open = service.openElements;
+    if (!open) return { ok: false, error: { kind: 'unavailable', message: 'this Mnemo reads no accessibility tree (its front end opens none)' } };
+    const tree = await open(process.env);
+    if (!tree.ok) return { ok: false, error: { kind: 'unavailable', message: service.config.redact(`${tree.message}: elements cannot be read, only pixels`) } };
+    try {
+      const taken = await tree.source.snapshot(request.frame ? { frame: request.frame } : {});
+      return taken.ok ? { ok: true, value: taken.snapshot } : { ok: false, error: { kind: 'unavailable', message: service.config.redact(taken.message) } };
+    } finally {
+      tree.close();
+    }
+  }
+
   /** Launches the action; its handle's events end with run-finished, its action-result among them. */
   async act(request: DirectActRequest): Promise<ServiceResult<RunHandle>> {
     const { service } = this.deps;
@@ -95,7 +121,12 @@ export class DirectDesktop {
       what: 'the action',
       prepare: async () => ({ ok: true, value: { conversationId: null } }),
       confirmationRules: service.config.loaded.file.agent?.confirmationRules ?? [],
-      engine: (life) => runSingleAction({ task, action: request.action, basis: request.basis }, life),
+      // Every click named with the element it hit; an element action acts through the tree.
+      elements: true,
+      engine: (life) => {
+        if (request.elements) life.elements?.adopt(request.elements);
+        return runSingleAction({ task, action: request.action, basis: request.basis }, life);
+      },
     });
     return launched.ok ? launched : { ok: false, error: { ...launched.error, message: service.config.redact(launched.error.message) } };
   }

@@ -83,6 +83,8 @@ export class AgentRuns {
       takeover: true,
       interactive: request.interactive,
       what: 'the session',
+      // Every click named with the element it hit, typing read back; the aid (model.elements) adds the step's list.
+      elements: true,
       prepare: async () => {
         await records.housekeeping();
         const memory = await memoryHost.openForRun(run, request.conversationId, new StoreWriter(redaction));
@@ -116,6 +118,7 @@ export class AgentRuns {
             memory: { layers: run.memory.layers, pruning: run.memory.pruning, budgets: run.memory.budgets },
             limits: { maxSteps: run.maxSteps, maxCostUsd: run.maxCostUsd, maxConsecutiveErrors: run.maxConsecutiveErrors, maxParseRetries: 3, ...request.agent?.limits },
             keepScreenshots: run.keepScreenshots,
+            ...(run.model.elements ? { elements: run.model.elements } : {}),
             capture: {
               maxWidth: run.image.maxWidth,
               format: run.image.format,

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import type { RunDesktop } from '../../../shared/desktop';
 import type { ElementSnapshot } from '../../../shared/elements';
 import type { ServiceResult } from '../service-result';
+import type { ElementsOpen } from './run-launcher';
 import type { ReaderOpening } from '../../operator/a11y/open-reader';
+import { openElementReader } from '../../operator/a11y/open-reader';
 import { desktopEnvironment } from '../../operator/private-desktop/desktop-host';
 import { desktopsDir } from '../../operator/private-desktop/records';
 
@@ -45,4 +47,16 @@ export async function runDesktopSnapshot(desktop: RunDesktop, deps: RunElementsD
   } finally {
     opening.opened.close();
   }
+}
+
+/**
+ * The accessibility tree of a run's display, as the launcher opens it for the runs that read it
+ * (`LaunchPlan.elements`). The front ends that run on a real desktop pass this to the service;
+ * tests and runs without a bus pass none, and their runs see pixels only.
+ */
+export async function openRunElements(env: NodeJS.ProcessEnv): Promise<ElementsOpen> {
+  const opening = await openElementReader(env);
+  if (!opening.ok) return { ok: false, message: opening.message };
+  const { reader, close } = opening.opened;
+  return { ok: true, source: reader, close };
 }

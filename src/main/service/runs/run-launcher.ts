@@ -29,6 +29,7 @@ import type { CaptureOptions } from '../../operator/capture';
 import type { Operator } from '../../operator/desktop-operator';
 import { LiveFrames } from '../../operator/live-frames';
 import type { ConfirmationRule } from '../../run/confirmation';
+import { RunElements, type ElementSource } from '../../run/elements';
 import { RunLifecycle } from '../../run/lifecycle';
 import { PauseGate } from '../../run/pause-gate';
 import { Takeover } from '../../run/takeover';
@@ -41,6 +42,9 @@ import type { RunRegistry } from './run-registry';
 import type { ServiceConfig } from '../service-config';
 import type { ServiceResult } from '../service-result';
 
+/** The accessibility tree of a run's display, and how to let it go afterwards; or why there is none. */
+export type ElementsOpen = { ok: true; source: ElementSource; close(): void } | { ok: false; message: string };
+
 /** An operator for a run, and how to let it go afterwards. */
 export type OperatorOpen = { ok: true; operator: Operator; close?: () => Promise<void> | void } | { ok: false; message: string };
 
@@ -51,6 +55,11 @@ export interface RunLauncherDeps {
   desktops: RunDesktops;
   /** Opens the operator for a display (checking the display first): the user's, or with `env` a private desktop's. */
   openOperator: (capture: CaptureOptions, env?: NodeJS.ProcessEnv) => Promise<OperatorOpen>;
+  /**
+   * Opens the accessibility tree of a display (the user's: the process's environment; a private
+   * desktop's: its `env`) for the runs that ask for it. Absent: runs see pixels only.
+   */
+  openElements?: (env: NodeJS.ProcessEnv) => Promise<ElementsOpen>;
   /** Free bytes on the disk holding a folder (default: statfs), for the warning before a run. */
   freeBytes?: (path: string) => Promise<number | null>;
   log: (message: string) => void;
@@ -91,6 +100,8 @@ export interface LaunchPlan<P extends Prepared> {
   confirmationRules?: readonly ConfirmationRule[];
   /** Said in the error when the session cannot be recorded: `the session`, `the replay`. */
   what: string;
+  /** Read the display's accessibility tree (run/elements.ts: element actions, what each click hit, read-backs), where it has one. */
+  elements?: boolean;
   /**
    * After the desktop is held and before the session is recorded; a failure lets the desktop go.
    * Given the held display's environment (its DISPLAY and buses: the user's, or a private desktop's).
@@ -103,6 +114,8 @@ export interface LaunchPlan<P extends Prepared> {
 interface HeldDesktop {
   lock: DisplayLock;
   operator: Operator;
+  /** The display's accessibility tree, when the plan asked for it and the display has one. */
+  elements: RunElements | undefined;
   desktop: OpenedDesktop;
   /** Lets the operator, the lock and the desktop go; a private desktop is kept when `keep`. */
   release(keep?: boolean): Promise<void>;
@@ -114,9 +127,9 @@ export class RunLauncher {
   async launch<P extends Prepared>(plan: LaunchPlan<P>): Promise<ServiceResult<RunHandle>> {
     const { config } = this.deps;
     await config.dataDirReady();
-    const held = await this.holdDesktop(plan.desktop ?? null, plan.display);
+    const held = await this.holdDesktop(plan.desktop ?? null, plan.display, plan.elements === true);
     if (!held.ok) return held;
-    const { lock, operator, desktop, release } = held.value;
+    const { lock, operator, elements, desktop, release } = held.value;
 
     const prepared = await plan.prepare({ env: desktop.env });
     if (!prepared.ok) {
@@ -162,6 +175,7 @@ export class RunLauncher {
         redaction: plan.redaction,
         ...(plan.confirmationRules ? { confirmationRules: plan.confirmationRules } : {}),
         ...(takeover ? { takeover } : {}),
+        ...(elements ? { elements } : {}),
         ...(this.deps.now ? { now: this.deps.now } : {}),
       },
       stop.signal,
@@ -186,7 +200,7 @@ export class RunLauncher {
    * The run's desktop, its lock and its operator, in that order (a busy display opens nothing; a
    * private desktop started for nothing is stopped again).
    */
-  private async holdDesktop(spec: PrivateDesktopSpec | null, display: number | undefined): Promise<ServiceResult<HeldDesktop>> {
+  private async holdDesktop(spec: PrivateDesktopSpec | null, display: number | undefined, wantsElements: boolean): Promise<ServiceResult<HeldDesktop>> {
     const { config, desktops } = this.deps;
     const desktop = await desktops.open(spec, display);
     if (!desktop.ok) return desktop;
@@ -207,13 +221,18 @@ export class RunLauncher {
       return { ok: false, error: { kind: 'no_display', message: opened.message } };
     }
     const close = opened.close;
+    // No tree is no failure: the run sees pixels only (the agent says so once when its aid is on).
+    const tree = wantsElements && this.deps.openElements ? await this.deps.openElements(spec ? desktop.value.env : process.env) : undefined;
+    const elements = tree?.ok ? new RunElements(tree.source) : undefined;
     return {
       ok: true,
       value: {
         lock: locked.lock,
         operator: opened.operator,
+        elements,
         desktop: desktop.value,
         release: async (keep = false) => {
+          if (tree?.ok) tree.close();
           await close?.();
           await locked.lock.release();
           const kept = await desktop.value.release(keep);
