@@ -35,7 +35,7 @@ it('--read-only offers only the tools that change nothing', { timeout: 120_000 }
   try {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['screenshot', 'list_sessions', 'get_session', 'search_facts', 'list_workflows', 'get_batch', 'snapshot']);
-    expect(tools.map((tool) => tool.annotations?.readOnlyHint)).toEqual([true, true, true, true, true, true]);
+    expect(tools.map((tool) => tool.annotations?.readOnlyHint)).toEqual([true, true, true, true, true, true, true]);
     const saved = await mcp.client.callTool({ name: 'save_fact', arguments: { subject: 'user', scope: 'cross-product', keyword: 'k', description: '', values: ['v'] } });
     expect(saved.isError).toBe(true);
     expect(mcp.stderr()).not.toMatch(/internal error/);
