@@ -11,7 +11,7 @@ import { App } from './App';
 import { AppContext, type AppServices } from './app-context';
 import { createI18n } from './i18n';
 import { createHistoryStore } from './store/history-store';
-import { createSessionStore } from './store/session-store';
+import { createRunViewStore } from './store/run-view-store';
 import { createSettingsStore } from './store/settings-store';
 import { StatusWidget } from './widget/StatusWidget';
 import './styles.css';
@@ -22,7 +22,7 @@ if (!root) throw new Error('index.html has no #root element');
 const client = chooseClient();
 const services: AppServices = {
   client,
-  session: createSessionStore(client),
+  session: createRunViewStore(client),
   history: createHistoryStore(client),
   settings: createSettingsStore(client),
 };

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { SettingsView as Saved } from '../../../shared/app-api';
+import type { SavedSettings as Saved } from '../../../shared/app-api';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule } from '../../../shared/config';
 import { endpointOf, MODEL_FAMILIES } from '../../../shared/settings';
 import { knownModel, settingsOfKnownModel } from '../../../shared/known-models';
