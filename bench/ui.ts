@@ -14,6 +14,8 @@
  *
  * The run acts on a private Xvfb (:182, or MNEMO_BENCH_UI_DISPLAY where several people bench at
  * once) with the scripted OpenAI-compatible server as the model.
+ * MNEMO_BENCH_UI_PROFILE=<file> writes the page's CPU profile of one more open there (for Chrome's
+ * DevTools, or any .cpuprofile reader), after the counted rounds.
  * The last lines are the figures: `ui bytes per step: N`, `open 2000-step session: X ms` with its
  * target (under 500 ms), and `open/floor: R`.
  */
@@ -143,12 +145,18 @@ async function fetchFloor(page: Page, url: string, sessionId: string): Promise<n
 }
 
 /** Click to usable: rows in the timeline and the slider spanning the whole session. */
-async function openLongSession(page: Page, url: string, task: string): Promise<{ openMs: number; scrubMs: number }> {
+async function openLongSession(page: Page, url: string, task: string, profileTo?: string): Promise<{ openMs: number; scrubMs: number }> {
   // A fresh document each round (a hash change alone would keep the page and its store).
   await page.goto('about:blank');
   await page.goto(`${url}#/history`);
   const open = page.getByRole('button', { name: `Open ${task}` });
   await open.waitFor();
+  const profiler = profileTo ? await page.context().newCDPSession(page) : null;
+  if (profiler) {
+    await profiler.send('Profiler.enable');
+    await profiler.send('Profiler.setSamplingInterval', { interval: 200 });
+    await profiler.send('Profiler.start');
+  }
   await open.evaluate((button) => {
     (globalThis as unknown as { openStarted: number }).openStarted = performance.now();
     (button as unknown as { click(): void }).click();
@@ -163,6 +171,11 @@ async function openLongSession(page: Page, url: string, task: string): Promise<{
     RECORDED_STEPS,
     { polling: 'raf', timeout: 60_000 },
   ).then((handle) => handle.jsonValue())) as number;
+  if (profiler && profileTo) {
+    const { profile } = await profiler.send('Profiler.stop');
+    await writeFile(profileTo, JSON.stringify(profile));
+    await profiler.detach();
+  }
   const middle = RECORDED_STEPS / 2;
   const started = Date.now();
   await page.getByRole('slider', { name: 'Step' }).fill(String(middle));
@@ -218,6 +231,12 @@ try {
     const { openMs, scrubMs } = await openLongSession(page, app.origin + '/', 'A very long task');
     opens.push(openMs);
     scrubs.push(scrubMs);
+  }
+  // MNEMO_BENCH_UI_PROFILE=file.cpuprofile: one more open, with the page's CPU profile written there (not counted).
+  const profileTo = process.env.MNEMO_BENCH_UI_PROFILE;
+  if (profileTo) {
+    await openLongSession(page, app.origin + '/', 'A very long task', profileTo);
+    log(`  the page's CPU profile of one more open: ${profileTo}`);
   }
   const ratios = opens.map((ms, round) => ms / (floors[round] as number));
   log(`open ${RECORDED_STEPS}-step session, ${OPEN_ROUNDS} fresh pages: ${opens.map((ms) => Math.round(ms)).join(', ')} ms; slider to step ${RECORDED_STEPS / 2} shown in ${Math.round(median(scrubs))} ms (median)`);
