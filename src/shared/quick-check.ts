@@ -8,8 +8,8 @@
  * here: what is refused, and the message saying why, are zod's own.
  *
  * Only what zod's shape says is read here (`_zod.def`: types, shapes, literal values and the
- * common checks: integers, bounds, lengths, patterns); a check it does not know is asked of zod
- * for that part alone.
+ * common checks: integers, bounds, lengths, patterns, a refinement's test); a check it does not
+ * know is asked of zod for that part alone.
  */
 import type { z } from 'zod';
 
@@ -80,6 +80,19 @@ function knownCheck(check: CheckDef): Fits | null {
       // A copy without the stateful flags: `test` must not depend on the last call.
       const pattern = new RegExp(check.pattern.source, check.pattern.flags.replace(/[gy]/g, ''));
       return (value) => pattern.test(value as string);
+    }
+    case 'custom': {
+      // A refinement's own test (`refine(fn)`): true passes. Anything else (a superRefine, a
+      // promise, a throw) is zod's to judge.
+      const test = check.fn;
+      if (typeof test !== 'function') return null;
+      return (value) => {
+        try {
+          return (test as (value: unknown) => unknown)(value) === true;
+        } catch {
+          return false;
+        }
+      };
     }
     default:
       return null;

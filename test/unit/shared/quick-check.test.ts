@@ -106,7 +106,7 @@ describe('the quick check', () => {
     expect(expectSound(kinds, { b: 1 })).toBe(true);
   });
 
-  it('knows the common checks, a recursive schema, and asks zod for a refinement', () => {
+  it('knows the common checks, a refinement\'s test and a recursive schema; asks zod for what it does not know', () => {
     const checked = z.object({ n: z.number().int().positive().max(9), s: z.string().min(2).regex(/^a/), list: z.array(z.string()).max(1) });
     expect(expectSound(checked, { n: 3, s: 'ab', list: ['x'] })).toBe(true);
     for (const wrong of [{ n: 0, s: 'ab', list: [] }, { n: 1.5, s: 'ab', list: [] }, { n: 10, s: 'ab', list: [] }, { n: 1, s: 'b', list: [] }, { n: 1, s: 'a', list: [] }, { n: 1, s: 'ab', list: ['x', 'y'] }]) {
@@ -118,5 +118,10 @@ describe('the quick check', () => {
     const refined = z.object({ from: z.number(), to: z.number() }).refine((range) => range.to > range.from);
     expect(expectSound(refined, { from: 1, to: 2 })).toBe(true);
     expect(fitsAsIs(refined, { from: 2, to: 1 })).toBe(false);
+    const superRefined = z.string().superRefine((text, context) => {
+      if (text === 'no') context.addIssue({ code: 'custom', message: 'not that' });
+    });
+    expect(expectSound(superRefined, 'yes')).toBe(true);
+    expect(fitsAsIs(superRefined, 'no')).toBe(false);
   });
 });
