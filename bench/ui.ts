@@ -17,7 +17,8 @@
  * MNEMO_BENCH_UI_PROFILE=<file> writes the page's CPU profile of one more open there (for Chrome's
  * DevTools, or any .cpuprofile reader), after the counted rounds.
  * The last lines are the figures: `ui bytes per step: N`, `open 2000-step session: X ms` with its
- * target (under 500 ms), and `open/floor: R`.
+ * target (under 500 ms), and `open/floor: R` with its target (at most 1.5: 0.5 s on a quiet
+ * machine's floor of 328 ms, as a ratio that survives a loaded one).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,8 @@ import { median } from './lib/stats';
 const RECORDED_STEPS = 2000;
 const LIVE_STEPS = 100;
 const OPEN_ROUNDS = 5;
+/** Opening within 0.5 s where the floor is 328 ms (a quiet machine): the target of item 7 as a ratio. */
+const OPEN_FLOOR_TARGET = 1.5;
 const THOUGHT = (step: number) => `Step ${step}: I move the pointer a little to the right.`;
 
 const root = await mkdtemp(join(tmpdir(), 'mnemo-bench-ui-'));
@@ -244,7 +247,9 @@ try {
   log(`ui bytes per step: ${Math.round(bytes.perStep)}`);
   const open = median(opens);
   log(`open 2000-step session: ${Math.round(open)} ms (target < 500 ms: ${open < 500 ? 'met' : 'not met'}; the floor ${Math.round(median(floors))} ms)`);
-  log(`open/floor: ${median(ratios).toFixed(2)} (the window's own work on top of receiving the events)`);
+  // The target as a ratio that survives a loaded machine: 0.5 s on the floor of a quiet one (328 ms, 2026-12-06) is 1.5.
+  const ratio = median(ratios);
+  log(`open/floor: ${ratio.toFixed(2)} (target ≤ ${OPEN_FLOOR_TARGET}: ${ratio <= OPEN_FLOOR_TARGET ? 'met' : 'not met'}; the window's own work on top of receiving the events)`);
 } finally {
   await browser.close();
   await proxy.close();
