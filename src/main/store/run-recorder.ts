@@ -293,13 +293,10 @@ export class FileRunRecorder implements RunRecorder {
   private async syncWritten(): Promise<void> {
     await this.writes;
     const files = this.unsynced.splice(0);
-    // One file after the other: the disk's thread pool has four threads, and the next step's
-    // writes (its screenshot, before the model is asked; its reply, before it acts) wait for a
-    // free one. Syncs side by side took three of them for as long as a busy disk takes to sync.
     await this.guard(async () => {
-      for (const file of [this.events, ...files]) await file.datasync();
+      await Promise.all([this.events.datasync(), ...files.map((file) => file.datasync())]);
     }, 'fsync');
-    for (const file of files) await file.close().catch(() => undefined);
+    await Promise.all(files.map((file) => file.close().catch(() => undefined)));
   }
 
   async close(): Promise<void> {
