@@ -106,7 +106,17 @@ function withChecks(schema: z.ZodType, def: Def, fitsType: Fits): Fits {
   // An overwrite (trim, lower case…) changes the value: never as it is.
   if (defs.some((check) => check.check === 'overwrite')) return never;
   const checks = defs.map(knownCheck);
-  if (checks.every((check): check is Fits => check !== null)) return (value) => fitsType(value) && checks.every((check) => check(value));
+  if (checks.every((check): check is Fits => check !== null)) {
+    if (checks.length === 1) {
+      const [only] = checks as [Fits];
+      return (value) => fitsType(value) && only(value);
+    }
+    return (value) => {
+      if (!fitsType(value)) return false;
+      for (const check of checks) if (!check(value)) return false;
+      return true;
+    };
+  }
   return (value) => fitsType(value) && zodKeepsAsIs(schema, value);
 }
 
@@ -246,13 +256,21 @@ function build(schema: z.ZodType): Fits {
     }
     case 'array': {
       const element = compile(def.element as z.ZodType);
-      return withChecks(schema, def, (value) => Array.isArray(value) && value.every((item) => item !== undefined && element(item)));
+      return withChecks(schema, def, (value) => {
+        if (!Array.isArray(value)) return false;
+        for (const item of value) if (item === undefined || !element(item)) return false;
+        return true;
+      });
     }
     case 'record': {
       const keyDef = defOf(def.keyType);
       if (keyDef.type !== 'string' || (keyDef.checks ?? []).length > 0) return never;
       const element = compile(def.valueType as z.ZodType);
-      return withChecks(schema, def, (value) => isPlainObject(value) && Object.values(value).every(element));
+      return withChecks(schema, def, (value) => {
+        if (!isPlainObject(value)) return false;
+        for (const key in value) if (!element(value[key])) return false;
+        return true;
+      });
     }
     case 'object':
       return withChecks(schema, def, objectFits(def));
