@@ -2,7 +2,8 @@
  * npm run bench:step — what one step of the loop costs beyond its screenshot, against a scripted
  * model that answers at once, on a private 1280x800 Xvfb:
  *
- *   - capture alone (observe → JPEG), the baseline every ratio is measured against;
+ *   - capture alone (observe → JPEG), the baseline every ratio is measured against, taken before
+ *     and after the run it is compared with (and in each round of the families');
  *   - a 50-step run with the settle wait off: the step's parts, which run on the critical path
  *     (observe, model, act, settle) and which in the background (recording, fsync);
  *   - the same with settle detection on (the default);
@@ -36,7 +37,7 @@ import { readSession } from '../src/main/store/session-reader';
 import { startScriptedServer, type ScriptedReply } from '../test/fixtures/openai-server';
 import { startGeminiServer, type GeminiScript } from '../test/fixtures/gemini-server';
 import { computer, startAnthropicServer, type MessageScript } from '../test/fixtures/anthropic-server';
-import { fmt, fmtSigned, median, timeRunsInTurn } from './lib/stats';
+import { fmt, fmtSigned, median, timeRuns, timeRunsInTurn } from './lib/stats';
 import { startPrivateXvfb } from './lib/xvfb';
 import { RunLifecycle } from '../src/main/run/lifecycle';
 
@@ -188,21 +189,28 @@ try {
     if (!result.ok) throw new Error(result.message);
   };
   const [throughHost = [], inProcessTimes = []] = await timeRunsInTurn(STEPS, [observeWith(operator), observeWith(inProcess.operator)]);
-  const capture = median(throughHost);
   const captureInProcess = median(inProcessTimes);
   flushes.length = 0;
   const noSettle = stepFigures((await run(STEPS, 0)).events);
   const background = median(flushes);
+  // The baseline on both sides of the run it is compared with: a machine shared with others gets
+  // busier or quieter meanwhile, and weighs on both alike.
+  throughHost.push(...(await timeRuns(STEPS, observeWith(operator), 0)));
+  const capture = median(throughHost);
   const withSettle = stepFigures((await run(STEPS, DEFAULT_SETTLE.timeoutMs)).events);
 
   // Each family's step, settle wait off: short runs taking turns (ten rounds), so a machine getting
   // busier weighs on each alike; the figures are medians over all of a family's steps.
   const familySteps = Object.fromEntries(FAMILIES.map((family) => [family, [] as AgentEvent[]])) as Record<BenchFamily, AgentEvent[]>;
   for (const family of FAMILIES) await run(3, 0, undefined, models[family]);
+  // Captures in each round too: the families' ratios are against a capture of the same minutes.
+  const familyCaptures: number[] = [];
   for (let round = 0; round < FAMILY_ROUNDS; round++) {
+    familyCaptures.push(...(await timeRuns(FAMILY_RUN, observeWith(operator), 0)));
     for (const family of FAMILIES) familySteps[family].push(...(await run(FAMILY_RUN, 0, undefined, models[family])).events);
   }
   const byFamily = FAMILIES.map((family) => ({ family, ...stepFigures(familySteps[family]) }));
+  const familyCapture = median(familyCaptures);
 
   // One action per step against a batch of BATCH per step, settle detection on (the batch guard
   // looks before each pointed action after the first), in turns.
@@ -249,11 +257,11 @@ try {
   console.log(`step, settle detection on (default):       ${fmt(withSettle.total)} ms   settle ${fmt(withSettle.settle)}`);
   console.log(`step with settle/capture: ${(withSettle.total / capture).toFixed(2)}`);
   console.log(`replay, ${REPLAY_STEPS} recorded steps at full speed:    ${fmt(replayPerStep)} ms per step, replay/capture: ${(replayPerStep / capture).toFixed(2)}`);
-  console.log(`step per family, settle wait off (${FAMILY_ROUNDS} x ${FAMILY_RUN} steps each, in turns):`);
+  console.log(`step per family, settle wait off (${FAMILY_ROUNDS} x ${FAMILY_RUN} steps each, in turns with ${FAMILY_RUN} captures a round: ${fmt(familyCapture)} ms):`);
   const tools = byFamily[0];
   for (const figures of byFamily) {
     console.log(
-      `  ${figures.family.padEnd(11)} step ${fmt(figures.total)} ms (step/capture ${(figures.total / capture).toFixed(2)}, vs tools ${(figures.total / (tools?.total ?? figures.total)).toFixed(2)})   model (request + HTTP + parse) ${fmt(figures.model)} ms (vs tools ${(figures.model / (tools?.model ?? figures.model)).toFixed(2)})`,
+      `  ${figures.family.padEnd(11)} step ${fmt(figures.total)} ms (step/capture ${(figures.total / familyCapture).toFixed(2)}, vs tools ${(figures.total / (tools?.total ?? figures.total)).toFixed(2)})   model (request + HTTP + parse) ${fmt(figures.model)} ms (vs tools ${(figures.model / (tools?.model ?? figures.model)).toFixed(2)})`,
     );
   }
   console.log(`a ${BATCH}-action batch per step against one action per step, settle detection on (${BATCH_ROUNDS} x ${BATCH_RUN} steps each, in turns):`);

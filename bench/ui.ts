@@ -14,8 +14,11 @@
  *
  * The run acts on a private Xvfb (:182, or MNEMO_BENCH_UI_DISPLAY where several people bench at
  * once) with the scripted OpenAI-compatible server as the model.
+ * MNEMO_BENCH_UI_PROFILE=<file> writes the page's CPU profile of one more open there (for Chrome's
+ * DevTools, or any .cpuprofile reader), after the counted rounds.
  * The last lines are the figures: `ui bytes per step: N`, `open 2000-step session: X ms` with its
- * target (under 500 ms), and `open/floor: R`.
+ * target (under 500 ms), and `open/floor: R` with its target (at most 1.5: 0.5 s on a quiet
+ * machine's floor of 328 ms, as a ratio that survives a loaded one).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,6 +36,8 @@ import { median } from './lib/stats';
 const RECORDED_STEPS = 2000;
 const LIVE_STEPS = 100;
 const OPEN_ROUNDS = 5;
+/** Opening within 0.5 s where the floor is 328 ms (a quiet machine): the target of item 7 as a ratio. */
+const OPEN_FLOOR_TARGET = 1.5;
 const THOUGHT = (step: number) => `Step ${step}: I move the pointer a little to the right.`;
 
 const root = await mkdtemp(join(tmpdir(), 'mnemo-bench-ui-'));
@@ -143,12 +148,18 @@ async function fetchFloor(page: Page, url: string, sessionId: string): Promise<n
 }
 
 /** Click to usable: rows in the timeline and the slider spanning the whole session. */
-async function openLongSession(page: Page, url: string, task: string): Promise<{ openMs: number; scrubMs: number }> {
+async function openLongSession(page: Page, url: string, task: string, profileTo?: string): Promise<{ openMs: number; scrubMs: number }> {
   // A fresh document each round (a hash change alone would keep the page and its store).
   await page.goto('about:blank');
   await page.goto(`${url}#/history`);
   const open = page.getByRole('button', { name: `Open ${task}` });
   await open.waitFor();
+  const profiler = profileTo ? await page.context().newCDPSession(page) : null;
+  if (profiler) {
+    await profiler.send('Profiler.enable');
+    await profiler.send('Profiler.setSamplingInterval', { interval: 200 });
+    await profiler.send('Profiler.start');
+  }
   await open.evaluate((button) => {
     (globalThis as unknown as { openStarted: number }).openStarted = performance.now();
     (button as unknown as { click(): void }).click();
@@ -163,6 +174,11 @@ async function openLongSession(page: Page, url: string, task: string): Promise<{
     RECORDED_STEPS,
     { polling: 'raf', timeout: 60_000 },
   ).then((handle) => handle.jsonValue())) as number;
+  if (profiler && profileTo) {
+    const { profile } = await profiler.send('Profiler.stop');
+    await writeFile(profileTo, JSON.stringify(profile));
+    await profiler.detach();
+  }
   const middle = RECORDED_STEPS / 2;
   const started = Date.now();
   await page.getByRole('slider', { name: 'Step' }).fill(String(middle));
@@ -219,13 +235,21 @@ try {
     opens.push(openMs);
     scrubs.push(scrubMs);
   }
+  // MNEMO_BENCH_UI_PROFILE=file.cpuprofile: one more open, with the page's CPU profile written there (not counted).
+  const profileTo = process.env.MNEMO_BENCH_UI_PROFILE;
+  if (profileTo) {
+    await openLongSession(page, app.origin + '/', 'A very long task', profileTo);
+    log(`  the page's CPU profile of one more open: ${profileTo}`);
+  }
   const ratios = opens.map((ms, round) => ms / (floors[round] as number));
   log(`open ${RECORDED_STEPS}-step session, ${OPEN_ROUNDS} fresh pages: ${opens.map((ms) => Math.round(ms)).join(', ')} ms; slider to step ${RECORDED_STEPS / 2} shown in ${Math.round(median(scrubs))} ms (median)`);
   log(`floor, its events fetched and parsed in a fresh page, in turns: ${floors.map((ms) => Math.round(ms)).join(', ')} ms; open/floor per round: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`);
   log(`ui bytes per step: ${Math.round(bytes.perStep)}`);
   const open = median(opens);
   log(`open 2000-step session: ${Math.round(open)} ms (target < 500 ms: ${open < 500 ? 'met' : 'not met'}; the floor ${Math.round(median(floors))} ms)`);
-  log(`open/floor: ${median(ratios).toFixed(2)} (the window's own work on top of receiving the events)`);
+  // The target as a ratio that survives a loaded machine: 0.5 s on the floor of a quiet one (328 ms, 2026-12-06) is 1.5.
+  const ratio = median(ratios);
+  log(`open/floor: ${ratio.toFixed(2)} (target ≤ ${OPEN_FLOOR_TARGET}: ${ratio <= OPEN_FLOOR_TARGET ? 'met' : 'not met'}; the window's own work on top of receiving the events)`);
 } finally {
   await browser.close();
   await proxy.close();

@@ -169,8 +169,8 @@ export const SessionListItemSchema = z.object({
 });
 export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 
-/** The settings as the Settings view edits them: the config file without the API key itself. */
-export const SettingsViewSchema = z.object({
+/** The settings as saved, as the Settings view edits them: the config file without the API key itself. */
+export const SavedSettingsSchema = z.object({
   config: ConfigFileSchema,
   /** An API key is stored (in the OS keychain, or in the config file where no keychain can keep it). */
   hasApiKey: z.boolean(),
@@ -181,7 +181,7 @@ export const SettingsViewSchema = z.object({
   /** What a save did that the user should know: a key moved out of config.json, or kept there for want of a keychain. */
   notice: z.string().optional(),
 });
-export type SettingsView = z.infer<typeof SettingsViewSchema>;
+export type SavedSettings = z.infer<typeof SavedSettingsSchema>;
 
 export const SaveSettingsSchema = z.object({
   config: ConfigFileSchema,

@@ -34,7 +34,7 @@ import {
   FactToSaveSchema,
   SaveSettingsSchema,
   SessionListItemSchema,
-  SettingsViewSchema,
+  SavedSettingsSchema,
   StartedSchema,
   StartReplaySchema,
   StartRunSchema,
@@ -213,9 +213,9 @@ export const commands = {
    * cancel), in a browser as a download, whose name is the path.
    */
   'sessions:export': command(SessionRefSchema, z.object({ path: z.string().nullable() }), GET('/sessions/:id/report.html', { download: 'mnemo-:id.html' })),
-  'settings:get': command(NoRequestSchema, SettingsViewSchema, GET('/settings')),
+  'settings:get': command(NoRequestSchema, SavedSettingsSchema, GET('/settings')),
   /** Saves to the same config.json the CLI reads; the API key goes to the OS keychain (config.json, 0600, where none can keep it). */
-  'settings:save': command(SaveSettingsSchema, SettingsViewSchema, PUT('/settings')),
+  'settings:save': command(SaveSettingsSchema, SavedSettingsSchema, PUT('/settings')),
   /** "Test connection": latency, whether an image is accepted, or the exact error. */
   'provider:check': command(CheckProviderSchema, ProviderCheckResultSchema, POST('/provider/check')),
   /** "Check grounding": the model shown synthetic targets; the coordinate space of its answers, and the fix. */

@@ -13,6 +13,7 @@ import { ActionSchema } from './actions';
 import { ActionResultSchema } from './action-result';
 import { FrameSchema } from './frame';
 import { MemoryChangeSchema } from './memory';
+import { fitsAsIs, quickParse } from './quick-check';
 import { WorkflowDecisionSchema, WorkflowFinderSchema, WorkflowRunInfoSchema } from './workflow-run';
 
 /** A screenshot saved by the recorder: where it is, never its bytes. */
@@ -206,6 +207,8 @@ export const AGENT_EVENT_TYPES = AgentEventSchema.options.map((option) => option
 export function prepareEventChecks(): void {
   const nested = { change: { kind: '' }, action: { type: '' }, actions: [{ type: '' }], result: { ok: true }, screenshot: {}, frame: { bounds: {}, captured: {}, image: {} }, usage: {}, timings: {}, limits: {}, workflow: {}, decision: {} };
   for (const type of AGENT_EVENT_TYPES) AgentEventListSchema.safeParse([{ type, ...nested }]);
+  // And the quick check's functions, built once from the same schema.
+  fitsAsIs(AgentEventListSchema, []);
 }
 
 /** An event as its producer writes it; the run id, the time and `seq` are added when it is emitted. */
@@ -219,7 +222,8 @@ export type EventParse = { ok: true; event: AgentEvent } | { ok: false; message:
  * (`normaliseRecordedEvent`), so such a line reads instead of being skipped.
  */
 export function parseAgentEvent(value: unknown): EventParse {
-  const parsed = AgentEventSchema.safeParse(normaliseRecordedEvent(value));
+  // A session's record is thousands of these: the quick check first, zod for anything it is not sure of.
+  const parsed = quickParse(AgentEventSchema, normaliseRecordedEvent(value));
   if (parsed.success) return { ok: true, event: parsed.data };
   const type = typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' ? (value as { type: string }).type : null;
   const [issue] = parsed.error.issues;

@@ -333,7 +333,23 @@ function linesOf(text: string): string[] {
 }
 
 export function applyListDelta<T>(list: readonly T[], delta: ListDelta<T>): T[] {
-  return [...list.slice(delta.drop), ...structuredClone(delta.add)];
+  return [...list.slice(delta.drop), ...delta.add.map(copyJson)];
+}
+
+/**
+ * A copy of JSON data, which is all an event carries: what structuredClone makes of it, at a
+ * fraction of its cost per call (a window folding a 2,000-step session applies 6,000 deltas).
+ */
+function copyJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    // An own "__proto__" (JSON.parse makes one) stays a field, as structuredClone keeps it.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: copyJson(field), enumerable: true, writable: true, configurable: true });
+    else copy[key] = copyJson(field);
+  }
+  return copy as T;
 }
 
 /**

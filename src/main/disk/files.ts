@@ -26,10 +26,34 @@ export const PRIVATE_FILE_MODE = 0o600;
 export async function openPrivate(path: string, flags: string): Promise<FileHandle> {
   const handle = await open(path, flags, PRIVATE_FILE_MODE);
   try {
-    const info = await handle.stat();
-    if (info.isFile() && (info.mode & 0o777) !== PRIVATE_FILE_MODE && process.platform !== 'win32') await handle.chmod(PRIVATE_FILE_MODE);
+    await makeModePrivate(handle);
   } catch (error) {
     await handle.close().catch(() => undefined);
+    throw error;
+  }
+  return handle;
+}
+
+async function makeModePrivate(handle: FileHandle): Promise<void> {
+  const info = await handle.stat();
+  if (info.isFile() && (info.mode & 0o777) !== PRIVATE_FILE_MODE && process.platform !== 'win32') await handle.chmod(PRIVATE_FILE_MODE);
+}
+
+/**
+ * `openPrivate(path, 'w')` and `data` written, the mode set while the data is written rather than
+ * before: one trip to the disk's thread pool fewer for a file the loop waits for (a step's
+ * screenshot, its reply). Only for a file in a folder only the owner can enter (a session
+ * folder), where nobody can read it before its mode is right. Returns the open file; when the
+ * write fails, the file is closed and removed (never half a file, and its space given back) and
+ * the error thrown.
+ */
+export async function writePrivateInPrivateFolder(path: string, data: Buffer | string): Promise<FileHandle> {
+  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
+  try {
+    await Promise.all([handle.writeFile(data), makeModePrivate(handle)]);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(path, { force: true }).catch(() => undefined);
     throw error;
   }
   return handle;

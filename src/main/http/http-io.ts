@@ -25,13 +25,33 @@ const COMPRESS_FROM = 2048;
  */
 const FASTEST_FROM = 256 * 1024;
 
+/**
+ * A frozen value's JSON and its compressed form, made once: a frozen value cannot change, and the
+ * one a front end sends again and again is a session's events (store/recent-events.ts), megabytes
+ * of text to make and compress each time the window opens it.
+ */
+const encoded = new WeakMap<object, { text: string; bytes: number; gzip?: Buffer }>();
+
+function encodingOf(value: unknown): { text: string; bytes: number; gzip?: Buffer } {
+  const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
+  const known = frozen ? encoded.get(value) : undefined;
+  if (known) return known;
+  const text = value === undefined ? '' : JSON.stringify(value);
+  const made = { text, bytes: Buffer.byteLength(text) };
+  if (frozen) encoded.set(value, made);
+  return made;
+}
+
+const gzipOf = (body: string | Buffer, bytes: number) => gzipSync(body, bytes >= FASTEST_FROM ? { level: constants.Z_BEST_SPEED } : {});
+
 export function send(response: ServerResponse, reply: Reply, acceptEncoding = ''): void {
   if (response.headersSent) return;
   const common: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...reply.headers };
-  const [body, contentType] = 'json' in reply ? [reply.json === undefined ? '' : JSON.stringify(reply.json), 'application/json; charset=utf-8'] : [reply.body, reply.contentType];
-  const bytes = Buffer.byteLength(body);
-  const compressible = /^(text\/|application\/json)/.test(contentType) && bytes >= COMPRESS_FROM && /\bgzip\b/.test(acceptEncoding);
-  const payload = compressible ? gzipSync(body, bytes >= FASTEST_FROM ? { level: constants.Z_BEST_SPEED } : {}) : body;
+  const encoding = 'json' in reply ? encodingOf(reply.json) : { text: reply.body, bytes: Buffer.byteLength(reply.body), gzip: undefined as Buffer | undefined };
+  const body = encoding.text;
+  const contentType = 'json' in reply ? 'application/json; charset=utf-8' : reply.contentType;
+  const compressible = /^(text\/|application\/json)/.test(contentType) && encoding.bytes >= COMPRESS_FROM && /\bgzip\b/.test(acceptEncoding);
+  const payload = compressible ? (encoding.gzip ??= gzipOf(body, encoding.bytes)) : body;
   if (compressible) common['content-encoding'] = 'gzip';
   response.writeHead(reply.status, { ...common, 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }).end(payload);
 }

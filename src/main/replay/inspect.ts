@@ -8,7 +8,7 @@ import { resolve, sep } from 'node:path';
 import type { Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { AgentEvent, ScreenshotRef, UsageSummary } from '../../shared/events';
-import type { SessionRecord, StepView } from '../store/session-reader';
+import type { SessionRecord, RecordedStep } from '../store/session-reader';
 import { annotateScreenshot } from './annotate';
 
 /** Reads a screenshot's bytes; `null` when it is gone or cannot be read. */
@@ -33,10 +33,10 @@ export function screenshotReader(directory: string): ImageReader {
 
 /**
  * What each action of a step did, by the action's position (`action-result` events carry the
- * index): control actions and actions that never ran have no result. `StepView.results` lists
+ * index): control actions and actions that never ran have no result. `RecordedStep.results` lists
  * results in order only, which misaligns once an `ask_user` precedes a click.
  */
-export function resultsByAction(session: Pick<SessionRecord, 'events'>, view: Pick<StepView, 'step' | 'actions' | 'results'>): Array<ActionResult | null> {
+export function resultsByAction(session: Pick<SessionRecord, 'events'>, view: Pick<RecordedStep, 'step' | 'actions' | 'results'>): Array<ActionResult | null> {
   const slots: Array<ActionResult | null> = view.actions.map(() => null);
   let indexed = false;
   for (const event of session.events) {
@@ -54,7 +54,7 @@ export function resultsByAction(session: Pick<SessionRecord, 'events'>, view: Pi
  * The screenshot a step recorded, even when the reader dropped the reference because the file is
  * gone: the observation event still says there was one, so it shows as missing, not as never taken.
  */
-export function recordedScreenshot(session: Pick<SessionRecord, 'events'>, view: Pick<StepView, 'step' | 'screenshot'>): ScreenshotRef | null {
+export function recordedScreenshot(session: Pick<SessionRecord, 'events'>, view: Pick<RecordedStep, 'step' | 'screenshot'>): ScreenshotRef | null {
   if (view.screenshot) return view.screenshot;
   let ref: ScreenshotRef | null = null;
   for (const event of session.events) if (event.type === 'observation' && event.step === view.step) ref = event.screenshot;
@@ -87,9 +87,9 @@ export interface StepInspection {
   /** The model call of this step: tokens and its own cost. */
   usage: UsageSummary | null;
   durationMs: number | null;
-  errors: StepView['errors'];
+  errors: RecordedStep['errors'];
   notes: string[];
-  questions: StepView['questions'];
+  questions: RecordedStep['questions'];
   /** Memory events recorded during the step, as they were. */
   memory: AgentEvent[];
   /** Neighbouring step numbers, for navigation. */

@@ -12,7 +12,7 @@ import { isControlAction, type Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { AgentEventOf, ScreenshotRef } from '../../shared/events';
 import type { Size } from '../../shared/frame';
-import type { SessionRecord, StepView } from '../store/session-reader';
+import type { SessionRecord, RecordedStep } from '../store/session-reader';
 import { actionOverlaySvg } from './annotate';
 import { recordedScreenshot, resultsByAction, sniffImageMime, type ImageReader } from './inspect';
 import { actionSentence, shownAction } from '../../shared/describe-action';
@@ -75,7 +75,7 @@ async function embed(ref: ScreenshotRef, readImage: ImageReader): Promise<{ ok: 
   return { ok: true, image: { dataUrl: `data:${mime};base64,${bytes.toString('base64')}`, size } };
 }
 
-async function figureHtml(session: SessionRecord, view: StepView, results: Array<ActionResult | null>, readImage: ImageReader): Promise<string> {
+async function figureHtml(session: SessionRecord, view: RecordedStep, results: Array<ActionResult | null>, readImage: ImageReader): Promise<string> {
   const overlay = (size: Size) => actionOverlaySvg(size, view.actions, results);
   const placeholder = (claimed: Size | null, note: string) => {
     const size = claimed ? recordedSize(claimed) : null;
@@ -103,7 +103,7 @@ function list<T>(items: readonly T[], title: string, className: string, render: 
   return `<h3>${title}</h3><ul class="${className}">${items.map((item) => `<li>${render(item)}</li>`).join('')}</ul>`;
 }
 
-async function stepHtml(session: SessionRecord, view: StepView, readImage: ImageReader): Promise<string> {
+async function stepHtml(session: SessionRecord, view: RecordedStep, readImage: ImageReader): Promise<string> {
   const results = resultsByAction(session, view);
   const figure = await figureHtml(session, view, results, readImage);
   const thought = view.thought === null ? '<p class="thought none">(no thought recorded)</p>' : `<p class="thought">${escapeHtml(view.thought)}</p>`;

@@ -32,7 +32,7 @@ import { readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, AgentEventOf, ScreenshotRef } from '../../shared/events';
 import { addToTotals, NO_TOTALS, type RunTotals } from '../../shared/run-totals';
-import { appendWhole, makePrivateDir, openPrivate, writeJsonAtomically } from '../disk/files';
+import { appendWhole, makePrivateDir, openPrivate, writeJsonAtomically, writePrivateInPrivateFolder } from '../disk/files';
 import { StoreWriter } from '../disk/store-writer';
 import { describeWriteFailure } from '../disk/write-failure';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, sessionsRoot, stepStem } from './paths';
@@ -317,15 +317,9 @@ export class FileRunRecorder implements RunRecorder {
 
   private async writeFile(relative: string, data: Buffer | string): Promise<void> {
     const path = join(this.directory, relative);
-    const file = await openPrivate(path, 'w');
-    try {
-      await file.writeFile(data);
-    } catch (error) {
-      // Half a screenshot is no record: removed, which also gives its space back.
-      await file.close().catch(() => undefined);
-      await rm(path, { force: true }).catch(() => undefined);
-      throw error;
-    }
+    // The session folder is the owner's alone (0700): the file's mode is set as it is written.
+    // Half a screenshot is no record: one that did not fit is removed, which gives its space back.
+    const file = await writePrivateInPrivateFolder(path, data);
     this.unsynced.push(file);
     this.bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
   }

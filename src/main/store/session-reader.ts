@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { knownToFit } from '../../shared/checked-once';
 import { AgentEventListSchema, parseAgentEvent, type AgentEvent } from '../../shared/events';
 import { addToTotals, NO_TOTALS, totalsOf, type RunTotals } from '../../shared/run-totals';
-import { stepsOf, type StepView as SharedStepView } from '../../shared/steps';
+import { stepsOf, type StepView } from '../../shared/steps';
 import { EVENTS_FILE, REPLIES_DIR, SCREENSHOTS_DIR, SESSION_FILE, SESSION_ID_PATTERN, sessionDirectory, sessionsRoot } from './paths';
 import { ENDING_FILE, readRecordedEnding, withRecordedEnding, WRITE_FAILED_FILE } from './session-ending';
 import type { SessionMeta } from './session-meta';
@@ -39,7 +39,7 @@ export interface ReadWarning {
 }
 
 /** A step as the shared fold sees it, plus what only the session folder tells. */
-export interface StepView extends SharedStepView {
+export interface RecordedStep extends StepView {
   /** The model's raw reply (masked), relative to the session folder, when recorded. */
   replyFile?: string;
   /** The full-resolution capture (PNG), relative to the session folder, when recorded. */
@@ -55,7 +55,7 @@ export interface SessionRecord {
   /** The shared store it was read from (`s3://bucket/prefix`, a folder); absent: the data directory's own. */
   store?: string;
   events: AgentEvent[];
-  steps: StepView[];
+  steps: RecordedStep[];
   warnings: ReadWarning[];
 }
 
@@ -363,7 +363,7 @@ export async function readSessionFolder(directory: string, id: string, place: st
     meta = { ...meta, id };
   }
 
-  const steps: StepView[] = stepsOf(events);
+  const steps: RecordedStep[] = stepsOf(events);
   for (const view of steps) {
     const reply = files.replies.get(view.step);
     const full = files.full.get(view.step);

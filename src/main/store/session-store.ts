@@ -18,6 +18,7 @@ import { readSession, readSessionEvents, readSessionMeta, type EventsRead, type 
 import type { RetentionPolicy } from './store-settings';
 import { mapLimit } from './map-limit';
 import { pendingUploadIds } from './pending-uploads';
+import { RecentEvents } from './recent-events';
 import { currentHost, writerLiveness, type HostIdentity, type Liveness, type WriterIdentity } from './writer-identity';
 
 export interface StoreWarning {
@@ -78,6 +79,8 @@ export function matchesSearch(summary: SessionSummary, search: string): boolean 
 
 export class SessionStore {
   private readonly now: () => number;
+  /** The events of the sessions opened last, while their record is unchanged. */
+  private readonly recentEvents = new RecentEvents();
   private readonly liveness: (writer: WriterIdentity | undefined) => Liveness;
 
   constructor(
@@ -166,7 +169,8 @@ export class SessionStore {
   async readEvents(ref: string): Promise<EventsRead> {
     const lookup = await this.resolve(ref);
     if (!lookup.ok) return { ok: false, message: lookup.message };
-    return readSessionEvents(sessionDirectory(this.dataDir, lookup.id), lookup.id, sessionsRoot(this.dataDir));
+    const directory = sessionDirectory(this.dataDir, lookup.id);
+    return this.recentEvents.read(directory, () => readSessionEvents(directory, lookup.id, sessionsRoot(this.dataDir)));
   }
 
   /**

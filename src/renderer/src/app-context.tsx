@@ -3,12 +3,12 @@ import { createContext, useContext } from 'react';
 import { useStore, type StoreApi } from 'zustand';
 import type { MnemoClient } from './api/client';
 import type { HistoryStore } from './store/history-store';
-import type { SessionStore } from './store/session-store';
+import type { RunViewStore } from './store/run-view-store';
 import type { SettingsStore } from './store/settings-store';
 
 export interface AppServices {
   client: MnemoClient;
-  session: StoreApi<SessionStore>;
+  session: StoreApi<RunViewStore>;
   history: StoreApi<HistoryStore>;
   settings: StoreApi<SettingsStore>;
 }
@@ -21,7 +21,7 @@ export function useServices(): AppServices {
   return services;
 }
 
-export function useSession<T>(select: (state: SessionStore) => T): T {
+export function useSession<T>(select: (state: RunViewStore) => T): T {
   return useStore(useServices().session, select);
 }
 

@@ -11,8 +11,9 @@ import { App } from './App';
 import { AppContext, type AppServices } from './app-context';
 import { createI18n } from './i18n';
 import { createHistoryStore } from './store/history-store';
-import { createSessionStore } from './store/session-store';
+import { createRunViewStore } from './store/run-view-store';
 import { createSettingsStore } from './store/settings-store';
+import { warmUpSessionOpen } from './store/warm-up';
 import { StatusWidget } from './widget/StatusWidget';
 import './styles.css';
 
@@ -22,7 +23,7 @@ if (!root) throw new Error('index.html has no #root element');
 const client = chooseClient();
 const services: AppServices = {
   client,
-  session: createSessionStore(client),
+  session: createRunViewStore(client),
   history: createHistoryStore(client),
   settings: createSettingsStore(client),
 };
@@ -30,10 +31,13 @@ const services: AppServices = {
 client.subscribe(0, (event) => services.session.getState().receive(event));
 void services.session.getState().syncCurrentRun();
 
-// The event schema's lookup tables, built while the window waits for the user rather than when a
-// long session is opened and its events are checked.
+// The event schema's lookup tables, and the open's check and fold run once, while the window
+// waits for the user rather than when a long session is opened and its events are checked.
 const whenIdle = (work: () => void) => ('requestIdleCallback' in window ? window.requestIdleCallback(work) : setTimeout(work, 0));
-whenIdle(prepareEventChecks);
+whenIdle(() => {
+  prepareEventChecks();
+  warmUpSessionOpen();
+});
 
 const widget = location.hash === '#widget';
 document.body.classList.toggle('widget-body', widget);

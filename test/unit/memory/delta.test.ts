@@ -70,3 +70,17 @@ describe('MemoryDeltaEncoder', () => {
     expect(compacted).toEqual({ kind: 'trace', op: 'add', step: 1, item: null, length: 1, dropped: 0 });
   });
 });
+
+describe('applyListDelta', () => {
+  it('adds copies of the items, as structuredClone makes them: nothing shared with the event, an own "__proto__" kept as a field', () => {
+    const add = JSON.parse('[{ "step": 1, "nested": { "list": [1, { "a": null }] }, "__proto__": { "x": 1 } }, "text", 3]') as unknown[];
+    const applied = applyListDelta(['kept', 'dropped'].slice(0), { drop: 1, add });
+    expect(applied).toEqual(['dropped', ...structuredClone(add)]);
+    expect(applied.slice(1)).toStrictEqual(structuredClone(add));
+    const [item] = applied.slice(1) as Array<{ nested: { list: unknown[] } }>;
+    expect(item).not.toBe(add[0]);
+    expect(item?.nested.list).not.toBe((add[0] as { nested: { list: unknown[] } }).nested.list);
+    expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+    expect(Object.hasOwn(item as object, '__proto__')).toBe(true);
+  });
+});

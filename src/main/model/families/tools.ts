@@ -92,10 +92,19 @@ const FIELD_DESCRIPTIONS = (image: ImageSize, frame?: CoordinateFrame): Record<s
 
 /** JSON schema of one action, generated from the shared schema, coordinates described. */
 let actionSchemaJson: Readonly<Record<string, unknown>> | undefined;
+/** The last one described, and for which screenshot and coordinates: a run asks for the same one every step. */
+let lastDescribed: { key: string; schema: Record<string, unknown> } | undefined;
 
 function actionJsonSchema(image: ImageSize, frame: CoordinateFrame | undefined, elements: boolean): Record<string, unknown> {
+  const key = `${image.width}x${image.height} ${elements ? 'elements' : 'plain'} ${JSON.stringify(frame ?? null)}`;
+  if (lastDescribed?.key === key) return lastDescribed.schema;
+  lastDescribed = { key, schema: describedActionSchema(image, frame, elements) };
+  return lastDescribed.schema;
+}
+
+function describedActionSchema(image: ImageSize, frame: CoordinateFrame | undefined, elements: boolean): Record<string, unknown> {
   // Generated once: it is the same every step, and generating it cost more than the rest of a
-  // request. Each request gets its own copy to describe for its screenshot.
+  // request. Each screenshot size and coordinate space gets its own copy, described for it.
   if (!actionSchemaJson) {
     const made = z.toJSONSchema(ActionSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     delete made.$schema;

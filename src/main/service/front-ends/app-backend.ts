@@ -9,7 +9,7 @@
  * Electron's safeStorage in the app; in browser mode the OS keychain of the data directory, or
  * config.json (owner-only) where no keychain can keep it, as the CLI reads them.
  */
-import type { FactQuery, FactSearch, LiveRunItem, RunState, FactToSave, SaveSettings, SaveWorkflow, SettingsView, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
+import type { FactQuery, FactSearch, LiveRunItem, RunState, FactToSave, SaveSettings, SaveWorkflow, SavedSettings, SessionListItem, StartRun, StartTeach, StartWorkflowRun } from '../../../shared/app-api';
 import type { Action } from '../../../shared/actions';
 import type { ActionResult } from '../../../shared/action-result';
 import type { FactJson } from '../../memory/facts';
@@ -243,7 +243,7 @@ export class AppBackend {
     return { ok: true, value: { html: await renderHtmlReport(read.value, screenshotReader(read.value.directory)), sessionId: read.value.meta.id } };
   }
 
-  settings(): SettingsView {
+  settings(): SavedSettings {
     const loaded = this.service.config.loaded;
     const { apiKey: _key, ...model } = loaded.file.model ?? {};
     const config: ConfigFile = { ...loaded.file, ...(loaded.file.model ? { model } : {}) };
@@ -256,7 +256,7 @@ export class AppBackend {
    * config.json holds moved out of it where it can): a key it refuses is a `settings` failure
    * with its reason, and nothing is written.
    */
-  async saveSettings(request: SaveSettings): Promise<ServiceResult<SettingsView>> {
+  async saveSettings(request: SaveSettings): Promise<ServiceResult<SavedSettings>> {
     const loaded = this.service.config.loaded;
     const change: KeyChange = request.apiKey === undefined ? { kind: 'keep' } : request.apiKey === '' ? { kind: 'remove' } : { kind: 'set', key: request.apiKey };
     const kept = await this.keys.save(change, this.keyInFile());

@@ -10,7 +10,7 @@ import type { ActionResult } from '../../../shared/action-result';
 import type { RunDesktop } from '../../../shared/desktop';
 import type { UsageSummary } from '../../../shared/events';
 import type { SessionSummary } from '../../store/session-index';
-import type { SessionRecord, StepView } from '../../store/session-reader';
+import type { SessionRecord, RecordedStep } from '../../store/session-reader';
 
 /** One element of `mnemo sessions --json`: the contract's `SessionListItemSchema`, the one shape. */
 export type { SessionListItem };
@@ -86,7 +86,7 @@ export interface ShownSession {
   steps: ShownStep[];
 }
 
-function shownStep(view: StepView, directory: string): ShownStep {
+function shownStep(view: RecordedStep, directory: string): ShownStep {
   const file = (relative: string | undefined) => (relative ? join(directory, relative) : null);
   return {
     step: view.step,

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { BatchChangeSchema, type BatchChange } from '../../../shared/batch';
 import { AgentEventSchema, type AgentEvent } from '../../../shared/events';
+import { quickParse } from '../../../shared/quick-check';
 
 export type StreamedEvent = { ok: true; event: AgentEvent } | { ok: false; message: string };
 
@@ -26,7 +27,7 @@ export function streamedEvent(data: string): StreamedEvent {
   } catch {
     return { ok: false, message: `mnemo: refused a server-sent event that is not JSON: ${JSON.stringify(data.slice(0, 120))}` };
   }
-  const parsed = AgentEventSchema.safeParse(value);
+  const parsed = quickParse(AgentEventSchema, value);
   if (!parsed.success) return { ok: false, message: `mnemo: refused a server-sent event${claimed(value)} that does not match the event schema:\n${z.prettifyError(parsed.error)}` };
   return { ok: true, event: parsed.data };
 }

@@ -4,7 +4,7 @@
  * fails). The form keeps its own draft; this holds what is saved.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { DoctorCheck, GroundingCheckResult, ProviderCheckResult, SaveSettings, SettingsView } from '../../../shared/app-api';
+import type { DoctorCheck, GroundingCheckResult, ProviderCheckResult, SaveSettings, SavedSettings } from '../../../shared/app-api';
 import type { MnemoClient } from '../api/client';
 
 export type CheckState = { status: 'idle' } | { status: 'checking' } | { status: 'done'; result: ProviderCheckResult } | { status: 'failed'; message: string };
@@ -18,7 +18,7 @@ export interface DoctorState {
 }
 
 export interface SettingsStore {
-  saved: SettingsView | null;
+  saved: SavedSettings | null;
   loadError: string | null;
   saving: boolean;
   /** `notice`: what the save did with the API key that the user should know (moved out of config.json, kept there). */
@@ -26,7 +26,7 @@ export interface SettingsStore {
   check: CheckState;
   grounding: GroundingState;
   doctor: DoctorState;
-  load(): Promise<SettingsView | null>;
+  load(): Promise<SavedSettings | null>;
   save(request: SaveSettings): Promise<boolean>;
   testConnection(request: { model?: SaveSettings['config']['model']; apiKey?: string }): Promise<void>;
   checkGrounding(request: { model?: SaveSettings['config']['model']; apiKey?: string; targets?: number }): Promise<void>;
@@ -34,7 +34,7 @@ export interface SettingsStore {
 }
 
 /** A provider is configured when the run engine has a base URL and a model to call. */
-export function providerConfigured(settings: SettingsView | null): boolean {
+export function providerConfigured(settings: SavedSettings | null): boolean {
   return Boolean(settings?.config.model?.baseUrl && settings.config.model.model);
 }
 

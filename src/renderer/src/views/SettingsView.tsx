@@ -7,7 +7,7 @@
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { SettingsView as Saved } from '../../../shared/app-api';
+import type { SavedSettings as Saved } from '../../../shared/app-api';
 import { ConfigFileSchema, describeConfigIssues, type ConfigFile, type ConfirmationRule } from '../../../shared/config';
 import { ELEMENTS_AID_MODES, endpointOf, MODEL_FAMILIES, type ElementsAidMode } from '../../../shared/settings';
 import { knownModel, settingsOfKnownModel } from '../../../shared/known-models';

@@ -9,10 +9,10 @@ import { useTranslation } from 'react-i18next';
 import { useServices, useSession, useSettings } from '../../app-context';
 import { appsOf, DesktopFields, sizeProblem, type DesktopDraft } from '../../components/DesktopFields';
 import { NAMES } from '../../i18n/names';
-import type { SettingsView } from '../../../../shared/app-api';
+import type { SavedSettings } from '../../../../shared/app-api';
 
 /** The Run form's desktop as Settings say it starts. */
-export function desktopDraftOf(saved: SettingsView | null): DesktopDraft {
+export function desktopDraftOf(saved: SavedSettings | null): DesktopDraft {
   const desktop = saved?.config.desktop;
   return { private: desktop?.private ?? false, size: desktop?.size ?? '1280x800', apps: (desktop?.apps ?? []).join('\n') };
 }

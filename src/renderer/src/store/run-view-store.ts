@@ -12,7 +12,7 @@ import type { AgentEvent } from '../../../shared/events';
 import type { MnemoClient } from '../api/client';
 import { emptySession, withEvents, type SessionData } from './session-fold';
 
-export interface SessionStore {
+export interface RunViewStore {
   /** The session shown, or null before any. */
   session: SessionData | null;
   /** A new run's events take the view (false while the user looks at a past session). */
@@ -60,13 +60,13 @@ export interface SessionStore {
 
 const BATCH_MS = 16;
 
-export function createSessionStore(client: MnemoClient): StoreApi<SessionStore> {
+export function createRunViewStore(client: MnemoClient): StoreApi<RunViewStore> {
   let queue: AgentEvent[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** Events of a session that arrive while its record is being read. */
   let heldWhileLoading: AgentEvent[] | null = null;
 
-  return createStore<SessionStore>()((set, get) => {
+  return createStore<RunViewStore>()((set, get) => {
     const flush = () => {
       timer = null;
       const events = queue;
