@@ -26,6 +26,8 @@ export interface StartedAttempt {
   done: Promise<AttemptResult>;
   /** Stops the run (it ends `interrupted`). */
   stop(): void;
+  /** The X display it runs on (`:201`), for whoever shows what is running where. */
+  display?: string;
 }
 
 export interface RowLauncher {

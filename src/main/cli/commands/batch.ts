@@ -16,9 +16,10 @@ import { BatchJournal, listBatchIds, newBatchId } from '../../batch/journal';
 import type { BatchDefinition, BatchSource, JournalEntry } from '../../batch/records';
 import { progressLine, rowReports, summaryTable } from '../../batch/report';
 import { batchStatus, foldBatch, rowsToRetry, rowsWithoutOutcome, type BatchState } from '../../batch/state';
-import { checkColumns, parseValues, taskPlaceholders, valuesFormatOf, type ExpectedColumn } from '../../batch/values';
+import { checkColumns, parseValues, taskPlaceholders, valuesFormatOf, type ExpectedColumn, type ValuesTable } from '../../batch/values';
 import { currentWriter, writerLiveness } from '../../disk/process-identity';
 import type { RunService } from '../../service/run-service';
+import type { QueuedModelFlags } from '../../batch/queue/jobs';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { SAME_REQUEST_MS } from '../run-controls';
 import { openService, type StorageOptions } from './workflow';
@@ -43,6 +44,9 @@ export interface BatchContinueOptions extends StorageOptions, RunFlags {
 
 export interface BatchRunOptions extends StorageOptions, RunFlags {
   values: string;
+  /** redis://HOST:PORT: the rows go on this queue for its workers (queue.url otherwise). */
+  queue?: string;
+  priority?: number;
   task?: string;
   concurrency?: number;
   retries: number;
@@ -55,11 +59,19 @@ export interface BatchRunOptions extends StorageOptions, RunFlags {
 
 /** The settings flags the runs take (model and so on), without the batch's own. */
 function modelFlagsOf(options: RunFlags & Record<string, unknown>): RunFlags {
-  const { values: _values, task: _task, concurrency: _concurrency, retries: _retries, desktopSize: _size, app: _app, policy: _policy, speed: _speed, json: _json, failed: _failed, ...flags } = options;
+  const { values: _values, task: _task, concurrency: _concurrency, retries: _retries, desktopSize: _size, app: _app, policy: _policy, speed: _speed, json: _json, failed: _failed, queue: _queue, priority: _priority, cron: _cron, ...flags } = options;
   return flags;
 }
 
-export async function batchRunCommand(workflow: string | undefined, options: BatchRunOptions): Promise<void> {
+/** What a batch runs and over which values, each checked: the workflow (trusted) or the task, the values file against it. */
+export interface BatchInput {
+  service: RunService;
+  source: BatchSource;
+  table: ValuesTable;
+}
+
+/** The workflow or task and the values file, read and checked (bad input thrown; a missing or untrusted workflow said, then undefined). */
+export async function readBatchInput(workflow: string | undefined, options: StorageOptions & RunFlags & { values: string; task?: string; desktopSize?: string; policy: WorkflowPolicy; speed: number }): Promise<BatchInput | undefined> {
   if ((workflow === undefined) === (options.task === undefined)) throw new InvalidInputError('give a workflow, or --task "…{{name}}…", not both and not neither');
   if (options.task !== undefined && options.task.trim() === '') throw new InvalidInputError('--task is empty');
   if (options.desktopSize !== undefined) {
@@ -80,10 +92,10 @@ export async function batchRunCommand(workflow: string | undefined, options: Bat
   let what: string;
   if (workflow !== undefined) {
     const shown = await service.workflows.show(workflow);
-    if (!shown.ok) return failedWith(service, shown.error.message, ExitCode.errorResult);
+    if (!shown.ok) return void (await failedWith(service, shown.error.message, ExitCode.errorResult));
     if (!shown.value.trusted) {
       const { untrustedReason } = await import('../../../shared/workflow');
-      return failedWith(service, untrustedReason(workflow), ExitCode.errorResult);
+      return void (await failedWith(service, untrustedReason(workflow), ExitCode.errorResult));
     }
     source = { kind: 'workflow', name: workflow, policy: options.policy, speed: options.speed };
     expected = shown.value.workflow.params.map((param) => ({ name: param.name, secret: param.secret }));
@@ -99,9 +111,23 @@ export async function batchRunCommand(workflow: string | undefined, options: Bat
     await service.close();
     throw new InvalidInputError(checked.message);
   }
+  return { service, source, table: table.value };
+}
+
+export async function batchRunCommand(workflow: string | undefined, options: BatchRunOptions): Promise<void> {
+  const input = await readBatchInput(workflow, options);
+  if (!input) return;
+  const { service, source, table } = input;
   const apps = options.app ?? [];
-  const chosen =
-    options.concurrency !== undefined
+  const queueUrl = options.queue ?? service.config.loaded.file.queue?.url;
+  if (queueUrl !== undefined) {
+    const { reachQueue } = await import('../../batch/queue/connection');
+    const reached = await reachQueue(queueUrl);
+    if (!reached.ok) return failedWith(service, reached.message, ExitCode.errorResult);
+  }
+  const chosen = queueUrl !== undefined
+    ? { concurrency: 1, reason: `as many at once as the queue's workers take (each its --concurrency)` }
+    : options.concurrency !== undefined
       ? { concurrency: options.concurrency, reason: `${options.concurrency} at once (--concurrency)` }
       : defaultConcurrency({ cpus: availableParallelism(), freeMemoryBytes: freemem(), withApps: apps.length > 0 || service.config.desktopSettings().apps.length > 0 });
   const definition: BatchDefinition = {
@@ -109,12 +135,13 @@ export async function batchRunCommand(workflow: string | undefined, options: Bat
     createdAt: Date.now(),
     source,
     valuesFile: options.values,
-    columns: table.value.columns,
-    rows: table.value.rows,
+    columns: table.columns,
+    rows: table.rows,
     concurrency: chosen.concurrency,
     concurrencyReason: chosen.reason,
     retries: options.retries,
     desktop: { ...(options.desktopSize ? { size: options.desktopSize } : {}), ...(options.app ? { apps } : {}) },
+    ...(queueUrl !== undefined ? { queue: { url: queueUrl, ...(options.priority !== undefined ? { priority: options.priority } : {}) } } : {}),
   };
   await service.config.dataDirReady();
   const journal = await BatchJournal.create(service.config.dataDir, definition);
@@ -128,7 +155,14 @@ export async function batchRunCommand(workflow: string | undefined, options: Bat
   });
 }
 
-async function failedWith(service: RunService, message: string, code: number): Promise<void> {
+/** The model flags a queued row carries to its worker: what chooses and limits the model, never a key, a path or a display of this machine. */
+export function queuedModelFlags(flags: RunFlags): QueuedModelFlags {
+  const { baseUrl, model, family, modelVersion, coordinates, computerTool, apiKeyEnv, maxSteps, maxCost } = flags;
+  const picked = { baseUrl, model, family, modelVersion, coordinates, computerTool, apiKeyEnv, maxSteps, maxCost };
+  return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as QueuedModelFlags;
+}
+
+export async function failedWith(service: RunService, message: string, code: number): Promise<void> {
   process.stderr.write(`mnemo: ${message}\n`);
   process.exitCode = code;
   await service.close();
@@ -158,7 +192,9 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
     import('../../batch/scheduler'),
     import('../../settings/keychain/os-keychain'),
   ]);
-  const values = await resolveRowValues(definition, choice.rows, { env: process.env, keychain: () => osKeychainOf(process.platform, process.env) });
+  // On a queue, each worker reads a row's secrets on its own machine: none is read (or sent) from here.
+  const queued = definition.queue;
+  const values = queued ? ({ ok: true, values: new Map() } as const) : await resolveRowValues(definition, choice.rows, { env: process.env, keychain: () => osKeychainOf(process.platform, process.env) });
   if (!values.ok) {
     await service.close();
     throw new InvalidInputError(`a secret of ${definition.valuesFile}: ${values.message}`);
@@ -169,7 +205,10 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
   entries.push(opened);
 
   const what = definition.source.kind === 'workflow' ? `workflow ${definition.source.name}` : 'the task';
-  process.stderr.write(`batch ${definition.id}: ${choice.rows.length} row${choice.rows.length === 1 ? '' : 's'} of ${definition.valuesFile}, ${what}, on private desktops; concurrency ${choice.concurrencyReason}\n`);
+  const where = queued
+    ? `on the queue ${(await import('../../batch/queue/connection')).shownQueueUrl(queued.url)}${queued.priority !== undefined ? ` at priority ${queued.priority}` : ''}, ${choice.concurrencyReason}`
+    : `on private desktops; concurrency ${choice.concurrencyReason}`;
+  process.stderr.write(`batch ${definition.id}: ${choice.rows.length} row${choice.rows.length === 1 ? '' : 's'} of ${definition.valuesFile}, ${what}, ${where}\n`);
 
   const progress = new ProgressLine(definition.id, choice.concurrency);
   let state = foldBatch(definition, entries);
@@ -195,10 +234,12 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
     userStopped = true;
     if (interrupts === 1) {
       drain.abort();
-      progress.note(`stopping: no new row starts, the ${state.counts.running} run${state.counts.running === 1 ? '' : 's'} going on finish (Ctrl+C again to stop them too; mnemo batch resume ${definition.id} runs the rest)`);
+      if (queued) progress.note(`stopping: the rows waiting are taken off the queue, the ${state.counts.running} run${state.counts.running === 1 ? '' : 's'} going on on its workers finish and are followed (Ctrl+C again to stop following; mnemo batch resume ${definition.id} runs the rest)`);
+      else progress.note(`stopping: no new row starts, the ${state.counts.running} run${state.counts.running === 1 ? '' : 's'} going on finish (Ctrl+C again to stop them too; mnemo batch resume ${definition.id} runs the rest)`);
     } else if (interrupts === 2) {
       stop.abort();
-      progress.note('stopping the runs going on: their rows are left without an outcome, for resume (Ctrl+C again to quit at once)');
+      if (queued) progress.note('no longer following: the runs going on on the workers finish there (Ctrl+C again to quit at once)');
+      else progress.note('stopping the runs going on: their rows are left without an outcome, for resume (Ctrl+C again to quit at once)');
     } else process.exit(ExitCode.userAborted);
   };
   process.on('SIGINT', onInterrupt);
@@ -208,29 +249,53 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
   const cancelWatch = setInterval(() => {
     void journal.read().then((read) => {
       if (!read.ok || stop.signal.aborted) return;
-      if (read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
+      if (!drain.signal.aborted && read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
         userStopped = true;
         drain.abort();
-        stop.abort();
-        progress.note('cancelled (mnemo batch cancel): the runs going on are stopped');
+        // A queue's workers finish the runs they hold; the rows waiting are taken off it.
+        if (queued) progress.note('cancelled (mnemo batch cancel): the rows waiting are taken off the queue, the runs going on finish on their workers');
+        else {
+          stop.abort();
+          progress.note('cancelled (mnemo batch cancel): the runs going on are stopped');
+        }
       }
     });
   }, CANCEL_POLL_MS);
 
   try {
-    const launcher = new BatchRows({ workflowRuns: service.workflowRuns, agentRuns: service.agentRuns }, { definition, values: values.values, model: choice.model });
-    await runRows(
-      { launcher, journal, onEntry },
-      {
-        rows: choice.rows,
-        concurrency: choice.concurrency,
-        retries: choice.retries,
-        ...(choice.attemptsSoFar ? { attemptsSoFar: choice.attemptsSoFar } : {}),
-        ...(choice.failedSoFar ? { failedSoFar: choice.failedSoFar } : {}),
-        drain: drain.signal,
-        stop: stop.signal,
-      },
-    );
+    if (queued) {
+      const { runQueuedRows } = await import('../../batch/queue/queued-rows');
+      await runQueuedRows(
+        { journal, onEntry, log: (line) => progress.note(`mnemo: ${line}`) },
+        {
+          url: queued.url,
+          definition,
+          rows: choice.rows,
+          ...(choice.attemptsSoFar ? { attemptsSoFar: choice.attemptsSoFar } : {}),
+          retries: choice.retries,
+          ...(queued.priority !== undefined ? { priority: queued.priority } : {}),
+          ...(service.config.loaded.file.queue?.backoffMs !== undefined ? { backoffMs: service.config.loaded.file.queue.backoffMs } : {}),
+          model: queuedModelFlags(choice.model),
+          round: entries.filter((entry) => entry.type === 'opened').length,
+          drain: drain.signal,
+          stop: stop.signal,
+        },
+      );
+    } else {
+      const launcher = new BatchRows({ workflowRuns: service.workflowRuns, agentRuns: service.agentRuns }, { definition, values: values.values, model: choice.model });
+      await runRows(
+        { launcher, journal, onEntry },
+        {
+          rows: choice.rows,
+          concurrency: choice.concurrency,
+          retries: choice.retries,
+          ...(choice.attemptsSoFar ? { attemptsSoFar: choice.attemptsSoFar } : {}),
+          ...(choice.failedSoFar ? { failedSoFar: choice.failedSoFar } : {}),
+          drain: drain.signal,
+          stop: stop.signal,
+        },
+      );
+    }
   } finally {
     clearInterval(cancelWatch);
     process.off('SIGINT', onInterrupt);

@@ -106,6 +106,7 @@ export class BatchRows implements RowLauncher {
     return {
       ok: true,
       session: handle.id,
+      display: handle.desktop.display,
       done,
       stop: () => {
         stopped = true;
