@@ -4,6 +4,7 @@
  * for ever), then the connections BullMQ is given (commands that wait for a reply as long as it
  * takes, as BullMQ requires of its workers).
  */
+import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export type QueueReached<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -52,7 +53,15 @@ export async function reachQueue(url: string): Promise<QueueReached<void>> {
   }
 }
 
-/** A connection for BullMQ (a Queue, a Worker, a lookup): it waits for Redis as long as it takes. */
+/**
+ * What BullMQ connects with, from the URL: BullMQ then makes its connections and closes them with
+ * the queue or the worker (one handed to it would outlive them, and keep the process alive).
+ */
+export function bullConnection(url: string): BullRedisOptions {
+  return { url, maxRetriesPerRequest: null };
+}
+
+/** A connection of this process's own (presence, rate limit, lookups), closed by whoever made it. */
 export function queueConnection(url: string, extra: RedisOptions = {}): Redis {
   const client = new Redis(url, { maxRetriesPerRequest: null, ...extra });
   // BullMQ reports lost connections itself; an 'error' with no listener would end the process.

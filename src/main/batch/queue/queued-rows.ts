@@ -10,7 +10,7 @@
 import { Queue, type Job } from 'bullmq';
 import type { BatchDefinition, JournalEntry } from '../records';
 import { ROW_JOB, ROWS_QUEUE, RowProgressSchema, type QueuedModelFlags, type RowJob } from './jobs';
-import { queueConnection } from './connection';
+import { bullConnection } from './connection';
 
 const POLL_MS = 500;
 /** Default wait before the first retry (doubled each time after). */
@@ -50,7 +50,7 @@ export function queuedJobId(batch: string, row: number, round: number): string {
 export async function runQueuedRows(deps: QueuedRowsDeps, options: QueuedRowsOptions): Promise<void> {
   const now = deps.now ?? Date.now;
   const { definition } = options;
-  const queue = new Queue(ROWS_QUEUE, { connection: queueConnection(options.url) });
+  const queue = new Queue(ROWS_QUEUE, { connection: bullConnection(options.url) });
   try {
     const cells = new Map(definition.rows.map((row) => [row.row, row.cells]));
     const jobs = options.rows.map((row) => {

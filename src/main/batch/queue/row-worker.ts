@@ -18,7 +18,7 @@ import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AttemptResult, StartedAttempt } from '../scheduler';
 import { FIRING_JOB, ROW_JOB, ROWS_QUEUE, FiringJobSchema, RowJobSchema, RowProgressSchema, type AttemptOutcome, type FiringJob, type RowJob, type RowProgress, type RowResult, type WorkerIdentity } from './jobs';
-import { queueConnection } from './connection';
+import { bullConnection, queueConnection } from './connection';
 import { WORKER_KEY_PREFIX, type WorkerPresence, type WorkerRun } from './presence';
 
 /** How often the presence key is written again, and how long it lives without that. */
@@ -77,7 +77,7 @@ export class RowWorker {
   async start(): Promise<void> {
     const stalledAfter = this.options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS;
     this.worker = new Worker(ROWS_QUEUE, (job: Job, token?: string) => this.process(job, token), {
-      connection: queueConnection(this.options.url),
+      connection: bullConnection(this.options.url),
       concurrency: this.options.concurrency,
       lockDuration: stalledAfter,
       stalledInterval: Math.max(500, Math.floor(stalledAfter / 2)),

@@ -52,10 +52,10 @@ function describeSource(source: BatchSource): string {
 }
 
 async function queueOf<T>(url: string, use: (queue: Queue) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-  const [{ reachQueue, queueConnection }, { Queue }] = await Promise.all([import('../../batch/queue/connection'), import('bullmq')]);
+  const [{ reachQueue, bullConnection }, { Queue }] = await Promise.all([import('../../batch/queue/connection'), import('bullmq')]);
   const reached = await reachQueue(url);
   if (!reached.ok) return reached;
-  const queue = new Queue(ROWS_QUEUE, { connection: queueConnection(url) });
+  const queue = new Queue(ROWS_QUEUE, { connection: bullConnection(url) });
   try {
     return { ok: true, value: await use(queue) };
   } finally {
