@@ -81,3 +81,16 @@ function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * The fetch a model's client is given on a worker: each request takes its place in its provider's
+ * window first, at the moment it is sent (after the prompt and the image are built, so the
+ * provider sees the pace the limit sets), retries included.
+ */
+export function rateLimitedFetch(limit: SharedRateLimit, provider: string, base: typeof globalThis.fetch = (...args) => globalThis.fetch(...args)): typeof globalThis.fetch {
+  if (!limit.limitOf(provider)) return base;
+  return async (input, init) => {
+    await limit.take(provider, init?.signal ?? undefined);
+    return base(input, init);
+  };
+}

@@ -78,12 +78,11 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
     return fireLocalSchedules(service, options);
   }
 
-  const [{ reachQueue, queueConnection, shownQueueUrl }, { SharedRateLimit }, { RowWorker }, { launchQueuedRow }, { rateLimitedModel }, { osKeychainOf }] = await Promise.all([
+  const [{ reachQueue, queueConnection, shownQueueUrl }, { SharedRateLimit, providerOf, rateLimitedFetch }, { RowWorker }, { launchQueuedRow }, { osKeychainOf }] = await Promise.all([
     import('../../batch/queue/connection'),
     import('../../batch/queue/rate-limit'),
     import('../../batch/queue/row-worker'),
     import('../../service/batches/queued-row'),
-    import('../../service/batches/rate-limited-model'),
     import('../../settings/keychain/os-keychain'),
   ]);
   const reached = await reachQueue(queueUrl);
@@ -96,7 +95,8 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
   const rateRedis = queueConnection(queueUrl);
   const { hostname } = await import('node:os');
   const limit = new SharedRateLimit(rateRedis, limits, `${hostname()}:${process.pid}`);
-  const createModel = (settings: ModelSettings, prices: PriceTable) => rateLimitedModel(createVisionModel(settings, { prices }), settings.baseUrl, limit);
+  // Every model request of the runs here takes its place in its provider's shared window as it is sent.
+  const createModel = (settings: ModelSettings, prices: PriceTable) => createVisionModel(settings, { prices, fetch: rateLimitedFetch(limit, providerOf(settings.baseUrl)) });
   const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, createModel, log, ...stored });
 
   const apps = options.app ?? service.config.desktopSettings().apps;
