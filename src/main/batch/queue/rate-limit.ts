@@ -70,6 +70,7 @@ export class SharedRateLimit {
 
 function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
