@@ -288,7 +288,8 @@ describe('mnemo worker and batch run --queue', () => {
     try {
       const dirA = dataDir('drain-a');
       const workerA = await startWorker(dirA, 1);
-      const batch = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex']), '--queue', redis.url, ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
+      const producer = dataDir('producer');
+      const batch = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex']), '--queue', redis.url, ...model.modelFlags, '--data-dir', producer, '--json'], { env });
       started.push(batch);
       await expect.poll(() => model.asked.length, POLL).toBe(1);
       workerA.child.kill('SIGTERM');
@@ -323,7 +324,11 @@ describe('mnemo worker and batch run --queue', () => {
       expect(rows.map((row) => row.status)).toEqual(['succeeded', 'succeeded']);
       expect(rows[1]?.sessions).toHaveLength(2);
       expect(rows[1]?.sessions[0]).toBe(handedSession);
-      expect((await sessionsOf(dirB)).find((session) => session.id === handedSession)?.status).toBe('interrupted');
+      // The handed-back run was stopped on request: its session ended aborted, its attempt interrupted.
+      expect((await sessionsOf(dirB)).find((session) => session.id === handedSession)?.status).toBe('aborted');
+      const shown = JSON.parse((await runMnemo(['batch', 'show', rows[1]?.batch as string, '--json', '--data-dir', producer], { env })).stdout) as { rows: RowReport[] };
+      expect(shown.rows[1]).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect((await jobResults(rows[1]?.batch as string)).get(2)).toMatchObject({ status: 'succeeded', final: true });
     } finally {
       release();
       await model.server.close();
