@@ -25,7 +25,7 @@ values file whose columns do not match, named; a bad flag; a secret not found); 
 (or have no outcome); 4 stopped by the user (Ctrl+C, mnemo batch cancel).`;
 
 function parsePriority(value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) > 2_097_152) throw new InvalidArgumentError(`--priority must be a whole number from 0 to 2097152 (1 is taken first; 0 none), got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 2_097_152) throw new InvalidArgumentError(`--priority must be a whole number from 0 to 2097152 (1 is taken first; 0 none, taken before any prioritized job), got "${value}"`);
   return Number(value);
 }
 
@@ -57,7 +57,7 @@ export function registerBatchCommand(program: Command): void {
     .addOption(new Option('--policy <policy>', 'a workflow step found by no evidence: stop, or reground with the model').choices(WORKFLOW_POLICIES).default('stop'))
     .option('--speed <x>', 'a workflow\'s recorded waits divided by this; 0 or "max": none', parseSpeed, 1)
     .option('--queue <url>', 'put the rows on this BullMQ queue (redis://HOST:PORT) for `mnemo worker`s to run, and follow them here (default: queue.url)')
-    .option('--priority <n>', 'on a queue: the rows\' BullMQ priority, 1 taken first (default: none, after every prioritized job)', parsePriority)
+    .option('--priority <n>', 'on a queue: the rows\' BullMQ priority, 1 taken first (default: none, which BullMQ takes before every prioritized job)', parsePriority)
     .action(async (workflow: string | undefined, options: BatchRunOptions) => (await batch()).batchRunCommand(workflow, options));
 
   const schedules = () => import('../commands/batch-schedules');
