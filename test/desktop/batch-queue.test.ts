@@ -335,6 +335,31 @@ describe('mnemo worker and batch run --queue', () => {
     }
   });
 
+  it('--priority: a worker takes the rows of the batch of priority 1 before those of priority 5 put on the queue earlier', SLOW, async () => {
+    const model = await scriptedModel();
+    try {
+      const low = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['LowA', 'LowB', 'LowC'], 5000), '--queue', redis.url, '--priority', '5', ...model.modelFlags, '--data-dir', dataDir('producer-low'), '--json'], { env });
+      started.push(low);
+      const queue = new Queue('mnemo-rows', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
+      let high: StartedMnemo;
+      try {
+        await expect.poll(async () => (await queue.getJobCounts('prioritized')).prioritized, POLL).toBe(3);
+        high = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['HighA', 'HighB', 'HighC'], 6000), '--queue', redis.url, '--priority', '1', ...model.modelFlags, '--data-dir', dataDir('producer-high'), '--json'], { env });
+        started.push(high);
+        await expect.poll(async () => (await queue.getJobCounts('prioritized')).prioritized, POLL).toBe(6);
+      } finally {
+        await queue.close();
+      }
+      await startWorker(dataDir('priority-worker'), 1);
+      const [lowRun, highRun] = [await low.result, await high.result];
+      expect(lowRun.code, lowRun.stderr).toBe(0);
+      expect(highRun.code, highRun.stderr).toBe(0);
+      expect(model.asked.map((asked) => /for (\w+)/.exec(asked.task)?.[1])).toEqual(['HighA', 'HighB', 'HighC', 'LowA', 'LowB', 'LowC']);
+    } finally {
+      await model.server.close();
+    }
+  });
+
   it('one rate limit per provider holds across two workers: the scripted provider never sees more than its share', SLOW, async () => {
     const model = await scriptedModel();
     try {
