@@ -246,10 +246,12 @@ async function runBatch(service: RunService, journal: BatchJournal, definition: 
   process.on('SIGTERM', onInterrupt);
   // `mnemo batch cancel` in another process: journalled there, heard here.
   const seen = (await journal.read().then((read) => (read.ok ? read.entries.length : 0))) - 1;
+  let cancelHeard = false;
   const cancelWatch = setInterval(() => {
     void journal.read().then((read) => {
       if (!read.ok || stop.signal.aborted) return;
-      if (!drain.signal.aborted && read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
+      if (!cancelHeard && read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
+        cancelHeard = true;
         userStopped = true;
         drain.abort();
         // A queue's workers finish the runs they hold; the rows waiting are taken off it.
