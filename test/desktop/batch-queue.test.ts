@@ -194,7 +194,7 @@ describe('mnemo worker and batch run --queue', () => {
       expect(results.size).toBe(12);
       for (const row of rows) {
         const result = results.get(row.row) as Record<string, unknown>;
-        expect(result).toMatchObject({ batch: batchId, row: row.row, session: row.session, status: 'succeeded', runStatus: 'finished', steps: 1, error: null, values: { summary: expect.any(String) }, final: true });
+        expect(result).toMatchObject({ batch: batchId, row: row.row, session: row.session, status: 'succeeded', runStatus: 'finished', steps: 1, error: null, values: { summary: 'Entered.' }, final: true });
         expect(result.worker).toMatchObject({ host: expect.any(String), pid: expect.any(Number) });
         expect(result.costUsd).toEqual(expect.any(Number));
         expect(result.durationMs).toBeGreaterThan(0);

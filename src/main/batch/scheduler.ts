@@ -16,6 +16,8 @@ export interface AttemptResult {
   steps: number;
   costUsd: number;
   durationMs: number;
+  /** What the run said it found or did at its end (a finished run's summary), when it said anything. */
+  summary?: string;
 }
 
 /** A row's run, started. */
