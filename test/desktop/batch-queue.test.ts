@@ -149,7 +149,7 @@ afterAll(async () => {
 });
 
 describe('mnemo worker and batch run --queue', () => {
-  it('refuses an unreachable queue and a machine without Xvfb, naming the fix', async () => {
+  it('refuses an unreachable queue and a machine without Xvfb, naming the fix; rows no worker takes wait, said so, until Ctrl+C takes them off', SLOW, async () => {
     const dir = dataDir('refused');
     const unreachable = await runMnemo(['worker', '--queue', 'redis://127.0.0.1:1', '--data-dir', dir], { env });
     expect(unreachable.code).toBe(1);
@@ -160,6 +160,22 @@ describe('mnemo worker and batch run --queue', () => {
     const noXvfb = await runMnemo(['worker', '--queue', redis.url, '--data-dir', dir], { env: { ...env, PATH: join(scratch, 'empty-path') } });
     expect(noXvfb.code).toBe(1);
     expect(noXvfb.stderr).toMatch(/Xvfb is not installed here .*apt install xvfb openbox/);
+
+    // Rows on a queue no worker takes: the batch says how to start one; Ctrl+C takes its rows off the queue (exit 4, nothing run).
+    const waiting = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex']), '--queue', redis.url, '--data-dir', dir, '--json'], { env });
+    started.push(waiting);
+    await expect.poll(() => waiting.output().stderr, POLL).toMatch(/no worker takes rows of this queue now: start one on a machine with Xvfb \(mnemo worker --queue URL\)/);
+    waiting.child.kill('SIGINT');
+    const stopped = await waiting.result;
+    expect(stopped.code, stopped.stderr).toBe(4);
+    expect(stopped.stderr).toMatch(/the rows waiting are taken off the queue/);
+    expect(jsonLines<RowReport>(stopped.stdout).map((row) => [row.status, row.attempts])).toEqual([
+      ['pending', 0],
+      ['pending', 0],
+    ]);
+    const queue = new Queue('mnemo-rows', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
+    expect(await queue.getJobCountByTypes('wait', 'prioritized', 'delayed', 'active')).toBe(0);
+    await queue.close();
   });
 
   it('two workers, each a process with its own data directory, drain a queue of 12 rows; each job\'s result says who ran it and how', SLOW, async () => {

@@ -10,9 +10,12 @@
 import { Queue, type Job } from 'bullmq';
 import type { BatchDefinition, JournalEntry } from '../records';
 import { ROW_JOB, ROWS_QUEUE, RowProgressSchema, type QueuedModelFlags, type RowJob } from './jobs';
-import { bullConnection } from './connection';
+import { bullConnection, queueConnection } from './connection';
+import { listWorkers } from './presence';
 
 const POLL_MS = 500;
+/** How long rows may wait before the follower looks whether any worker is there to take them, and how often after. */
+const WORKERS_CHECK_MS = 5_000;
 /** Default wait before the first retry (doubled each time after). */
 export const DEFAULT_BACKOFF_MS = 5_000;
 
@@ -76,37 +79,62 @@ export async function runQueuedRows(deps: QueuedRowsDeps, options: QueuedRowsOpt
       deps.onEntry?.(entry);
     };
     let drained = false;
-    for (;;) {
-      if (options.stop.aborted) return;
-      if (options.drain.aborted && !drained) {
-        drained = true;
+    const lookups = queueConnection(options.url);
+    const workers = noWorkerNotice(lookups, () => [...followed.values()].every((state) => state.started === 0), deps.log, now);
+    try {
+      for (;;) {
+        if (options.stop.aborted) return;
+        await workers.check();
+        if (options.drain.aborted && !drained) {
+          drained = true;
+          for (const [row, state] of followed) {
+            if (state.final) continue;
+            const job = await queue.getJob(queuedJobId(definition.id, row, options.round));
+            // Only a job no worker holds can be taken off; a run going on finishes and is followed.
+            if (job && (await job.getState()) !== 'active') state.removed = await job.remove().then(() => true, () => false);
+          }
+        }
         for (const [row, state] of followed) {
-          if (state.final) continue;
+          if (state.final || state.removed) continue;
           const job = await queue.getJob(queuedJobId(definition.id, row, options.round));
-          // Only a job no worker holds can be taken off; a run going on finishes and is followed.
-          if (job && (await job.getState()) !== 'active') state.removed = await job.remove().then(() => true, () => false);
+          if (!job) {
+            state.final = true;
+            await record({ type: 'attempt-ended', at: now(), row, attempt: state.base + state.started + 1, session: null, status: 'failed', runStatus: null, reason: 'its job is no longer on the queue (removed by someone else)', steps: 0, costUsd: 0, durationMs: 0, final: true });
+            continue;
+          }
+          await journalProgress(job, row, state, record, now);
+          if (!state.final && job.finishedOn && job.failedReason && (await job.getState()) === 'failed') {
+            state.final = true;
+            await record({ type: 'attempt-ended', at: now(), row, attempt: state.base + Math.max(state.started, 1), session: null, status: 'failed', runStatus: null, reason: `the queue gave up on it: ${job.failedReason}`, steps: 0, costUsd: 0, durationMs: 0, final: true });
+          }
         }
+        if ([...followed.values()].every((state) => state.final || state.removed)) return;
+        await waitOrStop(POLL_MS, options.stop, options.drain, drained);
       }
-      for (const [row, state] of followed) {
-        if (state.final || state.removed) continue;
-        const job = await queue.getJob(queuedJobId(definition.id, row, options.round));
-        if (!job) {
-          state.final = true;
-          await record({ type: 'attempt-ended', at: now(), row, attempt: state.base + state.started + 1, session: null, status: 'failed', runStatus: null, reason: 'its job is no longer on the queue (removed by someone else)', steps: 0, costUsd: 0, durationMs: 0, final: true });
-          continue;
-        }
-        await journalProgress(job, row, state, record, now);
-        if (!state.final && job.finishedOn && job.failedReason && (await job.getState()) === 'failed') {
-          state.final = true;
-          await record({ type: 'attempt-ended', at: now(), row, attempt: state.base + Math.max(state.started, 1), session: null, status: 'failed', runStatus: null, reason: `the queue gave up on it: ${job.failedReason}`, steps: 0, costUsd: 0, durationMs: 0, final: true });
-        }
-      }
-      if ([...followed.values()].every((state) => state.final || state.removed)) return;
-      await waitOrStop(POLL_MS, options.stop, options.drain, drained);
+    } finally {
+      lookups.disconnect();
     }
   } finally {
     await queue.close().catch(() => undefined);
   }
+}
+
+/** Says once, when rows have waited a while and no worker is alive on the queue, how to start one. */
+function noWorkerNotice(redis: ReturnType<typeof queueConnection>, nothingStarted: () => boolean, log: (line: string) => void, now: () => number) {
+  const since = now();
+  let lastCheck = since;
+  let said = false;
+  return {
+    async check(): Promise<void> {
+      if (said || now() - lastCheck < WORKERS_CHECK_MS || !nothingStarted()) return;
+      lastCheck = now();
+      const alive = await listWorkers(redis).catch(() => null);
+      if (alive?.length === 0) {
+        said = true;
+        log('no worker takes rows of this queue now: start one on a machine with Xvfb (mnemo worker --queue URL); the rows wait on the queue until then');
+      }
+    },
+  };
 }
 
 interface FollowedRow {
