@@ -149,7 +149,7 @@ afterAll(async () => {
 });
 
 describe('mnemo worker and batch run --queue', () => {
-  it('refuses an unreachable queue and a machine without Xvfb, naming the fix; rows no worker takes wait, said so, until Ctrl+C takes them off', SLOW, async () => {
+  it('refuses an unreachable queue and a machine without Xvfb, naming the fix; rows no worker takes wait, said so, until Ctrl+C takes them off; resume puts them back', SLOW, async () => {
     const dir = dataDir('refused');
     const unreachable = await runMnemo(['worker', '--queue', 'redis://127.0.0.1:1', '--data-dir', dir], { env });
     expect(unreachable.code).toBe(1);
@@ -176,6 +176,22 @@ describe('mnemo worker and batch run --queue', () => {
     const queue = new Queue('mnemo-rows', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
     expect(await queue.getJobCountByTypes('wait', 'prioritized', 'delayed', 'active')).toBe(0);
     await queue.close();
+
+    // `resume` puts the rows without an outcome on the queue again, and a worker runs them.
+    const model = await scriptedModel();
+    try {
+      await startWorker(dataDir('resume-worker'), 2);
+      const batchId = jsonLines<RowReport>(stopped.stdout)[0]?.batch as string;
+      const resumed = await runMnemo(['batch', 'resume', batchId, ...model.modelFlags, '--data-dir', dir, '--json'], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(jsonLines<RowReport>(resumed.stdout).map((row) => [row.status, row.attempts])).toEqual([
+        ['succeeded', 1],
+        ['succeeded', 1],
+      ]);
+      expect(model.asked.map((asked) => asked.task).sort()).toEqual(['Enter invoice 1000 for Acme', 'Enter invoice 1001 for Globex']);
+    } finally {
+      await model.server.close();
+    }
   });
 
   it('two workers, each a process with its own data directory, drain a queue of 12 rows; each job\'s result says who ran it and how', SLOW, async () => {
