@@ -8,7 +8,10 @@
  *                  its time (median of BENCH_SINGLE_RUNS, default 3) gives the rows per minute of
  *                  running them one after another;
  *   batch at N     `mnemo batch run --task … --concurrency N` over BENCH_ROWS rows (default 8),
- *                  N = 1, 2, 4: rows per minute, and that over the single runs' rate.
+ *                  N = 1, 2, 4: rows per minute, and that over the single runs' rate;
+ *   on a queue     the same rows with `--queue` (a redis-server of the bench's own), run by one
+ *                  `mnemo worker --concurrency 2` (its own data directory): the queue's overhead
+ *                  per job, against the local batch at concurrency 2 of the same run.
  *
  * Measured in the same run, one after the other; the last lines are the figures.
  */
@@ -16,7 +19,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply } from '../test/fixtures/openai-server';
-import { jsonLines, runMnemo } from '../test/fixtures/mnemo-cli';
+import { jsonLines, runMnemo, startMnemo } from '../test/fixtures/mnemo-cli';
+import { startRedis } from '../test/fixtures/redis-server';
 import { median } from './lib/stats';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 8);
@@ -59,14 +63,41 @@ try {
   const values = join(root, 'rows.csv');
   await writeFile(values, `number,customer\n${Array.from({ length: ROWS }, (_, i) => `${2000 + i},Customer ${i + 1}`).join('\n')}\n`);
   const figures: string[] = [];
+  const localMs = new Map<number, number>();
   for (const concurrency of CONCURRENCIES) {
     const start = performance.now();
     const run = await runMnemo(['batch', 'run', '--task', 'Enter invoice {{number}} for {{customer}}', '--values', values, '--concurrency', String(concurrency), ...modelFlags, '--data-dir', dataDir, '--json'], { env });
     const ms = performance.now() - start;
     const rows = jsonLines<{ status: string }>(run.stdout);
     if (run.code !== 0 || rows.length !== ROWS || rows.some((row) => row.status !== 'succeeded')) throw new Error(`mnemo batch run failed (${run.code}): ${run.stderr}`);
+    localMs.set(concurrency, ms);
     const rate = (ROWS * 60_000) / ms;
     figures.push(`batch at concurrency ${concurrency}: ${ROWS} rows in ${(ms / 1000).toFixed(1)} s, ${rate.toFixed(1)} rows/min, ${(rate / singleRate).toFixed(2)}x the single runs' rate`);
+  }
+
+  // The same rows through a queue and one worker of 2 at once, against the local batch at 2.
+  const redis = await startRedis();
+  const workerData = join(root, 'worker');
+  await runMnemo(['doctor', '--data-dir', workerData], { env });
+  await writeFile(join(workerData, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModel.url } }, desktop: { firstDisplay: FIRST_DISPLAY + 20 } }));
+  const worker = startMnemo(['worker', '--queue', redis.url, '--concurrency', '2', '--data-dir', workerData], { env });
+  try {
+    for (;;) {
+      if (/takes rows of/.test(worker.output().stderr)) break;
+      if (worker.child.exitCode !== null) throw new Error(`mnemo worker ended: ${worker.output().stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const start = performance.now();
+    const run = await runMnemo(['batch', 'run', '--task', 'Enter invoice {{number}} for {{customer}}', '--values', values, '--queue', redis.url, ...modelFlags, '--data-dir', dataDir, '--json'], { env });
+    const ms = performance.now() - start;
+    const rows = jsonLines<{ status: string }>(run.stdout);
+    if (run.code !== 0 || rows.length !== ROWS || rows.some((row) => row.status !== 'succeeded')) throw new Error(`mnemo batch run --queue failed (${run.code}): ${run.stderr}`);
+    const local = localMs.get(2) as number;
+    figures.push(`queue, one worker at concurrency 2: ${ROWS} rows in ${(ms / 1000).toFixed(1)} s, ${(ms / local).toFixed(2)}x the local batch at 2; overhead per job ${((ms - local) / ROWS).toFixed(0)} ms`);
+  } finally {
+    worker.child.kill('SIGTERM');
+    await worker.result;
+    await redis.stop();
   }
   for (const line of figures) log(line);
 } finally {

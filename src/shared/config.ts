@@ -139,6 +139,25 @@ export const AgentConfigSchema = z.object({
   confirmationRules: z.array(ConfirmationRuleSchema).optional(),
 });
 
+/** A provider's share of requests, one limit for every worker of the queue: at most `max` requests in any `durationMs`. */
+export const ProviderRateLimitSchema = z.object({ max: z.number().int().positive(), durationMs: z.number().int().positive() }).strict();
+export type ProviderRateLimit = z.infer<typeof ProviderRateLimitSchema>;
+
+/** Batches on a BullMQ queue (docs/batch.md, "Many machines"): where it is and what every worker of it shares. */
+export const QueueSettingsSchema = z
+  .object({
+    /** redis://HOST:PORT (`--queue` wins). */
+    url: z.string().min(1).optional(),
+    /** Model requests per provider (the base URL's host, e.g. `api.openai.com`), shared by every worker of the queue. */
+    rateLimit: z.record(z.string().min(1), ProviderRateLimitSchema).optional(),
+    /** A worker that holds a job this long without a word has stalled: the job goes to another worker (BullMQ's lock; default 30000). */
+    stalledAfterMs: z.number().int().min(1000).optional(),
+    /** The first retry's wait; each next one doubles it (default 5000). */
+    backoffMs: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+export type QueueSettings = z.infer<typeof QueueSettingsSchema>;
+
 export const ConfigFileSchema = z.object({
   model: ModelSettingsSchema.partial().optional(),
   prices: PriceTableSchema.optional(),
@@ -148,6 +167,8 @@ export const ConfigFileSchema = z.object({
   store: StoreSettingsSchema.optional(),
   /** Private desktops: the Run form's defaults, how they start, the live view's pace. */
   desktop: DesktopSettingsSchema.partial().optional(),
+  /** Batches on a BullMQ queue: its URL, the rate limits per provider, the stall time. */
+  queue: QueueSettingsSchema.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 

@@ -36,6 +36,8 @@ export const BatchDefinitionSchema = z.object({
   retries: z.number().int().nonnegative(),
   /** Every run's private desktop. */
   desktop: z.object({ size: z.string().optional(), apps: z.array(z.string()).optional() }),
+  /** The rows go on this BullMQ queue, for its workers (`--queue`, queue.url); absent: they run here. */
+  queue: z.object({ url: z.string(), priority: z.number().int().nonnegative().optional() }).optional(),
 });
 export type BatchDefinition = z.infer<typeof BatchDefinitionSchema>;
 

@@ -16,6 +16,8 @@ export interface AttemptResult {
   steps: number;
   costUsd: number;
   durationMs: number;
+  /** What the run said it found or did at its end (a finished run's summary), when it said anything. */
+  summary?: string;
 }
 
 /** A row's run, started. */
@@ -26,6 +28,8 @@ export interface StartedAttempt {
   done: Promise<AttemptResult>;
   /** Stops the run (it ends `interrupted`). */
   stop(): void;
+  /** The X display it runs on (`:201`), for whoever shows what is running where. */
+  display?: string;
 }
 
 export interface RowLauncher {

@@ -25,6 +25,7 @@ import { registerWorkflowCommand } from './program/workflow';
 import { registerTeachCommand } from './program/teach';
 import { registerMcpCommand } from './program/mcp';
 import { registerBatchCommand } from './program/batch';
+import { registerWorkerCommand } from './program/worker';
 import { registerElementsCommand } from './program/elements';
 
 function buildProgram(): Command {
@@ -55,6 +56,7 @@ function buildProgram(): Command {
   registerTeachCommand(program);
   registerMcpCommand(program);
   registerBatchCommand(program);
+  registerWorkerCommand(program);
   return program;
 }
 

@@ -152,6 +152,7 @@ export class RunService {
       dataDirReady: () => this.config.dataDirReady(),
       defaultApps: () => this.config.desktopSettings().apps,
       env: this.config.env,
+      ...(this.config.loaded.file.queue?.backoffMs !== undefined ? { queueBackoffMs: this.config.loaded.file.queue.backoffMs } : {}),
       ...now,
       log,
     });

@@ -16,6 +16,7 @@ import type { BatchDefinition, BatchSource } from '../../batch/records';
 import { progressLine, rowReports, summaryTable } from '../../batch/report';
 import type { BatchState } from '../../batch/state';
 import { valuesFormatOf } from '../../batch/values';
+import type { ValuesTable } from '../../batch/values';
 import type { OpenedBatch } from '../../service/batches/batch-service';
 import type { RowsChoice } from '../../service/batches/batch-runner';
 import type { RunService } from '../../service/run-service';
@@ -38,6 +39,9 @@ export interface BatchContinueOptions extends StorageOptions, RunFlags {
 
 export interface BatchRunOptions extends StorageOptions, RunFlags {
   values: string;
+  /** redis://HOST:PORT: the rows go on this queue for its workers (queue.url otherwise). */
+  queue?: string;
+  priority?: number;
   task?: string;
   concurrency?: number;
   retries: number;
@@ -50,11 +54,19 @@ export interface BatchRunOptions extends StorageOptions, RunFlags {
 
 /** The settings flags the runs take (model and so on), without the batch's own. */
 function modelFlagsOf(options: RunFlags & Record<string, unknown>): RunFlags {
-  const { values: _values, task: _task, concurrency: _concurrency, retries: _retries, desktopSize: _size, app: _app, policy: _policy, speed: _speed, json: _json, failed: _failed, ...flags } = options;
+  const { values: _values, task: _task, concurrency: _concurrency, retries: _retries, desktopSize: _size, app: _app, policy: _policy, speed: _speed, json: _json, failed: _failed, queue: _queue, priority: _priority, cron: _cron, ...flags } = options;
   return flags;
 }
 
-export async function batchRunCommand(workflow: string | undefined, options: BatchRunOptions): Promise<void> {
+/** What a batch runs and over which values, each checked: the workflow (trusted) or the task, the values file against it. */
+export interface BatchInput {
+  service: RunService;
+  source: BatchSource;
+  table: ValuesTable;
+}
+
+/** The workflow or task and the values file, read and checked (bad input thrown; a missing or untrusted workflow said, then undefined). */
+export async function readBatchInput(workflow: string | undefined, options: StorageOptions & RunFlags & { values: string; task?: string; desktopSize?: string; policy: WorkflowPolicy; speed: number }): Promise<BatchInput | undefined> {
   if ((workflow === undefined) === (options.task === undefined)) throw new InvalidInputError('give a workflow, or --task "…{{name}}…", not both and not neither');
   if (options.task !== undefined && options.task.trim() === '') throw new InvalidInputError('--task is empty');
   if (options.desktopSize !== undefined) {
@@ -70,13 +82,36 @@ export async function batchRunCommand(workflow: string | undefined, options: Bat
     throw new InvalidInputError(table.error.message);
   }
   const source: BatchSource = workflow !== undefined ? { kind: 'workflow', name: workflow, policy: options.policy, speed: options.speed } : { kind: 'task', task: options.task as string };
+  const checked = await service.batches.check(source, table.value, options.values);
+  if (!checked.ok) {
+    // The table that does not fit is the user's input; a workflow missing or untrusted, an answer.
+    if (checked.error.kind === 'invalid') {
+      await service.close();
+      throw new InvalidInputError(checked.error.message);
+    }
+    return void (await failedWith(service, checked.error.message, ExitCode.errorResult));
+  }
+  return { service, source, table: checked.value };
+}
+
+export async function batchRunCommand(workflow: string | undefined, options: BatchRunOptions): Promise<void> {
+  const input = await readBatchInput(workflow, options);
+  if (!input) return;
+  const { service, source, table } = input;
+  const queueUrl = options.queue ?? service.config.loaded.file.queue?.url;
+  if (queueUrl !== undefined) {
+    const { reachQueue } = await import('../../batch/queue/connection');
+    const reached = await reachQueue(queueUrl);
+    if (!reached.ok) return failedWith(service, reached.message, ExitCode.errorResult);
+  }
   const created = await service.batches.create({
     source,
-    table: table.value,
+    table,
     valuesFile: options.values,
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency, concurrencyGivenAs: '--concurrency' } : {}),
     retries: options.retries,
     desktop: { ...(options.desktopSize ? { size: options.desktopSize } : {}), ...(options.app ? { apps: options.app } : {}) },
+    ...(queueUrl !== undefined ? { queue: { url: queueUrl, ...(options.priority !== undefined ? { priority: options.priority } : {}) } } : {}),
   });
   if (!created.ok) {
     // The table that does not fit is the user's input; a workflow missing or untrusted, an answer.
@@ -97,7 +132,7 @@ export async function batchRunCommand(workflow: string | undefined, options: Bat
   });
 }
 
-async function failedWith(service: RunService, message: string, code: number): Promise<void> {
+export async function failedWith(service: RunService, message: string, code: number): Promise<void> {
   process.stderr.write(`mnemo: ${message}\n`);
   process.exitCode = code;
   await service.close();
@@ -115,6 +150,10 @@ interface RunChoice extends RowsChoice {
 async function runBatch(service: RunService, batch: OpenedBatch, choice: RunChoice): Promise<void> {
   const { definition } = batch;
   const what = definition.source.kind === 'workflow' ? `workflow ${definition.source.name}` : 'the task';
+  const queued = definition.queue;
+  const where = queued
+    ? `on the queue ${(await import('../../batch/queue/connection')).shownQueueUrl(queued.url)}${queued.priority !== undefined ? ` at priority ${queued.priority}` : ''}, ${choice.concurrencyReason}`
+    : `on private desktops; concurrency ${choice.concurrencyReason}`;
   const progress = new ProgressLine(definition.id, choice.concurrency);
   let state = batch.state;
   let announced = false;
@@ -133,10 +172,12 @@ async function runBatch(service: RunService, batch: OpenedBatch, choice: RunChoi
     userStopped = true;
     if (interrupts === 1) {
       drain.abort();
-      progress.note(`stopping: no new row starts, the ${state.counts.running} run${state.counts.running === 1 ? '' : 's'} going on finish (Ctrl+C again to stop them too; mnemo batch resume ${definition.id} runs the rest)`);
+      if (queued) progress.note(`stopping: the rows waiting are taken off the queue, the ${state.counts.running} run${state.counts.running === 1 ? '' : 's'} going on on its workers finish and are followed (Ctrl+C again to stop following; mnemo batch resume ${definition.id} runs the rest)`);
+      else progress.note(`stopping: no new row starts, the ${state.counts.running} run${state.counts.running === 1 ? '' : 's'} going on finish (Ctrl+C again to stop them too; mnemo batch resume ${definition.id} runs the rest)`);
     } else if (interrupts === 2) {
       stop.abort();
-      progress.note('stopping the runs going on: their rows are left without an outcome, for resume (Ctrl+C again to quit at once)');
+      if (queued) progress.note('no longer following: the runs going on on the workers finish there (Ctrl+C again to quit at once)');
+      else progress.note('stopping the runs going on: their rows are left without an outcome, for resume (Ctrl+C again to quit at once)');
     } else process.exit(ExitCode.userAborted);
   };
   process.on('SIGINT', onInterrupt);
@@ -150,15 +191,16 @@ async function runBatch(service: RunService, batch: OpenedBatch, choice: RunChoi
         state = next;
         if (!announced) {
           announced = true;
-          process.stderr.write(`batch ${definition.id}: ${choice.rows.length} row${choice.rows.length === 1 ? '' : 's'} of ${definition.valuesFile}, ${what}, on private desktops; concurrency ${choice.concurrencyReason}\n`);
+          process.stderr.write(`batch ${definition.id}: ${choice.rows.length} row${choice.rows.length === 1 ? '' : 's'} of ${definition.valuesFile}, ${what}, ${where}\n`);
         }
         if (entry.type === 'attempt-ended' && entry.final) progress.rowDone();
         progress.show(state);
       },
       onCancelled: () => {
         userStopped = true;
-        progress.note('cancelled (mnemo batch cancel): the runs going on are stopped');
+        progress.note(queued ? 'cancelled (mnemo batch cancel): the rows waiting are taken off the queue, the runs going on finish on their workers' : 'cancelled (mnemo batch cancel): the runs going on are stopped');
       },
+      onNote: (line) => progress.note(`mnemo: ${line}`),
     });
   } finally {
     process.off('SIGINT', onInterrupt);

@@ -6,6 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { WORKFLOW_POLICIES } from '../../replay/policy';
 import type { BatchCancelOptions, BatchRunOptions, BatchShowOptions, BatchContinueOptions } from '../commands/batch';
+import type { BatchScheduleOptions, SchedulesOptions } from '../commands/batch-schedules';
 import { addSettingsOptions, addStorageOptions, addStoreOption, collect, elementsOption, parsePositiveInt, parseSpeed } from '../options';
 
 const EXIT_HELP = `
@@ -22,6 +23,11 @@ stopped too (their rows are left for resume); a third time: quit at once. A sign
 Exit codes: 0 every row succeeded; 1 no such batch or workflow, or one not trusted; 2 bad input (a
 values file whose columns do not match, named; a bad flag; a secret not found); 3 some rows failed
 (or have no outcome); 4 stopped by the user (Ctrl+C, mnemo batch cancel).`;
+
+function parsePriority(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 2_097_152) throw new InvalidArgumentError(`--priority must be a whole number from 0 to 2097152 (1 is taken first; 0 none, taken before any prioritized job), got "${value}"`);
+  return Number(value);
+}
 
 function parseRetries(value: string): number {
   if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`--retries must be a whole number ≥ 0, got "${value}"`);
@@ -51,7 +57,38 @@ export function registerBatchCommand(program: Command): void {
     .option('--app <command>', 'a program to start on each private desktop before its row runs (repeatable)', collect, undefined)
     .addOption(new Option('--policy <policy>', 'a workflow step found by no evidence: stop, or reground with the model').choices(WORKFLOW_POLICIES).default('stop'))
     .option('--speed <x>', 'a workflow\'s recorded waits divided by this; 0 or "max": none', parseSpeed, 1)
+    .option('--queue <url>', 'put the rows on this BullMQ queue (redis://HOST:PORT) for `mnemo worker`s to run, and follow them here (default: queue.url)')
+    .option('--priority <n>', 'on a queue: the rows\' BullMQ priority, 1 taken first (default: none, which BullMQ takes before every prioritized job)', parsePriority)
     .action(async (workflow: string | undefined, options: BatchRunOptions) => (await batch()).batchRunCommand(workflow, options));
+
+  const schedules = () => import('../commands/batch-schedules');
+  addSettingsOptions(command.command('schedule'), 'for a task, or a workflow\'s reground: ')
+    .description('Make a batch again at the times a cron expression names: on a queue, a BullMQ job scheduler; without one, kept in the data directory for `mnemo worker` to fire')
+    .argument('[workflow]', 'the saved workflow each row runs (or --task)')
+    .requiredOption('--cron <expression>', 'when: "0 2 * * 1-5" (minute hour day-of-month month day-of-week), or six fields with seconds first')
+    .requiredOption('--values <file>', 'the rows: a .csv or .jsonl (on a queue read now and kept with the schedule; without one read again at each firing)')
+    .option('--task <text>', 'a task instead of a workflow, its {{name}}s filled from the row\'s columns')
+    .option('--retries <k>', 'run a failed row again up to K times (default 0)', parseRetries, 0)
+    .option('--concurrency <n>', 'without a queue: rows at once (default: what the machine holds)', parsePositiveInt('--concurrency'))
+    .option('--desktop-size <WxH>', "each private desktop's size")
+    .option('--app <command>', 'a program to start on each private desktop (repeatable)', collect, undefined)
+    .addOption(new Option('--policy <policy>', 'a workflow step found by no evidence: stop, or reground with the model').choices(WORKFLOW_POLICIES).default('stop'))
+    .option('--speed <x>', 'a workflow\'s recorded waits divided by this; 0 or "max": none', parseSpeed, 1)
+    .option('--queue <url>', 'a BullMQ job scheduler on this queue (default: queue.url; none: a local schedule)')
+    .option('--priority <n>', 'on a queue: the rows\' BullMQ priority', parsePriority)
+    .action(async (workflow: string | undefined, options: BatchScheduleOptions) => (await schedules()).batchScheduleCommand(workflow, options));
+
+  addStorageOptions(command.command('schedules'))
+    .description('The schedules (the local ones, and the queue\'s when one is set) with their next runs')
+    .option('--queue <url>', 'also the job schedulers of this queue (default: queue.url)')
+    .option('--json', 'print [{"id", "where", "cron", "source", "valuesFile", "next": [ms, …]}]')
+    .action(async (options: SchedulesOptions) => (await schedules()).batchSchedulesCommand(options));
+
+  addStorageOptions(command.command('unschedule'))
+    .description('Remove a schedule (local, or on the queue)')
+    .argument('<id>', 'the schedule, as `mnemo batch schedules` shows it')
+    .option('--queue <url>', 'the queue it is on (default: queue.url)')
+    .action(async (id: string, options: SchedulesOptions) => (await schedules()).batchUnscheduleCommand(id, options));
 
   addStorageOptions(command.command('list'))
     .description('The batches of the data directory, with their progress')

@@ -63,6 +63,16 @@ async function cellValue(cell: Cell, known: Map<string, string>, sources: { env:
   return { ok: true, value: read.secret };
 }
 
+/** The summary the run ended with (what the model said it found or did), from its record; none when it said nothing or the record cannot be read. */
+async function finishedSummary(handle: RunHandle): Promise<string | null> {
+  const events = await handle.eventsSoFar().catch(() => []);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event?.type === 'run-finished') return event.summary;
+  }
+  return null;
+}
+
 export interface BatchRowsDeps {
   workflowRuns: Pick<WorkflowRuns, 'start'>;
   agentRuns: Pick<AgentRuns, 'start'>;
@@ -92,20 +102,24 @@ export class BatchRows implements RowLauncher {
     }
     const handle = started.value;
     let stopped = false;
-    const done = handle.done.then(
-      (outcome): AttemptResult => ({
+    const done = handle.done.then(async (outcome): Promise<AttemptResult> => {
+      const durationMs = now() - startedAt;
+      const summary = await finishedSummary(handle);
+      return {
         status: outcome.status === 'finished' ? 'succeeded' : stopped ? 'interrupted' : 'failed',
         session: handle.id,
         runStatus: outcome.status,
         reason: outcome.reason,
         steps: outcome.steps,
         costUsd: outcome.usage.costUsd,
-        durationMs: now() - startedAt,
-      }),
-    );
+        durationMs,
+        ...(summary ? { summary } : {}),
+      };
+    });
     return {
       ok: true,
       session: handle.id,
+      display: handle.desktop.display,
       done,
       stop: () => {
         stopped = true;

@@ -13,6 +13,7 @@ import { foldBatch, type BatchState } from '../../batch/state';
 import { currentWriter } from '../../disk/process-identity';
 import type { OsKeychain } from '../../settings/keychain/keychain';
 import type { RunFlags } from '../../settings/settings';
+import type { QueuedModelFlags } from '../../batch/queue/jobs';
 import { BatchRows, resolveRowValues, type BatchRowsDeps } from './batch-rows';
 
 /** How often a running batch looks for a `cancelled` line written by another process. */
@@ -37,6 +38,15 @@ export interface SecretSources {
 
 export interface RunnerDeps extends BatchRowsDeps {
   secrets: SecretSources;
+  /** A queued batch's retries wait this long, doubling (queue.backoffMs); default the queue's own. */
+  queueBackoffMs?: number;
+}
+
+/** The model flags a queued row carries to its worker: what chooses and limits the model, never a key, a path or a display of this machine. */
+export function queuedModelFlags(flags: RunFlags): QueuedModelFlags {
+  const { baseUrl, model, family, modelVersion, coordinates, computerTool, apiKeyEnv, maxSteps, maxCost } = flags;
+  const picked = { baseUrl, model, family, modelVersion, coordinates, computerTool, apiKeyEnv, maxSteps, maxCost };
+  return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as QueuedModelFlags;
 }
 
 export interface RunnerControl {
@@ -46,15 +56,19 @@ export interface RunnerControl {
   stop: AbortSignal;
   /** After `opened` (the rows about to run) and after each entry, with the state folded from the whole journal. */
   onState?: (state: BatchState, entry: JournalEntry) => void;
-  /** A `cancelled` line was heard: the runs going on are being stopped. */
+  /** A `cancelled` line was heard: the runs going on are being stopped (on a queue: the rows waiting are taken off it, the runs going on finish on their workers). */
   onCancelled?: () => void;
+  /** What following a queue has to say (no worker yet, how to start one). */
+  onNote?: (line: string) => void;
 }
 
 export type RowsRun = { ok: true; state: BatchState; cancelled: boolean } | { ok: false; message: string };
 
 /** Runs `choice.rows` of the batch; `earlier` is its journal so far. A secret that cannot be read is refused before anything is journalled. */
 export async function runBatchRows(deps: RunnerDeps, journal: BatchJournal, definition: BatchDefinition, earlier: readonly JournalEntry[], choice: RowsChoice, control: RunnerControl): Promise<RowsRun> {
-  const values = await resolveRowValues(definition, choice.rows, deps.secrets);
+  // On a queue, each worker reads a row's secrets on its own machine: none is read (or sent) from here.
+  const queued = definition.queue;
+  const values = queued ? ({ ok: true, values: new Map() } as const) : await resolveRowValues(definition, choice.rows, deps.secrets);
   if (!values.ok) return { ok: false, message: `a secret of ${definition.valuesFile}: ${values.message}` };
   const entries = [...earlier];
   const record = (entry: JournalEntry) => {
@@ -79,29 +93,50 @@ export async function runBatchRows(deps: RunnerDeps, journal: BatchJournal, defi
   const cancelWatch = setInterval(() => {
     void journal.read().then((read) => {
       if (!read.ok || stop.signal.aborted) return;
-      if (read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
+      if (!cancelled && read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
         cancelled = true;
         drain.abort();
-        stop.abort();
+        // A queue's workers finish the runs they hold; the rows waiting are taken off it.
+        if (!queued) stop.abort();
         control.onCancelled?.();
       }
     });
   }, CANCEL_POLL_MS);
 
   try {
-    const launcher = new BatchRows(deps, { definition, values: values.values, model: choice.model });
-    await runRows(
-      { launcher, journal, onEntry: record },
-      {
-        rows: choice.rows,
-        concurrency: choice.concurrency,
-        retries: choice.retries,
-        ...(choice.attemptsSoFar ? { attemptsSoFar: choice.attemptsSoFar } : {}),
-        ...(choice.failedSoFar ? { failedSoFar: choice.failedSoFar } : {}),
-        drain: drain.signal,
-        stop: stop.signal,
-      },
-    );
+    if (queued) {
+      const { runQueuedRows } = await import('../../batch/queue/queued-rows');
+      await runQueuedRows(
+        { journal, onEntry: record, log: (line) => control.onNote?.(line) },
+        {
+          url: queued.url,
+          definition,
+          rows: choice.rows,
+          ...(choice.attemptsSoFar ? { attemptsSoFar: choice.attemptsSoFar } : {}),
+          retries: choice.retries,
+          ...(queued.priority !== undefined ? { priority: queued.priority } : {}),
+          ...(deps.queueBackoffMs !== undefined ? { backoffMs: deps.queueBackoffMs } : {}),
+          model: queuedModelFlags(choice.model),
+          round: entries.filter((entry) => entry.type === 'opened').length,
+          drain: drain.signal,
+          stop: stop.signal,
+        },
+      );
+    } else {
+      const launcher = new BatchRows(deps, { definition, values: values.values, model: choice.model });
+      await runRows(
+        { launcher, journal, onEntry: record },
+        {
+          rows: choice.rows,
+          concurrency: choice.concurrency,
+          retries: choice.retries,
+          ...(choice.attemptsSoFar ? { attemptsSoFar: choice.attemptsSoFar } : {}),
+          ...(choice.failedSoFar ? { failedSoFar: choice.failedSoFar } : {}),
+          drain: drain.signal,
+          stop: stop.signal,
+        },
+      );
+    }
   } finally {
     clearInterval(cancelWatch);
     const closed: JournalEntry = { type: 'closed', at: Date.now() };

@@ -39,6 +39,8 @@ export interface NewBatch {
   concurrencyGivenAs?: string;
   retries: number;
   desktop: BatchDefinition['desktop'];
+  /** The rows go on this BullMQ queue for its workers (reached and checked by the caller). */
+  queue?: BatchDefinition['queue'];
 }
 
 /** A batch read, with its journal to append to. */
@@ -55,6 +57,8 @@ export interface BatchesDeps extends BatchRowsDeps {
   env: NodeJS.ProcessEnv;
   /** Where secret cells are read; default: the environment and the OS keychain. */
   secrets?: SecretSources;
+  /** A queued batch's first retry waits this long (queue.backoffMs). */
+  queueBackoffMs?: number;
   log?: (message: string) => void;
 }
 
@@ -134,8 +138,9 @@ export class Batches {
     const checked = await this.check(source, request.table, request.valuesFile);
     if (!checked.ok) return checked;
     const apps = request.desktop.apps ?? this.deps.defaultApps();
-    const chosen =
-      request.concurrency !== undefined
+    const chosen = request.queue
+      ? { concurrency: 1, reason: `as many at once as the queue's workers take (each its --concurrency)` }
+      : request.concurrency !== undefined
         ? { concurrency: request.concurrency, reason: `${request.concurrency} at once (${request.concurrencyGivenAs ?? 'concurrency'})` }
         : defaultConcurrency({ cpus: availableParallelism(), freeMemoryBytes: freemem(), withApps: apps.length > 0 });
     const definition: BatchDefinition = {
@@ -149,6 +154,7 @@ export class Batches {
       concurrencyReason: chosen.reason,
       retries: request.retries,
       desktop: request.desktop,
+      ...(request.queue ? { queue: request.queue } : {}),
     };
     await this.deps.dataDirReady();
     const journal = await BatchJournal.create(this.deps.dataDir(), definition);

@@ -1,0 +1,76 @@
+/**
+ * Schedules: a batch made again at the times a cron expression names. With a queue they are
+ * BullMQ job schedulers (kept in Redis, fired by the queue); without one, they are kept here, in
+ * `<data-dir>/schedules.json` (written whole and atomically), and `mnemo worker` fires them. The
+ * cron expression is checked, and the next runs computed, with cron-parser (five fields, or six
+ * with seconds first), the same parser BullMQ fires them with.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CronExpressionParser } from 'cron-parser';
+import { z } from 'zod';
+import { makePrivateDir, writeJsonAtomically } from '../disk/files';
+import { QueuedModelFlagsSchema } from './queue/jobs';
+import { BatchSourceSchema } from './records';
+
+const SCHEDULES_FILE = 'schedules.json';
+
+export const LocalScheduleSchema = z.object({
+  id: z.string(),
+  createdAt: z.number(),
+  cron: z.string(),
+  source: BatchSourceSchema,
+  /** Read again at each firing (the file may change between them): an absolute path. */
+  valuesFile: z.string(),
+  retries: z.number().int().nonnegative(),
+  concurrency: z.number().int().positive().optional(),
+  desktop: z.object({ size: z.string().optional(), apps: z.array(z.string()).optional() }),
+  model: QueuedModelFlagsSchema,
+});
+export type LocalSchedule = z.infer<typeof LocalScheduleSchema>;
+
+const SchedulesFileSchema = z.object({ schedules: z.array(LocalScheduleSchema) });
+
+/** `s-1a2b3c4d`. */
+export function newScheduleId(): string {
+  return `s-${randomBytes(4).toString('hex')}`;
+}
+
+export type CronChecked = { ok: true; next: number[] } | { ok: false; message: string };
+
+/** The next `count` times (ms) the expression names after `from`, or what is wrong with it. */
+export function nextRuns(cron: string, from: number, count: number): CronChecked {
+  try {
+    const expression = CronExpressionParser.parse(cron, { currentDate: new Date(from), strict: false });
+    const next: number[] = [];
+    for (let i = 0; i < count && expression.hasNext(); i++) next.push(expression.next().getTime());
+    return { ok: true, next };
+  } catch (error) {
+    return { ok: false, message: `--cron "${cron}": ${(error as Error).message} (five fields: minute hour day-of-month month day-of-week, e.g. "0 2 * * 1-5"; or six with seconds first)` };
+  }
+}
+
+export type SchedulesRead = { ok: true; schedules: LocalSchedule[] } | { ok: false; message: string };
+
+export async function readLocalSchedules(dataDir: string): Promise<SchedulesRead> {
+  let text: string;
+  try {
+    text = await readFile(join(dataDir, SCHEDULES_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, schedules: [] };
+    return { ok: false, message: `cannot read ${SCHEDULES_FILE}: ${(error as Error).message}` };
+  }
+  try {
+    const parsed = SchedulesFileSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return { ok: true, schedules: parsed.data.schedules };
+    return { ok: false, message: `${SCHEDULES_FILE} is damaged (${parsed.error.issues[0]?.message ?? 'unreadable'})` };
+  } catch (error) {
+    return { ok: false, message: `${SCHEDULES_FILE} is damaged (${(error as Error).message})` };
+  }
+}
+
+export async function writeLocalSchedules(dataDir: string, schedules: readonly LocalSchedule[]): Promise<void> {
+  await makePrivateDir(dataDir);
+  await writeJsonAtomically(join(dataDir, SCHEDULES_FILE), { schedules }, { sync: true });
+}
