@@ -8,7 +8,8 @@
 import { z } from 'zod';
 import { RunStatusSchema } from '../../shared/events';
 
-const CellSchema = z.discriminatedUnion('kind', [
+/** A cell of the values as written: text, or where a secret is kept (never the secret). */
+export const BatchCellSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), text: z.string() }),
   z.object({ kind: z.literal('secret'), source: z.enum(['env', 'keychain']), name: z.string() }),
 ]);
@@ -29,7 +30,7 @@ export const BatchDefinitionSchema = z.object({
   /** The values file as it was named, for the reader. */
   valuesFile: z.string(),
   columns: z.array(z.string()),
-  rows: z.array(z.object({ row: z.number().int().positive(), cells: z.record(z.string(), CellSchema) })),
+  rows: z.array(z.object({ row: z.number().int().positive(), cells: z.record(z.string(), BatchCellSchema) })),
   /** Rows at once, and how that number was chosen. */
   concurrency: z.number().int().positive(),
   concurrencyReason: z.string(),

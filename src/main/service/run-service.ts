@@ -153,6 +153,7 @@ export class RunService {
       defaultApps: () => this.config.desktopSettings().apps,
       env: this.config.env,
       ...(this.config.loaded.file.queue?.backoffMs !== undefined ? { queueBackoffMs: this.config.loaded.file.queue.backoffMs } : {}),
+      queueUrl: () => this.config.loaded.file.queue?.url,
       ...now,
       log,
     });

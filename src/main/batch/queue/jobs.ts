@@ -8,18 +8,13 @@
  */
 import { z } from 'zod';
 import { RunStatusSchema } from '../../../shared/events';
-import { AttemptStatusSchema, BatchSourceSchema } from '../records';
+import { AttemptStatusSchema, BatchCellSchema as CellSchema, BatchSourceSchema } from '../records';
 
 /** The queue every batch's rows go on. */
 export const ROWS_QUEUE = 'mnemo-rows';
 /** A schedule's firing on the queue: a worker makes it a batch of row jobs. */
 export const FIRING_JOB = 'schedule-firing';
 export const ROW_JOB = 'row';
-
-const CellSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('text'), text: z.string() }),
-  z.object({ kind: z.literal('secret'), source: z.enum(['env', 'keychain']), name: z.string() }),
-]);
 
 /** The model flags a batch's runs take (a task's model, a workflow's reground): never a key, never a path of the batch's machine. */
 export const QueuedModelFlagsSchema = z

@@ -6,12 +6,11 @@
  * each firing a local `mnemo batch run` (the values file read again each time).
  */
 import { resolve } from 'node:path';
-import type { Queue } from 'bullmq';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { RunFlags } from '../../settings/settings';
-import { FIRING_JOB, ROWS_QUEUE, type FiringJob } from '../../batch/queue/jobs';
+import { FIRING_JOB, type FiringJob } from '../../batch/queue/jobs';
+import { NEXT_RUNS_SHOWN, describeBatchSource, listSchedules, withRowsQueue } from '../../batch/queue/queue-view';
 import { newScheduleId, nextRuns, readLocalSchedules, writeLocalSchedules, type LocalSchedule } from '../../batch/schedules';
-import type { BatchSource } from '../../batch/records';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { queuedModelFlags } from '../../service/batches/batch-runner';
 import { failedWith, readBatchInput } from './batch';
@@ -36,36 +35,8 @@ export interface SchedulesOptions extends StorageOptions {
   json?: boolean;
 }
 
-/** A schedule as `schedules` lists it. */
-interface ListedSchedule {
-  id: string;
-  where: 'local' | 'queue';
-  cron: string;
-  source: string;
-  valuesFile: string;
-  next: number[];
-}
-
-const NEXT_SHOWN = 3;
-
-function describeSource(source: BatchSource): string {
-  return source.kind === 'workflow' ? `workflow ${source.name}` : `task "${source.task}"`;
-}
-
-async function queueOf<T>(url: string, use: (queue: Queue) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-  const [{ reachQueue, bullConnection }, { Queue }] = await Promise.all([import('../../batch/queue/connection'), import('bullmq')]);
-  const reached = await reachQueue(url);
-  if (!reached.ok) return reached;
-  const queue = new Queue(ROWS_QUEUE, { connection: bullConnection(url) });
-  try {
-    return { ok: true, value: await use(queue) };
-  } finally {
-    await queue.close().catch(() => undefined);
-  }
-}
-
 export async function batchScheduleCommand(workflow: string | undefined, options: BatchScheduleOptions): Promise<void> {
-  const checked = nextRuns(options.cron, Date.now(), NEXT_SHOWN);
+  const checked = nextRuns(options.cron, Date.now(), NEXT_RUNS_SHOWN);
   if (!checked.ok) throw new InvalidInputError(checked.message);
   if (checked.next.length === 0) throw new InvalidInputError(`--cron "${options.cron}" names no time to come`);
   const input = await readBatchInput(workflow, options);
@@ -78,10 +49,10 @@ export async function batchScheduleCommand(workflow: string | undefined, options
   const when = checked.next.map((at) => new Date(at).toISOString()).join(', ');
   if (queueUrl !== undefined) {
     const firing: FiringJob = { schedule: id, source, valuesFile: options.values, columns: table.columns, rows: table.rows, retries: options.retries, ...(options.priority !== undefined ? { priority: options.priority } : {}), desktop, model };
-    const made = await queueOf(queueUrl, (queue) => queue.upsertJobScheduler(id, { pattern: options.cron }, { name: FIRING_JOB, data: firing, opts: { removeOnComplete: 100, removeOnFail: 100 } }));
+    const made = await withRowsQueue(queueUrl, (queue) => queue.upsertJobScheduler(id, { pattern: options.cron }, { name: FIRING_JOB, data: firing, opts: { removeOnComplete: 100, removeOnFail: 100 } }));
     if (!made.ok) return failedWith(service, made.message, ExitCode.errorResult);
     process.stdout.write(`${id}\n`);
-    process.stderr.write(`schedule ${id} on the queue: ${describeSource(source)} over ${table.rows.length} row${table.rows.length === 1 ? '' : 's'} of ${options.values} (kept with the schedule), "${options.cron}"; next: ${when}\n`);
+    process.stderr.write(`schedule ${id} on the queue: ${describeBatchSource(source)} over ${table.rows.length} row${table.rows.length === 1 ? '' : 's'} of ${options.values} (kept with the schedule), "${options.cron}"; next: ${when}\n`);
   } else {
     await service.config.dataDirReady();
     const read = await readLocalSchedules(service.config.dataDir);
@@ -99,34 +70,17 @@ export async function batchScheduleCommand(workflow: string | undefined, options
     };
     await writeLocalSchedules(service.config.dataDir, [...read.schedules, schedule]);
     process.stdout.write(`${id}\n`);
-    process.stderr.write(`schedule ${id} in ${service.config.dataDir}: ${describeSource(source)} over ${schedule.valuesFile} (read again at each firing), "${options.cron}"; next: ${when}; \`mnemo worker\` fires it while it runs\n`);
+    process.stderr.write(`schedule ${id} in ${service.config.dataDir}: ${describeBatchSource(source)} over ${schedule.valuesFile} (read again at each firing), "${options.cron}"; next: ${when}; \`mnemo worker\` fires it while it runs\n`);
   }
   await service.close();
 }
 
 export async function batchSchedulesCommand(options: SchedulesOptions): Promise<void> {
   const service = await openService(options);
-  const now = Date.now();
-  const listed: ListedSchedule[] = [];
-  const read = await readLocalSchedules(service.config.dataDir);
-  if (!read.ok) return failedWith(service, read.message, ExitCode.errorResult);
-  for (const schedule of read.schedules) {
-    const next = nextRuns(schedule.cron, now, NEXT_SHOWN);
-    listed.push({ id: schedule.id, where: 'local', cron: schedule.cron, source: describeSource(schedule.source), valuesFile: schedule.valuesFile, next: next.ok ? next.next : [] });
-  }
   const queueUrl = options.queue ?? service.config.loaded.file.queue?.url;
-  if (queueUrl !== undefined) {
-    const { FiringJobSchema } = await import('../../batch/queue/jobs');
-    const found = await queueOf(queueUrl, (queue) => queue.getJobSchedulers(0, -1, true));
-    if (!found.ok) return failedWith(service, found.message, ExitCode.errorResult);
-    for (const scheduler of found.value) {
-      const firing = FiringJobSchema.safeParse(scheduler.template?.data);
-      const cron = scheduler.pattern ?? (scheduler.every ? `every ${scheduler.every} ms` : '?');
-      const after = scheduler.pattern ? nextRuns(scheduler.pattern, scheduler.next ?? now, NEXT_SHOWN - 1) : null;
-      const next = [...(scheduler.next ? [scheduler.next] : []), ...(after?.ok ? after.next : [])].slice(0, NEXT_SHOWN);
-      listed.push({ id: scheduler.id ?? scheduler.key, where: 'queue', cron, source: firing.success ? describeSource(firing.data.source) : '?', valuesFile: firing.success ? firing.data.valuesFile : '?', next });
-    }
-  }
+  const found = await listSchedules(service.config.dataDir, queueUrl, Date.now());
+  if (!found.ok) return failedWith(service, found.message, ExitCode.errorResult);
+  const listed = found.value;
   if (options.json) process.stdout.write(`${JSON.stringify(listed)}\n`);
   else if (listed.length === 0) process.stderr.write('no schedules: mnemo batch schedule WORKFLOW --cron "0 2 * * 1-5" --values rows.csv makes one\n');
   else for (const item of listed) process.stdout.write(`${item.id}\t${item.where}\t"${item.cron}"\tnext ${item.next.map((at) => new Date(at).toISOString()).join(', ') || 'none'}\t${item.source} over ${item.valuesFile}\n`);
@@ -144,7 +98,7 @@ export async function batchUnscheduleCommand(id: string, options: SchedulesOptio
   }
   const queueUrl = options.queue ?? service.config.loaded.file.queue?.url;
   if (queueUrl === undefined) return failedWith(service, `no schedule "${id}" in ${service.config.dataDir} (mnemo batch schedules lists them; one on a queue needs --queue or queue.url)`, ExitCode.errorResult);
-  const removed = await queueOf(queueUrl, (queue) => queue.removeJobScheduler(id));
+  const removed = await withRowsQueue(queueUrl, (queue) => queue.removeJobScheduler(id));
   if (!removed.ok) return failedWith(service, removed.message, ExitCode.errorResult);
   if (!removed.value) return failedWith(service, `no schedule "${id}" here or on the queue (mnemo batch schedules lists them)`, ExitCode.errorResult);
   process.stderr.write(`schedule ${id} removed from the queue\n`);

@@ -284,25 +284,20 @@ export async function workerListCommand(options: WorkerListOptions): Promise<voi
   if (!config.ok) throw new InvalidInputError(config.message);
   const queueUrl = options.queue ?? config.config.file.queue?.url;
   if (queueUrl === undefined) throw new InvalidInputError('which queue? --queue redis://HOST:PORT, or queue.url in config.json');
-  const [{ reachQueue, queueConnection }, { listWorkers }] = await Promise.all([import('../../batch/queue/connection'), import('../../batch/queue/presence')]);
-  const reached = await reachQueue(queueUrl);
-  if (!reached.ok) {
-    process.stderr.write(`mnemo: ${reached.message}\n`);
+  const { listQueueWorkers } = await import('../../batch/queue/queue-view');
+  const found = await listQueueWorkers(queueUrl);
+  if (!found.ok) {
+    process.stderr.write(`mnemo: ${found.message}\n`);
     process.exitCode = ExitCode.errorResult;
     return;
   }
-  const redis = queueConnection(queueUrl);
-  try {
-    const workers = await listWorkers(redis);
-    if (options.json) process.stdout.write(`${JSON.stringify(workers)}\n`);
-    else if (workers.length === 0) process.stderr.write('no worker on this queue now (mnemo worker --queue URL starts one)\n');
-    else {
-      for (const worker of workers) {
-        const runs = worker.runs.map((run) => `${run.batch} row ${run.row} on ${run.display ?? '?'} (${run.session})`).join('; ');
-        process.stdout.write(`${worker.id}\t${worker.state}\t${worker.runs.length}/${worker.concurrency} running${runs ? `: ${runs}` : ''}\n`);
-      }
+  const workers = found.value;
+  if (options.json) process.stdout.write(`${JSON.stringify(workers)}\n`);
+  else if (workers.length === 0) process.stderr.write('no worker on this queue now (mnemo worker --queue URL starts one)\n');
+  else {
+    for (const worker of workers) {
+      const runs = worker.runs.map((run) => `${run.batch} row ${run.row} on ${run.display ?? '?'} (${run.session})`).join('; ');
+      process.stdout.write(`${worker.id}\t${worker.state}\t${worker.runs.length}/${worker.concurrency} running${runs ? `: ${runs}` : ''}\n`);
     }
-  } finally {
-    redis.disconnect();
   }
 }

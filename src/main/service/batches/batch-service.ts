@@ -59,6 +59,8 @@ export interface BatchesDeps extends BatchRowsDeps {
   secrets?: SecretSources;
   /** A queued batch's first retry waits this long (queue.backoffMs). */
   queueBackoffMs?: number;
+  /** The queue set in the settings (queue.url), for the window's view of schedules and workers. */
+  queueUrl?: () => string | undefined;
   log?: (message: string) => void;
 }
 
@@ -326,11 +328,33 @@ export class Batches {
   }
 
   /**
-   * The queue as the window shows it: its URL, its schedules with their next runs, its workers.
-   * Here no queue is set and no schedule kept: the queue's part fills these in.
+   * The queue as the window shows it: its URL (queue.url), the schedules with their next runs (the
+   * data directory's, and the queue's job schedulers), its workers and what each runs. A queue that
+   * cannot be reached shows its schedules and workers as none, and says why in the log once per call.
    */
   async queueView(): Promise<BatchQueueView> {
-    return { queue: null, schedules: [], workers: [] };
+    const url = this.deps.queueUrl?.();
+    const { listSchedules, listQueueWorkers } = await import('../../batch/queue/queue-view');
+    const [schedules, workers] = await Promise.all([listSchedules(this.deps.dataDir(), url, this.now()), url !== undefined ? listQueueWorkers(url) : Promise.resolve({ ok: true as const, value: [] })]);
+    if (!schedules.ok) this.deps.log?.(`batches: the schedules: ${schedules.message}`);
+    if (!workers.ok) this.deps.log?.(`batches: the workers: ${workers.message}`);
+    // Shown without its password, as every message names a queue.
+    const shown = url === undefined ? null : (await import('../../batch/queue/connection')).shownQueueUrl(url);
+    return {
+      queue: shown,
+      schedules: schedules.ok
+        ? schedules.value.map((schedule) => ({ id: schedule.id, what: schedule.source, cron: schedule.cron, nextRuns: schedule.next, queue: schedule.where === 'queue' ? shown : null }))
+        : [],
+      workers: workers.ok
+        ? workers.value.map((worker) => ({
+            id: worker.id,
+            host: worker.host,
+            pid: worker.pid,
+            desktopsInUse: worker.runs.length,
+            running: worker.runs.map((run) => ({ batch: run.batch, row: run.row, session: run.session })),
+          }))
+        : [],
+    };
   }
 
   /** Follows every batch of the data directory: each change (a row started or ended, a retry, a cancel) once it is on disk. */
