@@ -31,6 +31,8 @@ export interface ElementSource {
   focused?(budgetMs?: number): Promise<Element | undefined>;
   resolve(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<RefResolution>;
   readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack>;
+  /** The named elements a ref's element sits in, outermost first (`role:name`): what tells two alike apart. */
+  ancestry?(ref: string): Promise<string[]>;
 }
 
 /** Carries out one plain action on the desktop (the operator's execute). */
@@ -73,6 +75,16 @@ export class RunElements {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.options = { ...DEFAULT_RUN_ELEMENTS_OPTIONS, ...options };
+  }
+
+  /**
+   * The tree as a saved workflow reads it to refind its steps' elements (a run_workflow inside
+   * the run): undefined when the source cannot say an element's ancestry.
+   */
+  get workflowTree(): { snapshot: ElementSource['snapshot']; ancestry: (ref: string) => Promise<string[]> } | undefined {
+    const { source } = this;
+    const ancestry = source.ancestry?.bind(source);
+    return ancestry ? { snapshot: (options) => source.snapshot(options), ancestry } : undefined;
   }
 
   /** The snapshot the step's element numbers are of; undefined when the step has none. */

@@ -77,11 +77,13 @@ export class InRunWorkflows implements RunWorkflows {
     const complete = completeParamValues(workflow.params, values, (name) => `a value for "${name}" in params`);
     if (!complete.ok) return { steps: 0, report: `run_workflow "${workflow.name}" failed: ${complete.message}; nothing was done` };
     this.reader ??= this.deps.reader();
+    // The tree the run reads already (the launcher's), unless one was given.
+    const tree = this.deps.elements ?? life.elements?.workflowTree;
     const outcome = await runWorkflowWithin(workflow, { policy: 'reground', values, capture: { ...(capture.display !== undefined ? { display: capture.display } : {}) } }, life, firstStep, {
       reader: this.reader,
       files: this.deps.catalog.files(workflow.name),
       model: this.deps.model,
-      ...(this.deps.elements ? { elements: this.deps.elements } : {}),
+      ...(tree ? { elements: tree } : {}),
     });
     const counts = `${outcome.replayed} replayed, ${outcome.refound} found again, ${outcome.grounded} grounded by you`;
     const { ending } = outcome;
