@@ -24,6 +24,7 @@ import { openElementReader, type OpenReader } from '../../src/main/operator/a11y
 import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/private-desktop/desktop-host';
 import { CHROMIUM_EXECUTABLE, CHROMIUM_MACHINE_FLAGS } from '../fixtures/chromium-flags';
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
+import { snapshotWhen } from '../fixtures/elements/snapshot-when';
 import { startFormServer, type FormServer } from '../fixtures/elements/form-server';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 import { connectStdio } from '../fixtures/mcp-client';
@@ -67,21 +68,6 @@ async function startDesktop(size: { width: number; height: number }, url: string
   return { desktop: started.desktop, reader: opening.opened };
 }
 
-/** The active window's snapshot once it satisfies `condition`, within a generous deadline. */
-async function snapshotWhen(reader: OpenReader, condition: (snapshot: ElementSnapshot) => boolean, what: string): Promise<ElementSnapshot> {
-  let last: ElementSnapshot | undefined;
-  await waitUntil(
-    async () => {
-      const taken = await reader.reader.snapshot();
-      if (!taken.ok) return false;
-      last = taken.snapshot;
-      return condition(taken.snapshot);
-    },
-    what,
-    90_000,
-  );
-  return last as ElementSnapshot;
-}
 
 function one(snapshot: ElementSnapshot, role: string, name: string): Element {
   const [found] = findElements(snapshot.elements, { role, name });

@@ -20,6 +20,7 @@ import { openElementReader, type OpenReader } from '../../src/main/operator/a11y
 import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/private-desktop/desktop-host';
 import { CHROMIUM_EXECUTABLE, CHROMIUM_MACHINE_FLAGS } from '../fixtures/chromium-flags';
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
+import { snapshotWhen } from '../fixtures/elements/snapshot-when';
 import { startFormServer, type FormLayout } from '../fixtures/elements/form-server';
 import { runMnemo } from '../fixtures/mnemo-cli';
 
@@ -56,21 +57,6 @@ async function readerOf(desktop: PrivateDesktop): Promise<OpenReader> {
   return opening.opened;
 }
 
-/** Snapshots until one satisfies `condition` (the app still building its tree), within a generous deadline. */
-async function snapshotWhen(reader: OpenReader, condition: (snapshot: ElementSnapshot) => boolean, what: string): Promise<ElementSnapshot> {
-  let last: ElementSnapshot | undefined;
-  await waitUntil(
-    async () => {
-      const taken = await reader.reader.snapshot();
-      if (!taken.ok) return false;
-      last = taken.snapshot;
-      return condition(taken.snapshot);
-    },
-    what,
-    60_000,
-  );
-  return last as ElementSnapshot;
-}
 
 function one(snapshot: ElementSnapshot, query: string): Element {
   const [role = '', name = ''] = query.split(':');
