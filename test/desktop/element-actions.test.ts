@@ -86,7 +86,7 @@ function requestText(request: RecordedRequest): string {
   return JSON.stringify(request.body?.messages ?? []);
 }
 
-function dataDir(elements: 'list' | 'off'): string {
+function dataDir(elements: 'list' | 'marks' | 'off'): string {
   const dir = mkdtempSync(join(scratch, 'data-'));
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: 1280 }, model: { elements }, memory: { model: { baseUrl: memoryModel.url } } }));
   return dir;
@@ -210,6 +210,39 @@ describe.each([
       expect(results[2]).toMatchObject({ ok: true, type: 'type', element: { role: 'entry', name: 'Notes' }, check: { kind: 'value', ok: true } });
       // Without the aid the model is offered no element actions.
       expect(JSON.stringify(model.requests[0]?.body?.tools ?? [])).not.toContain('click_element');
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('marks: the model names elements by the numbers of the list its request carries; they act on the element the list names', SLOW, async () => {
+    // The numbers the model is given, read as a model would: from the list in its request.
+    const numberIn = (request: RecordedRequest, role: string, name: string): number => {
+      const text = requestText(request).replaceAll('\\"', '"');
+      const found = new RegExp(`(\\d+)\\. ${role} "${name}"`).exec(text);
+      if (!found) throw new Error(`no ${role} "${name}" in the list of the request: ${text.slice(0, 400)}`);
+      return Number(found[1]);
+    };
+    const given: number[] = [];
+    const steps: Array<(request: RecordedRequest) => ScriptedReply> = [
+      (request) => {
+        given.push(numberIn(request, 'entry', 'Notes'), numberIn(request, 'check box', 'Subscribe'));
+        return toolCall([{ type: 'type_into', n: given[0] as number, text: 'marked notes' }, { type: 'click_element', n: given[1] as number }], 'I write a note and toggle the box.');
+      },
+      () => toolCall([{ type: 'finished', summary: 'Done.' }], 'Done.'),
+    ];
+    let index = 0;
+    const model = await startScriptedServer({ replies: async (request) => (steps[index++] ?? (() => toolCall([{ type: 'finished' }], 'Done.')))(request) });
+    try {
+      const { run, events } = await runOn(desktop, model, dataDir('marks'), 'Write a note and toggle the box');
+      expect(run.code, run.stderr).toBe(0);
+      expect(requestText(model.requests[0] as RecordedRequest)).toMatch(/Interactive elements of/);
+      const results = resultsOf(events).map((event) => event.result);
+      expect(results[0]).toMatchObject({ ok: true, type: 'type_into', element: { role: 'entry', name: 'Notes', n: given[0] }, check: { kind: 'value', ok: true } });
+      expect(results[1]).toMatchObject({ ok: true, type: 'click_element', element: { role: 'check box', name: 'Subscribe', n: given[1] }, check: { kind: 'checked', ok: true } });
+      // What the page holds now: the note typed into its own field.
+      const now = await snapshotWhen(reader, (snapshot) => one(snapshot, 'entry', 'Notes').value === 'marked notes', 'the note in its field');
+      expect(one(now, 'entry', 'Notes').value).toBe('marked notes');
     } finally {
       await model.close();
     }

@@ -127,6 +127,8 @@ export async function composeApp(outDir: string): Promise<ComposedApp> {
     },
   });
   registerIpc(ipcMain, createDispatcher(handlers, (url) => isRendererUrl(renderer, url)));
+  // While the app is open, the local schedules fire here (as `mnemo worker` fires them), each firing once.
+  service.batches.fireSchedules();
   // The Batches view follows every batch of the data directory, run here or by another process.
   const stopBatchChanges = service.batches.onChange((change) => {
     for (const window of BrowserWindow.getAllWindows()) if (!window.isDestroyed()) window.webContents.send(BATCH_CHANGE_CHANNEL, change);

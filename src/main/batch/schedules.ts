@@ -1,12 +1,13 @@
 /**
  * Schedules: a batch made again at the times a cron expression names. With a queue they are
  * BullMQ job schedulers (kept in Redis, fired by the queue); without one, they are kept here, in
- * `<data-dir>/schedules.json` (written whole and atomically), and `mnemo worker` fires them. The
+ * `<data-dir>/schedules.json` (written whole and atomically), and `mnemo worker` or the app fires
+ * them, each firing taken once by whichever asks first (`claimFiring`). The
  * cron expression is checked, and the next runs computed, with cron-parser (five fields, or six
  * with seconds first), the same parser BullMQ fires them with.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
@@ -15,6 +16,10 @@ import { QueuedModelFlagsSchema } from './queue/jobs';
 import { BatchSourceSchema } from './records';
 
 const SCHEDULES_FILE = 'schedules.json';
+/** One empty file per firing taken, so two firers of one data directory (a worker, the app) fire it once. */
+const FIRINGS_DIR = 'schedule-firings';
+/** Claims older than this are removed as new ones are made. */
+const CLAIM_KEPT_MS = 24 * 3600_000;
 
 export const LocalScheduleSchema = z.object({
   id: z.string(),
@@ -73,4 +78,45 @@ export async function readLocalSchedules(dataDir: string): Promise<SchedulesRead
 export async function writeLocalSchedules(dataDir: string, schedules: readonly LocalSchedule[]): Promise<void> {
   await makePrivateDir(dataDir);
   await writeJsonAtomically(join(dataDir, SCHEDULES_FILE), { schedules }, { sync: true });
+}
+
+/** A schedule due to fire: its time (ms) is the firing's name. */
+export interface DueFiring {
+  schedule: LocalSchedule;
+  dueAt: number;
+}
+
+/** The schedules whose next time after `since` has come by `now` (the latest such time each). Pure. */
+export function dueFirings(schedules: readonly LocalSchedule[], since: number, now: number): DueFiring[] {
+  const due: DueFiring[] = [];
+  for (const schedule of schedules) {
+    const next = nextRuns(schedule.cron, since, 1);
+    const first = next.ok ? next.next[0] : undefined;
+    if (first === undefined || first > now) continue;
+    due.push({ schedule, dueAt: first });
+  }
+  return due;
+}
+
+/**
+ * Takes one firing for this process: true for the first firer of the data directory to ask (an
+ * exclusive create of an empty file named by the schedule and the time), false for any other.
+ * Claims of more than a day ago are removed on the way.
+ */
+export async function claimFiring(dataDir: string, firing: DueFiring, now = Date.now()): Promise<boolean> {
+  const dir = join(dataDir, FIRINGS_DIR);
+  await makePrivateDir(dir, { recursive: true });
+  try {
+    const handle = await open(join(dir, `${firing.schedule.id}-${firing.dueAt}`), 'wx', 0o600);
+    await handle.close();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (info && now - info.mtimeMs > CLAIM_KEPT_MS) await unlink(path).catch(() => undefined);
+  }
+  return true;
 }

@@ -72,6 +72,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     process.exitCode = ExitCode.errorResult;
     return;
   }
+  // While the window is open, the local schedules fire here (as `mnemo worker` fires them), each firing once.
+  service.batches.fireSchedules();
   process.stdout.write(`Mnemo is at ${server.url}\nMCP at ${server.origin}/mcp (the same token: Authorization: Bearer <token>, or ?token=<token>)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {

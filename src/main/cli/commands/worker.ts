@@ -16,7 +16,7 @@ import { defaultConcurrency } from '../../batch/capacity';
 import { BatchJournal, newBatchId } from '../../batch/journal';
 import type { BatchDefinition } from '../../batch/records';
 import type { FiringJob } from '../../batch/queue/jobs';
-import { nextRuns, readLocalSchedules, type LocalSchedule } from '../../batch/schedules';
+import { claimFiring, dueFirings, readLocalSchedules, type LocalSchedule } from '../../batch/schedules';
 import { currentWriter } from '../../disk/process-identity';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import type { RunService } from '../../service/run-service';
@@ -226,13 +226,14 @@ async function fireLocalSchedules(service: RunService, options: WorkerOptions): 
     const now = Date.now();
     const read = await readLocalSchedules(dataDir);
     if (!read.ok) say(read.message);
-    for (const schedule of read.ok ? read.schedules : []) {
-      const due = nextRuns(schedule.cron, lastTick, 1);
-      if (!due.ok || (due.next[0] ?? Infinity) > now) continue;
+    for (const firing of dueFirings(read.ok ? read.schedules : [], lastTick, now)) {
+      const { schedule } = firing;
       if (running.has(schedule.id)) {
         say(`schedule ${schedule.id}: its last batch is still going on, this firing is skipped`);
         continue;
       }
+      // The app, or another worker of this data directory, may have taken this firing already.
+      if (!(await claimFiring(dataDir, firing))) continue;
       say(`schedule ${schedule.id} fired`);
       const child = startLocalBatch(schedule, options);
       running.set(schedule.id, child);

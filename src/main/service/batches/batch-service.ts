@@ -11,6 +11,7 @@ import type { BatchChange, BatchDetail, BatchQueueView, BatchSummary } from '../
 import { untrustedReason } from '../../../shared/workflow';
 import { defaultConcurrency } from '../../batch/capacity';
 import { BatchJournal, listBatchIds, newBatchId } from '../../batch/journal';
+import type { RunFlags } from '../../settings/settings';
 import type { BatchDefinition, BatchSource, JournalEntry } from '../../batch/records';
 import { rowsToRetry, rowsWithoutOutcome, type BatchState } from '../../batch/state';
 import { checkColumns, parseValues, taskPlaceholders, valuesFormatOf, type ExpectedColumn, type ValuesTable } from '../../batch/values';
@@ -23,6 +24,7 @@ import type { BatchRowsDeps } from './batch-rows';
 import { runBatchRows, type RowsChoice, type RowsRun, type RunnerControl, type SecretSources } from './batch-runner';
 import { BatchWatch } from './batch-watch';
 import { batchDetail, batchSummary, readBatchOf, type ReadBatch } from './batch-views';
+import { ScheduleFirer } from './schedule-firer';
 
 /** A values file larger than this is refused before it is read. */
 export const VALUES_FILE_MAX = 64 * 1024 * 1024;
@@ -41,6 +43,8 @@ export interface NewBatch {
   desktop: BatchDefinition['desktop'];
   /** The rows go on this BullMQ queue for its workers (reached and checked by the caller). */
   queue?: BatchDefinition['queue'];
+  /** Model flags for the runs started in the background (a schedule's); default: the saved settings. */
+  model?: RunFlags;
 }
 
 /** A batch read, with its journal to append to. */
@@ -80,6 +84,7 @@ export class Batches {
   /** The batches last read whole, by id, with their journal's version then. */
   private readonly followed = new Map<string, { version: string; journal: BatchJournal; batch: ReadBatch }>();
   private readonly watch: BatchWatch;
+  private firer: ScheduleFirer | undefined;
 
   constructor(private readonly deps: BatchesDeps) {
     this.watch = new BatchWatch({ read: () => this.readAll() });
@@ -265,8 +270,23 @@ export class Batches {
       concurrency: definition.concurrency,
       concurrencyReason: definition.concurrencyReason,
       retries: definition.retries,
-      model: {},
+      model: request.model ?? {},
     });
+  }
+
+  /**
+   * Fires the data directory's local schedules while this process is open (the app, `mnemo
+   * serve`), each firing a batch run here in the background; stopped by `close`.
+   */
+  fireSchedules(): void {
+    this.firer ??= new ScheduleFirer({
+      dataDir: () => this.deps.dataDir(),
+      readValuesFile: (path, label) => this.readValuesFile(path, label),
+      start: (request) => this.start(request),
+      runningHere: (id) => this.background.has(id),
+      ...(this.deps.log ? { log: this.deps.log } : {}),
+    });
+    this.firer.start();
   }
 
   /** Refuses a batch a live process is running (resume and retry). */
@@ -364,6 +384,7 @@ export class Batches {
 
   /** Stops the batches running here in the background (their rows without an outcome wait for resume). */
   async close(): Promise<void> {
+    this.firer?.stop();
     this.watch.close();
     const running = [...this.background.values()];
     for (const batch of running) {

@@ -1,0 +1,109 @@
+/**
+ * Fires the local schedules of the data directory while this process is open (the app, `mnemo
+ * serve`), as `mnemo worker` without a queue does: each firing a batch of the schedule's values
+ * file as it is then, run here in the background on private desktops. A firing is taken once per
+ * data directory whoever else fires (`claimFiring`); a schedule whose last batch is still running
+ * here skips a firing, as the worker does.
+ */
+import { claimFiring, dueFirings, readLocalSchedules, type LocalSchedule } from '../../batch/schedules';
+import type { BatchDefinition, BatchSource } from '../../batch/records';
+import type { ValuesTable } from '../../batch/values';
+import type { RunFlags } from '../../settings/settings';
+import type { ServiceResult } from '../service-result';
+import type { BatchSummary } from '../../../shared/batch';
+
+/** How often the schedules are looked at: a cron with seconds fires within this. */
+export const SCHEDULE_TICK_MS = 1000;
+
+/** The batch a firing starts (what `Batches.start` takes). */
+export interface ScheduledBatch {
+  source: BatchSource;
+  table: ValuesTable;
+  valuesFile: string;
+  concurrency?: number;
+  concurrencyGivenAs?: string;
+  retries: number;
+  desktop: BatchDefinition['desktop'];
+  model: RunFlags;
+}
+
+export interface ScheduleFirerDeps {
+  dataDir: () => string;
+  /** Reads a values file (`label` names it in messages). */
+  readValuesFile(path: string, label: string): Promise<ServiceResult<ValuesTable>>;
+  /** Starts a batch in the background; answers once it is journalled as started. */
+  start(request: ScheduledBatch): Promise<ServiceResult<BatchSummary>>;
+  /** Whether a batch started here is still running. */
+  runningHere(batchId: string): boolean;
+  log?: (message: string) => void;
+  now?: () => number;
+}
+
+export class ScheduleFirer {
+  private timer: NodeJS.Timeout | undefined;
+  private lastTick: number;
+  private ticking = false;
+  /** The batch each schedule last started here. */
+  private readonly lastBatch = new Map<string, string>();
+
+  constructor(private readonly deps: ScheduleFirerDeps) {
+    this.lastTick = this.now();
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.lastTick = this.now();
+    this.timer = setInterval(() => void this.tick(), SCHEDULE_TICK_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One look at the schedules: each one due fired once. */
+  async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const now = this.now();
+      const dataDir = this.deps.dataDir();
+      const read = await readLocalSchedules(dataDir);
+      if (!read.ok) this.deps.log?.(`schedules: ${read.message}`);
+      for (const firing of dueFirings(read.ok ? read.schedules : [], this.lastTick, now)) {
+        const last = this.lastBatch.get(firing.schedule.id);
+        if (last !== undefined && this.deps.runningHere(last)) {
+          this.deps.log?.(`schedule ${firing.schedule.id}: its last batch is still going on, this firing is skipped`);
+          continue;
+        }
+        if (!(await claimFiring(dataDir, firing, now))) continue;
+        await this.fire(firing.schedule);
+      }
+      this.lastTick = now;
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async fire(schedule: LocalSchedule): Promise<void> {
+    const table = await this.deps.readValuesFile(schedule.valuesFile, `schedule ${schedule.id}: ${schedule.valuesFile}`);
+    if (!table.ok) return this.deps.log?.(table.error.message);
+    const started = await this.deps.start({
+      source: schedule.source,
+      table: table.value,
+      valuesFile: schedule.valuesFile,
+      ...(schedule.concurrency !== undefined ? { concurrency: schedule.concurrency, concurrencyGivenAs: `schedule ${schedule.id}` } : {}),
+      retries: schedule.retries,
+      desktop: schedule.desktop,
+      model: schedule.model,
+    });
+    if (!started.ok) return this.deps.log?.(`schedule ${schedule.id}: ${started.error.message}`);
+    this.lastBatch.set(schedule.id, started.value.id);
+    this.deps.log?.(`schedule ${schedule.id} fired: batch ${started.value.id}`);
+  }
+}

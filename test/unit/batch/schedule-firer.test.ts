@@ -1,0 +1,61 @@
+/**
+ * The local schedules fired by the app (or `mnemo serve`) while it is open: on real files, two
+ * processes' batches of one data directory (standing for the app and a second window, or a
+ * worker) fire a schedule of every second; each firing becomes one batch in the data directory,
+ * never two, and its rows are journalled from the values file as it is then.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { BatchJournal } from '../../../src/main/batch/journal';
+import { writeLocalSchedules } from '../../../src/main/batch/schedules';
+import { Batches, type BatchesDeps } from '../../../src/main/service/batches/batch-service';
+
+const scratch = mkdtempSync(join(tmpdir(), 'mnemo-schedule-firer-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function batchesOn(dataDir: string): Batches {
+  // A row's run cannot start here (no desktop): it fails at once, and its batch stays on disk.
+  const refused = async () => ({ ok: false as const, error: { kind: 'unavailable' as const, message: 'no desktop in this test' } });
+  const deps: BatchesDeps = {
+    workflowRuns: { start: refused },
+    agentRuns: { start: refused },
+    workflows: { show: async () => ({ ok: false, error: { kind: 'not_found', message: 'none' } }) },
+    dataDir: () => dataDir,
+    dataDirReady: async () => undefined,
+    defaultApps: () => [],
+    env: {},
+    secrets: { env: {}, keychain: () => { throw new Error('no keychain in this test'); } },
+  };
+  return new Batches(deps);
+}
+
+it('fires each firing of a local schedule once, whichever of two processes comes first, a batch of the values file as it is then', { timeout: 60_000 }, async () => {
+  const dataDir = join(scratch, 'data');
+  const values = join(scratch, 'rows.csv');
+  writeFileSync(values, 'number\n1001\n1002\n');
+  await writeLocalSchedules(dataDir, [{ id: 's-test', createdAt: 1, cron: '* * * * * *', source: { kind: 'task', task: 'Enter invoice {{number}}' }, valuesFile: values, retries: 0, concurrency: 2, desktop: {}, model: { model: 'scripted' } }]);
+  const app = batchesOn(dataDir);
+  const other = batchesOn(dataDir);
+  app.fireSchedules();
+  other.fireSchedules();
+  try {
+    await expect.poll(() => (readdirSync(join(dataDir, 'batches'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).length), { timeout: 30_000, interval: 200 }).toBeGreaterThanOrEqual(3);
+  } finally {
+    await app.close();
+    await other.close();
+  }
+  const firings = readdirSync(join(dataDir, 'schedule-firings'));
+  const ids = readdirSync(join(dataDir, 'batches'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  // One batch per firing taken: no firing made two batches.
+  expect(ids.length).toBe(firings.length);
+  for (const id of ids) {
+    const opened = await BatchJournal.open(dataDir, id);
+    if (!opened.ok) throw new Error(opened.message);
+    const read = await opened.journal.read();
+    if (!read.ok) throw new Error(`batch ${id} unreadable`);
+    expect(read.definition.source).toEqual({ kind: 'task', task: 'Enter invoice {{number}}' });
+    expect(read.definition.rows.map((row) => row.cells)).toEqual([{ number: { kind: 'text', text: '1001' } }, { number: { kind: 'text', text: '1002' } }]);
+  }
+});
