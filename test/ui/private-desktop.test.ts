@@ -157,8 +157,18 @@ describe('a private desktop in the Run view', () => {
     expect(told).toContain('Their note: "I pressed the button for you".');
 
     // The second run is still there, on its own desktop: shown again and stopped.
-    await liveRuns.getByRole('button', { name: new RegExp(SECOND_TASK) }).click();
-    await expect.poll(() => header.innerText(), { timeout: 30_000 }).toBe(SECOND_TASK);
+    // The list changes as the first run ends (it leaves the live runs): a click that met it mid-change is made again.
+    const secondButton = liveRuns.getByRole('button', { name: new RegExp(SECOND_TASK) });
+    await expect
+      .poll(
+        async () => {
+          const shown = await header.innerText();
+          if (shown !== SECOND_TASK) await secondButton.click();
+          return shown;
+        },
+        { timeout: 60_000, intervals: [1_000] },
+      )
+      .toBe(SECOND_TASK);
     await window.getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => window.locator('.run-header .status-badge').innerText(), { timeout: 60_000 }).toBe('stopped');
 
