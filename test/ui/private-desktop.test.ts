@@ -166,7 +166,7 @@ describe('a private desktop in the Run view', () => {
           if (shown !== SECOND_TASK) await secondButton.click();
           return shown;
         },
-        { timeout: 60_000, intervals: [1_000] },
+        { timeout: 60_000, interval: 1_000 },
       )
       .toBe(SECOND_TASK);
     await window.getByRole('button', { name: 'Stop' }).click();
