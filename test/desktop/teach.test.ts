@@ -218,6 +218,8 @@ describe.each([
     await preparePage();
     const run = await runMnemoJson(['workflow', 'run', 'taught', '--set', `name=${NEW_NAME}`, '--set', `notes=${NEW_NOTES}`, '--data-dir', dataDir, '--json'], { env });
     expect(run.code, run.stderr).toBe(0);
+    // The page's submit reaches its server over HTTP, possibly after the run's last step ended.
+    await expect.poll(() => submitted().length, { timeout: 30_000 }).toBeGreaterThan(0);
     expect(submitted().map((e) => [e.field, e.area])).toEqual([[NEW_NAME, NEW_NOTES]]);
     expect(clicked()).toEqual(['field', 'area', 'btn-center']);
     const report = run.events.at(-1) as Event;
