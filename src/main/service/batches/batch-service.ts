@@ -11,7 +11,6 @@ import type { BatchChange, BatchDetail, BatchQueueView, BatchSummary } from '../
 import { untrustedReason } from '../../../shared/workflow';
 import { defaultConcurrency } from '../../batch/capacity';
 import { BatchJournal, listBatchIds, newBatchId } from '../../batch/journal';
-import type { RunFlags } from '../../settings/settings';
 import type { BatchDefinition, BatchSource, JournalEntry } from '../../batch/records';
 import { rowsToRetry, rowsWithoutOutcome, type BatchState } from '../../batch/state';
 import { checkColumns, parseValues, taskPlaceholders, valuesFormatOf, type ExpectedColumn, type ValuesTable } from '../../batch/values';
@@ -25,27 +24,13 @@ import { runBatchRows, type RowsChoice, type RowsRun, type RunnerControl, type S
 import { BatchWatch } from './batch-watch';
 import { batchDetail, batchSummary, readBatchOf, type ReadBatch } from './batch-views';
 import { ScheduleFirer } from './schedule-firer';
+import type { NewBatch } from './new-batch';
+
+export type { NewBatch } from './new-batch';
 
 /** A values file larger than this is refused before it is read. */
 export const VALUES_FILE_MAX = 64 * 1024 * 1024;
 
-/** A new batch, as asked for: what each row runs, over which table, how many at once. */
-export interface NewBatch {
-  source: BatchSource;
-  table: ValuesTable;
-  /** How the values were named (a file's path, or "(inline rows)"), for the reader. */
-  valuesFile: string;
-  /** Rows at once; default: what this machine can hold, the reason said. */
-  concurrency?: number;
-  /** How the concurrency was given, when it was (`--concurrency`, `concurrency`). */
-  concurrencyGivenAs?: string;
-  retries: number;
-  desktop: BatchDefinition['desktop'];
-  /** The rows go on this BullMQ queue for its workers (reached and checked by the caller). */
-  queue?: BatchDefinition['queue'];
-  /** Model flags for the runs started in the background (a schedule's); default: the saved settings. */
-  model?: RunFlags;
-}
 
 /** A batch read, with its journal to append to. */
 export interface OpenedBatch extends ReadBatch {

@@ -6,33 +6,21 @@
  * here skips a firing, as the worker does.
  */
 import { claimFiring, dueFirings, readLocalSchedules, type LocalSchedule } from '../../batch/schedules';
-import type { BatchDefinition, BatchSource } from '../../batch/records';
 import type { ValuesTable } from '../../batch/values';
-import type { RunFlags } from '../../settings/settings';
 import type { ServiceResult } from '../service-result';
 import type { BatchSummary } from '../../../shared/batch';
+import type { NewBatch } from './new-batch';
 
 /** How often the schedules are looked at: a cron with seconds fires within this. */
 export const SCHEDULE_TICK_MS = 1000;
 
-/** The batch a firing starts (what `Batches.start` takes). */
-export interface ScheduledBatch {
-  source: BatchSource;
-  table: ValuesTable;
-  valuesFile: string;
-  concurrency?: number;
-  concurrencyGivenAs?: string;
-  retries: number;
-  desktop: BatchDefinition['desktop'];
-  model: RunFlags;
-}
 
 export interface ScheduleFirerDeps {
   dataDir: () => string;
   /** Reads a values file (`label` names it in messages). */
   readValuesFile(path: string, label: string): Promise<ServiceResult<ValuesTable>>;
   /** Starts a batch in the background; answers once it is journalled as started. */
-  start(request: ScheduledBatch): Promise<ServiceResult<BatchSummary>>;
+  start(request: NewBatch): Promise<ServiceResult<BatchSummary>>;
   /** Whether a batch started here is still running. */
   runningHere(batchId: string): boolean;
   log?: (message: string) => void;
