@@ -67,6 +67,11 @@ export class RunElements {
   /** The latest snapshot and whether an action since may have changed what it shows. */
   private current: { snapshot: ElementSnapshot; dated: boolean } | undefined;
   private failedBefore = false;
+  /**
+   * The editable element the last click hit: typing next goes there, though the tree may report
+   * the focus moving a moment after the click (so the focus is polled for, not read once).
+   */
+  private clickedField: Element | undefined;
   private readonly options: RunElementsOptions;
 
   constructor(
@@ -98,6 +103,7 @@ export class RunElements {
    */
   async look(frame: Frame): Promise<LookResult> {
     this.current = undefined;
+    this.clickedField = undefined;
     const taken = await this.source.snapshot({ frame, budgetMs: this.options.stepBudgetMs });
     if (taken.ok) {
       this.current = { snapshot: taken.snapshot, dated: false };
@@ -179,6 +185,7 @@ export class RunElements {
     const hit = mapped.ok ? await this.elementUnder(mapped.point) : undefined;
     const toggled = hit && action.type === 'click' && action.button === 'left' ? toggleState(hit.element.role, hit.element.states) : undefined;
     const result = await act(action, frame);
+    this.clickedField = result.ok && hit && isEditable(hit.element) ? hit.element : undefined;
     if (!result.ok || !hit) return result;
     const { element, numbered } = hit;
     const acted: ActedElement = { role: element.role, name: element.name, ...(numbered ? { n: element.n } : {}), bounds: element.bounds };
@@ -205,11 +212,18 @@ export class RunElements {
     return element ? { element, numbered: elements.numbered } : undefined;
   }
 
-  /** The editable element holding the focus, if the tree says there is one: from the step's list while it holds, else one focus query (a snapshot where the tree has none). */
+  /**
+   * The editable element holding the focus, if the tree says there is one: from the step's list
+   * while it holds, else a focus query (a snapshot where the tree has none). Right after a click on
+   * a field the query is repeated until the tree has the focus on an editable element.
+   */
   private async focusedField(): Promise<Element | undefined> {
-    const editable = (element: Element | undefined) => element !== undefined && element.states.includes('focused') && (EDITABLE_ROLES.has(element.role) || element.states.includes('editable'));
+    const editable = (element: Element | undefined): element is Element => element !== undefined && element.states.includes('focused') && isEditable(element);
+    const clicked = this.clickedField;
+    this.clickedField = undefined;
     if ((!this.current || this.current.dated) && this.source.focused) {
-      const focused = await this.source.focused(this.options.queryBudgetMs);
+      const query = () => (this.source.focused as NonNullable<ElementSource['focused']>)(this.options.queryBudgetMs);
+      const focused = clicked ? await this.poll(editable, query) : await query();
       if (focused) return editable(focused) ? focused : undefined;
     }
     const elements = await this.elementsNow();
@@ -279,6 +293,11 @@ export class RunElements {
       await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
     }
   }
+}
+
+/** A field that keeps what is typed into it. */
+function isEditable(element: Element): boolean {
+  return EDITABLE_ROLES.has(element.role) || element.states.includes('editable');
 }
 
 /** Checked (or pressed) for a toggle's role; undefined for any other role. */

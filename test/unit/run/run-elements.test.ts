@@ -119,4 +119,23 @@ describe('RunElements', () => {
     // From one query of the tree, not a step's list: no number.
     expect(result).not.toHaveProperty('element.n');
   });
+
+  it('typing right after a click on a field waits for the tree to move the focus there, then reads the text back', async () => {
+    const box = element(4, 'check box', 'Subscribe', { x: 400, y: 100, width: 20, height: 20 }, ['focused']);
+    const field = { ...FIELD, states: ['editable'] };
+    const tree = new Tree([field, box]);
+    // The tree keeps the focus on the box for a few queries after the click on the field.
+    let lateBy = 3;
+    const focusedBefore = () => (lateBy-- > 0 ? box : { ...field, states: ['editable', 'focused'] });
+    const source: ElementSource = { ...tree, snapshot: tree.snapshot, resolve: tree.resolve, readBack: tree.readBack, focused: async () => focusedBefore() };
+    const elements = new RunElements(source, { readBackMs: 5_000, pollMs: 1 });
+    const { act } = desktop((action) => {
+      if (action.type === 'type') tree.held.set(field.ref, { value: action.text, states: field.states });
+    });
+    // (100, 57) of the 640x400 image is (200, 114) on the screen: inside the field.
+    expect(await elements.execute({ type: 'click', x: 100, y: 57, button: 'left' }, FRAME, act)).toMatchObject({ ok: true, element: { role: 'entry', name: 'Name' } });
+    const typed = await elements.execute({ type: 'type', text: 'Ada' }, FRAME, act);
+    expect(typed).toMatchObject({ ok: true, type: 'type', element: { role: 'entry', name: 'Name' }, check: { kind: 'value', ok: true, message: 'entry "Name" holds "Ada"' } });
+    expect(lateBy).toBeLessThan(0);
+  });
 });
