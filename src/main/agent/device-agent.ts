@@ -289,6 +289,14 @@ class AgentRun {
     const observeStarted = this.life.clock();
     const zoom = this.zoomNext;
     this.zoomNext = null;
+    // What the request carries besides this screen, made while the screen is captured (the
+    // capture mostly waits on the operator host).
+    const feedback = this.feedback.length > 0 ? this.feedback.join('\n') : undefined;
+    const system = [this.memory.systemText(), this.deps.systemContext?.() ?? '', this.deps.workflows?.offer ?? ''].filter((part) => part.trim() !== '').join('\n\n') || undefined;
+    const pruned = this.memory.historyForModel(this.history.records(), [system ?? '', this.task, feedback ?? '']);
+    const historyRead = this.history.withImages(pruned, (ref) => recorder.readScreenshot(ref));
+    // Awaited below, after the capture; a failed capture ends the step without it.
+    historyRead.catch(() => undefined);
     const captured = await operator.observe(zoom ? { ...this.capture, region: zoom.region, keepFullResolution: false } : this.capture);
     this.timings.observe = this.life.clock() - observeStarted;
     if (!captured.ok) {
@@ -315,11 +323,8 @@ class AgentRun {
     const screenBefore = known !== undefined ? Promise.resolve(known) : operator.fingerprint(this.capture.display);
     this.settledScreen = undefined;
 
-    const feedback = this.feedback.length > 0 ? this.feedback.join('\n') : undefined;
     this.feedback = [];
-    const system = [this.memory.systemText(), this.deps.systemContext?.() ?? '', this.deps.workflows?.offer ?? ''].filter((part) => part.trim() !== '').join('\n\n') || undefined;
-    const pruned = this.memory.historyForModel(this.history.records(), [system ?? '', this.task, feedback ?? '']);
-    const history = await this.history.withImages(pruned, (ref) => recorder.readScreenshot(ref));
+    const history = await historyRead;
     const modelStarted = this.life.clock();
     // A takeover cancels the model call: its actions would be for a screen the user is about to change.
     const takeover = this.life.takeover;
