@@ -18,7 +18,8 @@
  *     time per action, the batch's against the single action's.
  *
  * The last two lines are `rss growth step100→step1000: N MB` and `overhead/capture: X` with its
- * target (at most 1.5).
+ * target (at most 1.5): the tools family's step, settle wait off, against the captures of the same
+ * rounds (taken in turns, so a machine getting busier weighs on both alike).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -269,8 +270,12 @@ try {
   console.log(`  batch per-action overhead ÷ single-action overhead: ${(perAction.batch / perAction.single).toFixed(2)} (target ≤ 1)`);
   console.log(`rss after step 100: ${mb(rss[100] ?? 0).toFixed(1)} MB, after step ${LONG_RUN}: ${mb(rss[LONG_RUN] ?? 0).toFixed(1)} MB`);
   console.log(`rss growth step100→step1000: ${mb((rss[LONG_RUN] ?? 0) - (rss[100] ?? 0)).toFixed(1)} MB`);
-  const ratio = overhead / capture;
-  console.log(`overhead/capture: ${ratio.toFixed(2)} (target ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'not met'}; a step against a capture alone, both medians of this run)`);
+  // The target's figure from the rounds taken in turns (the tools family, settle wait off): one run
+  // between two sets of captures swings with whatever else the machine does in those seconds.
+  const ratio = (tools?.total ?? overhead) / familyCapture;
+  console.log(
+    `overhead/capture: ${ratio.toFixed(2)} (target ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'not met'}; a step against a capture alone, medians of ${FAMILY_ROUNDS} rounds in turns; the single ${STEPS}-step run: ${(overhead / capture).toFixed(2)})`,
+  );
 } finally {
   await operator.close();
   await Promise.all(servers.map((server) => server.close()));
