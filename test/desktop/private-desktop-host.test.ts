@@ -68,6 +68,23 @@ describe('a private desktop', () => {
     await Promise.all([a.desktop.stop(), b.desktop.stop()]);
   });
 
+  it('two hosts sharing a data directory (two Mnemos) starting at once: two displays, each open to its own cookie', async () => {
+    const dataDir = mkdtempSync(join(scratch, 'shared-'));
+    const one = new DesktopHost({ dataDir, firstDisplay: FIRST_PRIVATE_DISPLAY });
+    const other = new DesktopHost({ dataDir, firstDisplay: FIRST_PRIVATE_DISPLAY });
+    const [a, b] = await Promise.all([one.start({ size: { width: 800, height: 600 }, apps: [] }), other.start({ size: { width: 800, height: 600 }, apps: [] })]);
+    if (a.ok) started.push(a.desktop);
+    if (b.ok) started.push(b.desktop);
+    if (!a.ok || !b.ok) throw new Error(`${a.ok ? '' : a.message} ${b.ok ? '' : b.message}`);
+    expect(a.desktop.display).not.toBe(b.desktop.display);
+    expect(a.desktop.env.XAUTHORITY).not.toBe(b.desktop.env.XAUTHORITY);
+    // Each desktop's files survived the other's start: its cookie opens its display.
+    expect(await xdpyinfo(a.desktop.env)).toMatch(/dimensions:\s+800x600 pixels/);
+    expect(await xdpyinfo(b.desktop.env)).toMatch(/dimensions:\s+800x600 pixels/);
+    await Promise.all([a.desktop.stop(), b.desktop.stop()]);
+    expect(readdirSync(join(dataDir, 'desktops')).filter((name) => name.startsWith('display-'))).toEqual([]);
+  });
+
   it('an app that exits first: said with its exit code and output; the display is stopped', async () => {
     // This file's X servers only (their -auth files lie under scratch): other files start servers meanwhile.
     const before = xvfbUnder(scratch);

@@ -22,7 +22,7 @@ import { rootTextProperty, topLevelWindows } from '../x11/windows';
 import { busEnvironment, findBusPrograms, prepareBuses } from './accessibility-bus';
 import { launch, waitForNewWindow, waitForWindowManager } from './apps';
 import { describeProcess, findOnPath, type StartedProcess } from './processes';
-import { desktopsDir, logPath, reapLeftovers, removeDesktopFiles, stopRecorded, writeRecord, type DesktopRecord } from './records';
+import { claimDisplay, desktopsDir, logPath, reapLeftovers, removeDesktopFiles, stopRecorded, writeRecord, type DesktopRecord } from './records';
 import { withRendererAccessibility } from './renderer-accessibility';
 import { startXvfb, type XvfbFiles } from './xvfb';
 
@@ -223,6 +223,7 @@ export class DesktopHost {
 
   private files(record: DesktopRecord): XvfbFiles {
     return {
+      claim: (number) => claimDisplay(this.dir, number, record.owner),
       cookie: async (number, content) => {
         const path = join(this.dir, `display-${number}.xauth`);
         const file = await openPrivate(path, 'w');

@@ -4,10 +4,10 @@
  * start reads the records, and stops the desktops whose owner process is gone (its X server, window
  * manager, apps and their stragglers) unless the desktop was kept on purpose (`--keep-desktop`).
  */
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makePrivateDir, writeJsonAtomically } from '../../disk/files';
-import { isWriterIdentity, writerLiveness, type WriterIdentity } from '../../disk/process-identity';
+import { currentWriter, isWriterIdentity, writerLiveness, type WriterIdentity } from '../../disk/process-identity';
 import { killStragglers, stillRunning, stopGroup, type StartedProcess } from './processes';
 
 export interface DesktopRecord {
@@ -38,6 +38,29 @@ export function recordPath(dir: string, number: number): string {
 /** The output of one program of a desktop (`server` for Xvfb and the window manager, `app-N` for the apps). */
 export function logPath(dir: string, number: number, name: string): string {
   return join(dir, `display-${number}.${name}.log`);
+}
+
+/**
+ * Claims a display number for this process among those sharing the data directory: a file made
+ * only if it is not there (`display-N.claim`, naming its owner), removed with the desktop's other
+ * files. A claim whose owner is gone (a crash between the claim and the record) is taken over.
+ */
+export async function claimDisplay(dir: string, number: number, owner: WriterIdentity = currentWriter()): Promise<boolean> {
+  const path = join(dir, `display-${number}.claim`);
+  await makePrivateDir(dir);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(path, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder: unknown = await readFile(path, 'utf8').then((text) => JSON.parse(text) as unknown).catch(() => undefined);
+    // Unreadable: being written this instant by its owner, who is alive.
+    if (holder === undefined || (isWriterIdentity(holder) && writerLiveness(holder) !== 'dead')) return false;
+    await rm(path, { force: true });
+  }
+  return false;
 }
 
 /** Every file of a display's desktop: its record, its cookie, its logs. */

@@ -13,6 +13,13 @@ import { cookieFile } from '../x11/auth';
 
 /** Where a display's files go (the desktop host keeps them under the data directory). */
 export interface XvfbFiles {
+  /**
+   * Claims a display number among the processes that share the data directory, before any file
+   * of it is written: false when another live process holds it (it is starting a desktop there).
+   * Without it, two Mnemos starting desktops at once wrote the same cookie file, and the one whose
+   * server lost the number removed the files of the one whose server won.
+   */
+  claim(number: number): Promise<boolean>;
   /** Writes the cookie file (owner-only) for a display number; returns its path. */
   cookie(number: number, content: Buffer): Promise<string>;
   /** Opens the log file the server's output goes to (an fd), so a kept desktop outlives our pipes. */
@@ -101,8 +108,12 @@ export async function startXvfb(options: XvfbOptions): Promise<XvfbStart> {
   let last = '';
   for (let number = options.firstDisplay, tried = 0; tried < options.attempts; number++) {
     if (options.claimed.has(number) || taken(number)) continue;
-    tried++;
     options.claimed.add(number);
+    if (!(await options.files.claim(number))) {
+      options.claimed.delete(number);
+      continue;
+    }
+    tried++;
     try {
       const attempt = await tryNumber(number, options);
       if (attempt.ok) return attempt;
