@@ -29,8 +29,8 @@ export interface ElementSource {
   snapshot(options?: SnapshotOptions): Promise<SnapshotResult>;
   /** The element holding the keyboard focus, by one query (undefined when it cannot be said so cheaply). */
   focused?(budgetMs?: number): Promise<Element | undefined>;
-  resolve(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<RefResolution>;
-  readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack>;
+  resolve(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<RefResolution>;
+  readBack(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<ReadBack>;
   /** The named elements a ref's element sits in, outermost first (`role:name`): what tells two alike apart. */
   ancestry?(ref: string): Promise<string[]>;
 }

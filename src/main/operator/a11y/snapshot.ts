@@ -19,6 +19,7 @@ import type { Element, ElementSnapshot, SnapshotResult, SnapshotWindow } from '.
 import { REGISTRY, type AtspiClient, type ObjectAddress } from './atspi-client';
 import { CONTAINER_ROLES, hasState, isInteractive, PASSWORD_ROLE, State, stateNames, TEXT_FIELD_ROLES } from './atspi-constants';
 import { imageBoundsOf, intersects } from './element-query';
+import { nameFromLabels, ownName } from './label-names';
 
 export interface SnapshotOptions {
   /** The image the model sees: each element's box is given on it too (`imageBounds`). */
@@ -156,7 +157,7 @@ export class ElementReader {
     if (kept.length > maxElements) cut ??= { reason: 'count', limit: maxElements };
     const shown = kept.slice(0, maxElements);
     const values = deadline.passed ? shown.map(() => undefined) : await Promise.all(shown.map((item) => this.valueOf(item)));
-    const elements = shown.map((item, index): Element => {
+    const elements = nameFromLabels(shown.map((item, index): Element => {
       const value = values[index];
       const imageBounds = options.frame ? imageBoundsOf(item.bounds, options.frame) : undefined;
       return {
@@ -170,7 +171,7 @@ export class ElementReader {
         ...(imageBounds ? { imageBounds } : {}),
         interactive: isInteractive(item.role, item.states),
       };
-    });
+    }));
     const { address: _address, collection: _collection, ...windowInfo } = window;
     void _address;
     void _collection;
@@ -198,7 +199,7 @@ export class ElementReader {
    * What the tree says of a ref now: its box and states, or `stale` when the object is gone,
    * defunct, no longer shows, or is now another element (its role or name changed).
    */
-  async resolve(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<RefResolution> {
+  async resolve(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<RefResolution> {
     const stale = (why: string): RefResolution => ({ ok: false, kind: 'stale', message: `the element ${element.role} "${element.name}" (${element.ref}) is stale: ${why}; take a new snapshot` });
     const address = addressOfRef(element.ref);
     if (!address) return stale('its ref is not one a snapshot gives');
@@ -206,7 +207,8 @@ export class ElementReader {
     if (!described) return stale('the application no longer has it');
     if (hasState(described.states, State.defunct)) return stale('it was removed');
     if (!hasState(described.states, State.showing)) return stale('it no longer shows');
-    if (described.role !== element.role || described.name !== element.name) return stale(`it is now ${described.role} "${described.name}"`);
+    // A name taken from a label beside the element is not the tree's: the tree's own (empty) one is compared.
+    if (described.role !== element.role || described.name !== ownName(element)) return stale(`it is now ${described.role} "${described.name}"`);
     return { ok: true, bounds: described.bounds, states: stateNames(described.states) };
   }
 
@@ -254,7 +256,7 @@ export class ElementReader {
   }
 
   /** `resolve`, and what the element holds now (a password field: its length only). */
-  async readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack> {
+  async readBack(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<ReadBack> {
     const resolved = await this.resolve(element);
     if (!resolved.ok) return resolved;
     const address = addressOfRef(element.ref) as ObjectAddress;
