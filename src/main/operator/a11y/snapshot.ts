@@ -15,10 +15,10 @@
  * - A password field's text is never asked for.
  */
 import type { Frame, Rect } from '../../../shared/frame';
-import type { Element, ElementSnapshot, SnapshotResult, SnapshotWindow } from '../../../shared/elements';
+import type { Element, ElementSnapshot, SnapshotFailureKind, SnapshotResult, SnapshotWindow } from '../../../shared/elements';
 import { REGISTRY, type AtspiClient, type ObjectAddress } from './atspi-client';
 import { CONTAINER_ROLES, hasState, isInteractive, PASSWORD_ROLE, State, stateNames, TEXT_FIELD_ROLES } from './atspi-constants';
-import { imageBoundsOf, intersects } from './element-query';
+import { contains, elementAt as elementInList, imageBoundsOf, intersects } from './element-query';
 import { nameFromLabels, ownName } from './label-names';
 
 export interface SnapshotOptions {
@@ -72,6 +72,20 @@ export type RefResolution =
 export type ReadBack =
   | { ok: true; bounds: Rect; states: string[]; value?: string; length?: number }
   | { ok: false; kind: 'stale'; message: string };
+
+/**
+ * The element under a screen point (`ElementReader.elementAt`): found by asking the applications
+ * down from the active window (`point`), or, where they cannot say, from a snapshot (`snapshot`);
+ * `element` undefined when nothing of the active window is there.
+ */
+export type PointLookup =
+  | { ok: true; element: Element | undefined; method: 'point' | 'snapshot' }
+  | { ok: false; kind: SnapshotFailureKind; message: string };
+
+/** An element-at-point query's default time: a few round trips, against a snapshot's whole window. */
+export const DEFAULT_POINT_BUDGET_MS = 1000;
+/** The deepest an element-at-point descent goes (a page's nesting is far shallower). */
+const MAX_POINT_DEPTH = 64;
 
 interface Described {
   address: ObjectAddress;
@@ -253,6 +267,68 @@ export class ElementReader {
       return { n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) };
     };
     return Promise.race([look(), late]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * The element under a screen point, without a snapshot: from the active window down, each
+   * application asked which of its children holds the point (Component.GetAccessibleAtPoint),
+   * to the deepest; of that chain the deepest element a user acts on, else the deepest a snapshot
+   * would keep (named text). A few round trips where a snapshot describes the whole window.
+   *
+   * The snapshot answers instead (`method: "snapshot"`) where the descent cannot: the window's
+   * application does not answer the question, the descent stops at a document with nothing in it
+   * there (a page's hit test answered from a stale cache), or the element found has no name of
+   * its own (a field named only by the label beside it, which a snapshot supplies). Bounded
+   * by `budgetMs`, the fallback included: past it, a failure as a value.
+   */
+  async elementAt(point: { x: number; y: number }, budgetMs = DEFAULT_POINT_BUDGET_MS): Promise<PointLookup> {
+    const deadline = new Deadline(this.now() + budgetMs, this.now);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<PointLookup>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, kind: 'failed', message: `the accessibility tree of display ${this.display} did not say what is at ${point.x},${point.y} within ${budgetMs} ms` }), budgetMs);
+    });
+    return Promise.race([this.descendTo(point, deadline), late]).finally(() => clearTimeout(timer));
+  }
+
+  private async descendTo(point: { x: number; y: number }, deadline: Deadline): Promise<PointLookup> {
+    const found = await this.activeWindow();
+    if (!found.ok) return found;
+    const { window } = found;
+    if (window.bounds.width > 0 && !contains(window.bounds, point)) return { ok: true, element: undefined, method: 'point' };
+    const chain: ObjectAddress[] = [];
+    let current = window.address;
+    for (let depth = 0; depth < MAX_POINT_DEPTH && !deadline.passed; depth++) {
+      const child = await this.client.accessibleAtPoint(current, point, deadline.remainingMs);
+      // The window's application does not answer the question: the snapshot knows.
+      if (child === undefined && depth === 0) return this.fromSnapshot(point, deadline);
+      if (!child || (child.app === current.app && child.path === current.path)) break;
+      chain.push(child);
+      current = child;
+    }
+    const chained = await this.describeAll(chain);
+    const described = chained.filter((item) => keep(item, window.bounds) && contains(item.bounds, point));
+    const interactive = described.filter((item) => isInteractive(item.role, item.states));
+    const item = interactive[interactive.length - 1] ?? described[described.length - 1];
+    if (!item) {
+      // Chromium answers a page's hit test from the last one it made (asynchronously) while its
+      // box holds the point: often the whole document. Stopped at a document, the snapshot knows.
+      const last = chained[chained.length - 1];
+      return last?.role.startsWith('document') ? this.fromSnapshot(point, deadline) : { ok: true, element: undefined, method: 'point' };
+    }
+    // Only a snapshot sees the label beside a field the tree leaves unnamed.
+    if (item.name.trim() === '' && isInteractive(item.role, item.states)) return this.fromSnapshot(point, deadline);
+    const value = await this.valueOf(item);
+    return {
+      ok: true,
+      method: 'point',
+      element: { n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) },
+    };
+  }
+
+  private async fromSnapshot(point: { x: number; y: number }, deadline: Deadline): Promise<PointLookup> {
+    const taken = await this.snapshot({ budgetMs: deadline.remainingMs });
+    if (!taken.ok) return taken;
+    return { ok: true, element: elementInList(taken.snapshot.elements, point), method: 'snapshot' };
   }
 
   /** `resolve`, and what the element holds now (a password field: its length only). */
