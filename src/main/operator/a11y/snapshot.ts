@@ -86,6 +86,8 @@ export type PointLookup =
 export const DEFAULT_POINT_BUDGET_MS = 1000;
 /** The deepest an element-at-point descent goes (a page's nesting is far shallower). */
 const MAX_POINT_DEPTH = 64;
+/** Parents an application's hit test skipped that are looked at again (a button around its text, a link around its words). */
+const MAX_SKIPPED_PARENTS = 8;
 
 interface Described {
   address: ObjectAddress;
@@ -305,7 +307,7 @@ export class ElementReader {
       chain.push(child);
       current = child;
     }
-    const chained = await this.describeAll(chain);
+    const chained = await this.withSkippedParents(await this.describeAll(chain), window.address);
     const described = chained.filter((item) => keep(item, window.bounds) && contains(item.bounds, point));
     const interactive = described.filter((item) => isInteractive(item.role, item.states));
     const item = interactive[interactive.length - 1] ?? described[described.length - 1];
@@ -323,6 +325,27 @@ export class ElementReader {
       method: 'point',
       element: { n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) },
     };
+  }
+
+  /**
+   * An application may answer a hit test with its deepest element at once, skipping levels:
+   * Chromium's page gives the text inside a button, not the button. When the deepest found is
+   * not something a user acts on, its parents the descent skipped are put back (at most
+   * MAX_SKIPPED_PARENTS), so the button it is part of can be chosen.
+   */
+  private async withSkippedParents(chain: Described[], window: ObjectAddress): Promise<Described[]> {
+    const deepest = chain[chain.length - 1];
+    if (!deepest || isInteractive(deepest.role, deepest.states)) return chain;
+    const known = new Set([refOf(window), ...chain.map((item) => refOf(item.address))]);
+    const skipped: ObjectAddress[] = [];
+    let address: ObjectAddress | undefined = deepest.address;
+    while (skipped.length < MAX_SKIPPED_PARENTS) {
+      address = await this.client.parent(address);
+      if (!address || known.has(refOf(address))) break;
+      skipped.unshift(address);
+    }
+    if (skipped.length === 0) return chain;
+    return [...chain.slice(0, -1), ...(await this.describeAll(skipped)), deepest];
   }
 
   private async fromSnapshot(point: { x: number; y: number }, deadline: Deadline): Promise<PointLookup> {
