@@ -158,7 +158,7 @@ describe.each([
         expectSameBox((pointed as { element: Element }).element.bounds, rect);
       }
       expect(await reader.reader.elementAt(centre(layout.rects.submit))).toMatchObject({ method: 'point' });
-      expect(await reader.reader.elementAt({ x: width + 10, y: 10 })).toEqual({ ok: true, element: undefined, method: 'point' });
+      expect(await reader.reader.elementAt({ x: width + 10, y: 10 })).toEqual({ ok: true, element: undefined, method: 'point', window: snapshot.window });
       const at = await runMnemo(['elements', '--json', '--at', `${centre(layout.rects.agree).x},${centre(layout.rects.agree).y}`], { env: desktop.env });
       expect(at.code).toBe(0);
       expect(JSON.parse(at.stdout)).toMatchObject({ role: 'check box', name: 'I agree' });
@@ -209,6 +209,10 @@ describe('a GTK3 app (zenity --forms)', () => {
     const at = await runMnemo(['elements', '--json', '--at', `${centre(ok.bounds).x},${centre(ok.bounds).y}`], { env: desktop.env });
     expect(at.code).toBe(0);
     expect(JSON.parse(at.stdout)).toMatchObject({ role: 'push button', name: 'OK' });
+    // In words, as a snapshot's line; the unnamed entry by the label beside it.
+    const atText = await runMnemo(['elements', '--at', `${centre(name.bounds).x},${centre(name.bounds).y}`], { env: desktop.env });
+    expect(atText.code).toBe(0);
+    expect(atText.stdout).toMatch(/^\d+\. text "Name" = "" at \d+,\d+ \d+x\d+ \[.*\] \(image \d+,\d+ \d+x\d+\)\n$/);
 
     // The focus starts in the first field: type there, then in the password field after Tab.
     const field = snapshot.elements.find((element) => element.role === 'text');

@@ -79,7 +79,7 @@ export type ReadBack =
  * `element` undefined when nothing of the active window is there.
  */
 export type PointLookup =
-  | { ok: true; element: Element | undefined; method: 'point' | 'snapshot' }
+  | { ok: true; element: Element | undefined; method: 'point' | 'snapshot'; /** The active window the point was looked for in. */ window: SnapshotWindow }
   | { ok: false; kind: SnapshotFailureKind; message: string };
 
 /** An element-at-point query's default time: a few round trips, against a snapshot's whole window. */
@@ -296,7 +296,11 @@ export class ElementReader {
     const found = await this.activeWindow();
     if (!found.ok) return found;
     const { window } = found;
-    if (window.bounds.width > 0 && !contains(window.bounds, point)) return { ok: true, element: undefined, method: 'point' };
+    const { address: _address, collection: _collection, ...windowInfo } = window;
+    void _address;
+    void _collection;
+    const answer = (element: Element | undefined): PointLookup => ({ ok: true, element, method: 'point', window: windowInfo });
+    if (window.bounds.width > 0 && !contains(window.bounds, point)) return answer(undefined);
     const chain: ObjectAddress[] = [];
     let current = window.address;
     for (let depth = 0; depth < MAX_POINT_DEPTH && !deadline.passed; depth++) {
@@ -315,16 +319,12 @@ export class ElementReader {
       // Chromium answers a page's hit test from the last one it made (asynchronously) while its
       // box holds the point: often the whole document. Stopped at a document, the snapshot knows.
       const last = chained[chained.length - 1];
-      return last?.role.startsWith('document') ? this.fromSnapshot(point, deadline) : { ok: true, element: undefined, method: 'point' };
+      return last?.role.startsWith('document') ? this.fromSnapshot(point, deadline) : answer(undefined);
     }
     // Only a snapshot sees the label beside a field the tree leaves unnamed.
     if (item.name.trim() === '' && isInteractive(item.role, item.states)) return this.fromSnapshot(point, deadline);
     const value = await this.valueOf(item);
-    return {
-      ok: true,
-      method: 'point',
-      element: { n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) },
-    };
+    return answer({ n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) });
   }
 
   /**
@@ -351,7 +351,7 @@ export class ElementReader {
   private async fromSnapshot(point: { x: number; y: number }, deadline: Deadline): Promise<PointLookup> {
     const taken = await this.snapshot({ budgetMs: deadline.remainingMs });
     if (!taken.ok) return taken;
-    return { ok: true, element: elementInList(taken.snapshot.elements, point), method: 'snapshot' };
+    return { ok: true, element: elementInList(taken.snapshot.elements, point), method: 'snapshot', window: taken.snapshot.window };
   }
 
   /** `resolve`, and what the element holds now (a password field: its length only). */
