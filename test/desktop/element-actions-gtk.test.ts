@@ -13,7 +13,9 @@
  * zenity lays a label beside each field and ties neither to the other, so the tree names none of
  * its fields; the snapshot names each from the label beside it (label-names.ts), which is what
  * lets the model tell "Full name" from "Email" at all. In `list` and in `marks` mode, at 1280x800
- * and at 1920x1080 (the model's image 1280x720).
+ * and at 1920x1080 (the model's image 1280x720). With the aid off, plain clicks name the field they
+ * hit by the same label (the element at the point, a snapshot answering for a field the tree
+ * leaves unnamed) and the OK button, and plain typing is read back.
  *
  * Debian packages: at-spi2-core, dbus-daemon, zenity, openbox.
  */
@@ -189,4 +191,53 @@ describe.each([
       await model.close();
     }
   }, SLOW.timeout);
+
+  it('off: plain clicks name the field they hit by its label and the OK button; plain typing is read back; zenity prints what was typed', SLOW, async () => {
+    const { desktop, reader, output } = await startForm({ width, height });
+    const ready = await snapshotWhen(reader, hasForm, 'the zenity form in the tree');
+    const centreOf = (role: string, name: string) => {
+      const found = ready.elements.find((element) => element.role === role && element.name === name);
+      if (!found) throw new Error(`no ${role} "${name}" in ${JSON.stringify(ready.elements.map((element) => `${element.role}:${element.name}`))}`);
+      // The model's image pixels, as a model would point.
+      return { x: Math.round(((found.bounds.x + found.bounds.width / 2) * image.width) / width), y: Math.round(((found.bounds.y + found.bounds.height / 2) * image.height) / height) };
+    };
+    const model = await startScriptedServer({
+      replies: [
+        toolCall([{ type: 'click', ...centreOf('text', 'Full name') }, { type: 'type', text: 'Grace Hopper' }], 'I write the name.'),
+        toolCall([{ type: 'click', ...centreOf('password text', 'Password') }, { type: 'type', text: 'pw-off-2' }], 'I write the password.'),
+        toolCall([{ type: 'click', ...centreOf('push button', 'OK') }], 'I press OK.'),
+        toolCall([{ type: 'finished', summary: 'Signed up.' }], 'Done.'),
+      ],
+    });
+    try {
+      const data = mkdtempSync(join(scratch, 'data-'));
+      writeFileSync(join(data, 'config.json'), JSON.stringify({ image: { maxWidth: 1280 }, model: { elements: 'off' }, memory: { model: { baseUrl: memoryModel.url } } }));
+      const run = await runMnemo(['run', 'Sign up as Grace Hopper', '--base-url', model.url, '--model', 'gpt-4.1', '--family', 'tools', '--data-dir', data, '--json', '--non-interactive'], {
+        env: { ...desktop.env, OPENAI_API_KEY: '' },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const events = jsonLines(run.stdout);
+      expect(events.at(-1)).toMatchObject({ type: 'run-finished', status: 'finished' });
+
+      await waitUntil(() => existsSync(output) && readFileSync(output, 'utf8').includes('\n'), 'zenity to print the form', 60_000);
+      expect(readFileSync(output, 'utf8')).toMatch(/^Grace Hopper\|\|pw-off-2\|\d{4}-\d{2}-\d{2}\n$/);
+
+      const results = resultsOf(events);
+      const ofStep = (step: number) => results.filter((event) => event.step === step).map((event) => event.result);
+      const [nameClick, nameTyped] = ofStep(1);
+      expect(nameClick).toMatchObject({ ok: true, type: 'click', detail: 'clicked text "Full name"', element: { role: 'text', name: 'Full name' } });
+      expect(nameClick).not.toHaveProperty('element.n');
+      expect(nameTyped).toMatchObject({ ok: true, type: 'type', element: { role: 'text', name: 'Full name' }, check: { kind: 'value', ok: true, message: 'text "Full name" holds "Grace Hopper"' } });
+      const [secretClick, secretTyped] = ofStep(2);
+      expect(secretClick).toMatchObject({ ok: true, detail: 'clicked password text "Password"', element: { role: 'password text', name: 'Password' } });
+      expect(secretTyped).toMatchObject({ ok: true, type: 'type', element: { role: 'password text', name: 'Password' }, check: { kind: 'length', ok: true, message: expect.stringMatching(/8 characters/) } });
+      const [ok] = ofStep(3);
+      expect(ok).toMatchObject({ ok: true, type: 'click', detail: 'clicked push button "OK"', element: { role: 'push button', name: 'OK' } });
+      // Without the aid the model is offered no element actions, and the password is nowhere in the output.
+      expect(JSON.stringify(model.requests[0]?.body?.tools ?? [])).not.toContain('click_element');
+      expect(run.stdout).not.toContain('pw-off-2');
+    } finally {
+      await model.close();
+    }
+  });
 });

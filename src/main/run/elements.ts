@@ -234,7 +234,7 @@ export class RunElements {
     if ((!this.current || this.current.dated) && this.source.focused) {
       const query = () => (this.source.focused as NonNullable<ElementSource['focused']>)(this.options.queryBudgetMs);
       const focused = clicked ? await this.poll(editable, query) : await query();
-      if (focused) return editable(focused) ? focused : undefined;
+      if (focused) return editable(focused) ? namedAsClicked(focused, clicked) : undefined;
     }
     const elements = await this.elementsNow();
     return elements?.list.find(editable);
@@ -303,6 +303,15 @@ export class RunElements {
       await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
     }
   }
+}
+
+/**
+ * The focused field, named as the click that reached it named it: the focus query sees only the
+ * tree's own name, which a field named from the label beside it lacks (label-names.ts).
+ */
+function namedAsClicked(focused: Element, clicked: Element | undefined): Element {
+  if (!clicked || clicked.ref !== focused.ref || clicked.nameFrom === undefined) return focused;
+  return { ...focused, name: clicked.name, nameFrom: clicked.nameFrom };
 }
 
 /** A field that keeps what is typed into it. */
