@@ -278,8 +278,8 @@ export class ElementReader {
    * would keep (named text). A few round trips where a snapshot describes the whole window.
    *
    * The snapshot answers instead (`method: "snapshot"`) where the descent cannot: the window's
-   * application does not answer the question, the descent stops at a document with nothing in it
-   * there (a page's hit test answered from a stale cache), or the element found has no name of
+   * application does not answer the question, the descent stops at a document or a container with
+   * nothing in it there (a page's hit test answered from a stale cache), or the element found has no name of
    * its own (a field named only by the label beside it, which a snapshot supplies). Bounded
    * by `budgetMs`, the fallback included: past it, a failure as a value.
    */
@@ -316,10 +316,11 @@ export class ElementReader {
     const interactive = described.filter((item) => isInteractive(item.role, item.states));
     const item = interactive[interactive.length - 1] ?? described[described.length - 1];
     if (!item) {
-      // Chromium answers a page's hit test from the last one it made (asynchronously) while its
-      // box holds the point: often the whole document. Stopped at a document, the snapshot knows.
+      // Chromium answers a page's hit test from the last one it made (asynchronously) while that
+      // one's box holds the point: often the whole document, or a section. Stopped at a document
+      // or a container, the descent may have been told too little: the snapshot knows.
       const last = chained[chained.length - 1];
-      return last?.role.startsWith('document') ? this.fromSnapshot(point, deadline) : answer(undefined);
+      return last && (last.role.startsWith('document') || CONTAINER_ROLES.has(last.role)) ? this.fromSnapshot(point, deadline) : answer(undefined);
     }
     // Only a snapshot sees the label beside a field the tree leaves unnamed.
     if (item.name.trim() === '' && isInteractive(item.role, item.states)) return this.fromSnapshot(point, deadline);
