@@ -188,9 +188,6 @@ export class ElementReader {
         interactive: isInteractive(item.role, item.states),
       };
     }));
-    const { address: _address, collection: _collection, ...windowInfo } = window;
-    void _address;
-    void _collection;
     return {
       ok: true,
       snapshot: {
@@ -198,7 +195,7 @@ export class ElementReader {
         takenAt: this.wallClock(),
         elapsedMs: Math.round(this.now() - started),
         method,
-        window: windowInfo,
+        window: describedWindow(window),
         elements,
         ...(cut ? { truncated: cut } : {}),
         ...(options.frame ? { frame: options.frame } : {}),
@@ -296,10 +293,7 @@ export class ElementReader {
     const found = await this.activeWindow();
     if (!found.ok) return found;
     const { window } = found;
-    const { address: _address, collection: _collection, ...windowInfo } = window;
-    void _address;
-    void _collection;
-    const answer = (element: Element | undefined): PointLookup => ({ ok: true, element, method: 'point', window: windowInfo });
+    const answer = (element: Element | undefined): PointLookup => ({ ok: true, element, method: 'point', window: describedWindow(window) });
     if (window.bounds.width > 0 && !contains(window.bounds, point)) return answer(undefined);
     const chain: ObjectAddress[] = [];
     let current = window.address;
@@ -494,6 +488,12 @@ export class ElementReader {
     }
     return undefined;
   }
+}
+
+/** The window as a snapshot describes it: without where it is on the bus or what it answers. */
+function describedWindow(window: FoundWindow): SnapshotWindow {
+  const { app, role, name, bounds, chosenBy } = window;
+  return { app, role, name, bounds, chosenBy };
 }
 
 /** Kept in a snapshot: it shows inside the window, and a user acts on it or reads it. */
