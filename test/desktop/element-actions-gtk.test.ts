@@ -29,6 +29,7 @@ import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/privat
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
 import { snapshotWhen } from '../fixtures/elements/snapshot-when';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
+import { connectStdio } from '../fixtures/mcp-client';
 import { startMemoryModelServer, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 
 const SLOW = { timeout: 400_000 };
@@ -238,6 +239,42 @@ describe.each([
       expect(run.stdout).not.toContain('pw-off-2');
     } finally {
       await model.close();
+    }
+  });
+});
+
+describe('MCP on a GTK3 app (zenity --forms)', () => {
+  it('snapshot names the fields by their labels (nameFrom "label", within the tool\'s declared output); act by ref types into them and presses OK', SLOW, async () => {
+    const { desktop, reader, output } = await startForm({ width: 1280, height: 800 });
+    await snapshotWhen(reader, hasForm, 'the zenity form in the tree');
+    const mcp = await connectStdio(['--data-dir', mkdtempSync(join(scratch, 'mcp-'))], { env: { ...desktop.env, OPENAI_API_KEY: '' } });
+    type SnapshotAnswer = { snapshot: number; elements: Array<{ ref: string; role: string; name: string; nameFrom?: string }> };
+    const callTool = async (name: string, args: Record<string, unknown>) =>
+      (await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
+    try {
+      // The SDK's client checks the answer against the tool's output schema.
+      const answer = await callTool('snapshot', {});
+      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+      const taken = answer.structuredContent as unknown as SnapshotAnswer;
+      const refOf = (role: string, name: string) => {
+        const found = taken.elements.find((element) => element.role === role && element.name === name);
+        if (!found) throw new Error(`no ${role}:${name} in ${JSON.stringify(taken.elements)}`);
+        return found;
+      };
+      expect(refOf('text', 'Full name')).toMatchObject({ nameFrom: 'label' });
+      expect(refOf('push button', 'OK')).not.toHaveProperty('nameFrom');
+
+      const typed = await callTool('act', { action: { type: 'type_into', ref: refOf('text', 'Full name').ref, text: 'Mary Somerville' } });
+      expect(typed.structuredContent).toMatchObject({ ok: true, type: 'type_into', element: { role: 'text', name: 'Full name' }, check: { kind: 'value', ok: true, message: 'text "Full name" holds "Mary Somerville"' } });
+      const secret = await callTool('act', { action: { type: 'type_into', ref: refOf('password text', 'Password').ref, text: 'pw-mcp-3' } });
+      expect(secret.structuredContent).toMatchObject({ ok: true, element: { role: 'password text', name: 'Password' }, check: { kind: 'length', ok: true } });
+      const pressed = await callTool('act', { action: { type: 'click_element', ref: refOf('push button', 'OK').ref } });
+      expect(pressed.structuredContent).toMatchObject({ ok: true, type: 'click_element', detail: 'clicked push button "OK"' });
+
+      await waitUntil(() => existsSync(output) && readFileSync(output, 'utf8').includes('\n'), 'zenity to print the form', 60_000);
+      expect(readFileSync(output, 'utf8')).toMatch(/^Mary Somerville\|\|pw-mcp-3\|\d{4}-\d{2}-\d{2}\n$/);
+    } finally {
+      await mcp.close();
     }
   });
 });
