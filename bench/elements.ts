@@ -5,8 +5,10 @@
  *   (a) one screen capture as a step makes it (observe: grab → JPEG 1280 wide, through the
  *       operator host the CLI uses);
  *   (b) a snapshot of the active window (Collection query);
- *   (c) the same snapshot by walking the tree (what an app without Collection costs).
- * Prints medians and the ratios b/a and c/a (target for the form page: b/a ≤ 1, a snapshot costs at
+ *   (c) the same snapshot by walking the tree (what an app without Collection costs);
+ *   (d) the element under one point (a button's centre) without a snapshot: ElementReader.elementAt,
+ *       asked down from the active window (what naming a click's element costs with the aid off).
+ * Prints medians and the ratios b/a, c/a, d/a and d/b (target for the form page: b/a ≤ 1, a snapshot costs at
  * most one capture). Then the prompt tokens of one step for the elements aid, off / list / marks:
  * the `tools` family's whole first request built from that capture and a snapshot on its frame,
  * counted with the estimate the memory budgets use (src/main/memory/pruning.ts: text at 3
@@ -63,7 +65,7 @@ delete env.DBUS_SESSION_BUS_ADDRESS;
 delete env.AT_SPI_BUS_ADDRESS;
 const host = new DesktopHost({ dataDir: join(scratch, 'data'), firstDisplay: FIRST_DISPLAY, env });
 
-async function measure(label: string, path: string, ready: (names: string[]) => boolean): Promise<void> {
+async function measure(label: string, path: string, ready: (names: string[]) => boolean, pointAt: string): Promise<void> {
   const profile = mkdtempSync(join(scratch, 'profile-'));
   const started = await host.start({ size: { width: 1280, height: 800 }, apps: [['chromium', ...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, `${origin}${path}`].join(' ')] });
   if (!started.ok) throw new Error(started.message);
@@ -75,15 +77,23 @@ async function measure(label: string, path: string, ready: (names: string[]) => 
   if (!operator.ok) throw new Error(operator.message);
   try {
     const deadline = Date.now() + 60_000;
+    let target: { x: number; y: number } | undefined;
     for (;;) {
       const taken = await reader.snapshot();
-      if (taken.ok && ready(taken.snapshot.elements.map((element) => element.name))) break;
+      if (taken.ok && ready(taken.snapshot.elements.map((element) => element.name))) {
+        const bounds = taken.snapshot.elements.find((element) => element.name === pointAt)?.bounds;
+        if (!bounds) throw new Error(`${label}: no "${pointAt}" to point at`);
+        target = { x: Math.floor(bounds.x + bounds.width / 2), y: Math.floor(bounds.y + bounds.height / 2) };
+        break;
+      }
       if (Date.now() > deadline) throw new Error(`${label}: the page never showed in the tree`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     let shown = 0;
     let walkedCount = 0;
-    const [capture = [], collection = [], walk = []] = await timeRunsInTurn(RUNS, [
+    let pointed = '';
+    const point = target as { x: number; y: number };
+    const [capture = [], collection = [], walk = [], atPoint = []] = await timeRunsInTurn(RUNS, [
       async () => {
         const observed = await operator.operator.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
         if (!observed.ok) throw new Error(observed.message);
@@ -98,6 +108,11 @@ async function measure(label: string, path: string, ready: (names: string[]) => 
         if (!taken.ok) throw new Error(taken.message);
         walkedCount = taken.snapshot.elements.length;
       },
+      async () => {
+        const found = await reader.elementAt(point, 10_000);
+        if (!found.ok) throw new Error(found.message);
+        pointed = found.element ? `${found.element.role} "${found.element.name}" by ${found.method}` : `nothing, by ${found.method}`;
+      },
     ]);
     const a = median(capture);
     const b = median(collection);
@@ -106,6 +121,8 @@ async function measure(label: string, path: string, ready: (names: string[]) => 
     console.log(`  (a) one capture (observe, JPEG 1280 wide)   ${fmt(a)} ms`);
     console.log(`  (b) snapshot, Collection query              ${fmt(b)} ms  (${shown} elements)   b/a = ${(b / a).toFixed(2)}`);
     console.log(`  (c) snapshot, pruned walk                   ${fmt(c)} ms  (${walkedCount} elements)   c/a = ${(c / a).toFixed(2)}`);
+    const d = median(atPoint);
+    console.log(`  ${`(d) element at a point (${point.x},${point.y})`.padEnd(43)} ${fmt(d)} ms  (${pointed})   d/a = ${(d / a).toFixed(2)}, d/b = ${(d / b).toFixed(2)}`);
 
     // One step's prompt: the capture the model would get and the snapshot on its frame.
     const observed = await operator.operator.observe({ maxWidth: 1280, format: 'jpeg', quality: 80 });
@@ -155,8 +172,8 @@ async function printPromptTokens(image: ModelImage, snapshot: ElementSnapshot, c
 
 try {
   console.log(`bench:elements — medians of ${RUNS} runs each, in turn, on private 1280x800 desktops`);
-  await measure('form page (test/fixtures/elements/form.html)', '/form', (names) => names.includes('Submit'));
-  await measure('5,000-node page (1,000 rows × row, label, box, button, link)', '/big', (names) => names.includes('Open 1'));
+  await measure('form page (test/fixtures/elements/form.html)', '/form', (names) => names.includes('Submit'), 'Submit');
+  await measure('5,000-node page (1,000 rows × row, label, box, button, link)', '/big', (names) => names.includes('Open 1'), 'Open 10');
   console.log('tokens: the estimate of src/main/memory/pruning.ts (text 3 characters a token, the request JSON without images; an image 800); the image is the same in all three modes');
 } finally {
   server.closeAllConnections();

@@ -21,6 +21,11 @@ export const ElementSchema = z.object({
   /** The AT-SPI role name: "push button", "entry", "password text", "check box"… */
   role: z.string(),
   name: z.string(),
+  /**
+   * `label`: the tree gives the element no name of its own, and this one is the label beside it
+   * (a field a program only laid a label next to); the tree's own name for it is empty.
+   */
+  nameFrom: z.literal('label').optional(),
   /** What it holds (a field's text, a slider's number); never for a password field. */
   value: z.string().optional(),
   /** AT-SPI state names: "focused", "editable", "checked", "enabled"… */

@@ -151,6 +151,14 @@ describe.each([
       expectSameBox(submitted.imageBounds as Rect, expectedImage);
       expect(printed.stdout).not.toContain('hunter2');
 
+      // The element at a point without a snapshot: asked down from the window, the same element.
+      for (const [rect, role, name] of [[layout.rects.agree, 'check box', 'I agree'], [layout.rects.user, 'entry', 'User name'], [layout.rects.submit, 'push button', 'Submit']] as const) {
+        const pointed = await reader.reader.elementAt(centre(rect));
+        expect(pointed).toMatchObject({ ok: true, element: { role, name, ref: one(snapshot, `${role}:${name}`).ref } });
+        expectSameBox((pointed as { element: Element }).element.bounds, rect);
+      }
+      expect(await reader.reader.elementAt(centre(layout.rects.submit))).toMatchObject({ method: 'point' });
+      expect(await reader.reader.elementAt({ x: width + 10, y: 10 })).toEqual({ ok: true, element: undefined, method: 'point', window: snapshot.window });
       const at = await runMnemo(['elements', '--json', '--at', `${centre(layout.rects.agree).x},${centre(layout.rects.agree).y}`], { env: desktop.env });
       expect(at.code).toBe(0);
       expect(JSON.parse(at.stdout)).toMatchObject({ role: 'check box', name: 'I agree' });
@@ -194,9 +202,17 @@ describe('a GTK3 app (zenity --forms)', () => {
     });
 
     const ok = one(snapshot, 'push button:OK');
+    // At a point: the button by the descent; the entry, unnamed in the tree, named by the snapshot from its label.
+    expect(await reader.reader.elementAt(centre(ok.bounds))).toMatchObject({ ok: true, method: 'point', element: { role: 'push button', name: 'OK', ref: ok.ref, bounds: ok.bounds } });
+    const name = one(snapshot, 'text:Name');
+    expect(await reader.reader.elementAt(centre(name.bounds))).toMatchObject({ ok: true, method: 'snapshot', element: { role: 'text', name: 'Name', nameFrom: 'label', ref: name.ref } });
     const at = await runMnemo(['elements', '--json', '--at', `${centre(ok.bounds).x},${centre(ok.bounds).y}`], { env: desktop.env });
     expect(at.code).toBe(0);
     expect(JSON.parse(at.stdout)).toMatchObject({ role: 'push button', name: 'OK' });
+    // In words, as a snapshot's line; the unnamed entry by the label beside it.
+    const atText = await runMnemo(['elements', '--at', `${centre(name.bounds).x},${centre(name.bounds).y}`], { env: desktop.env });
+    expect(atText.code).toBe(0);
+    expect(atText.stdout).toMatch(/^\d+\. text "Name" = "" at \d+,\d+ \d+x\d+ \[.*\] \(image \d+,\d+ \d+x\d+\)\n$/);
 
     // The focus starts in the first field: type there, then in the password field after Tab.
     const field = snapshot.elements.find((element) => element.role === 'text');

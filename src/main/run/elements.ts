@@ -20,7 +20,7 @@ import { actionFailure, type ActedElement, type ActionResult, type ActionSuccess
 import type { Element, ElementSnapshot, SnapshotResult } from '../../shared/elements';
 import type { Frame, Rect } from '../../shared/frame';
 import { elementAt } from '../operator/a11y/element-query';
-import type { ReadBack, RefResolution, SnapshotOptions } from '../operator/a11y/snapshot';
+import type { PointLookup, ReadBack, RefResolution, SnapshotOptions } from '../operator/a11y/snapshot';
 import { imageToScreen, screenFrame } from '../operator/geometry';
 import { changesScreen } from './batch-guard';
 
@@ -29,8 +29,10 @@ export interface ElementSource {
   snapshot(options?: SnapshotOptions): Promise<SnapshotResult>;
   /** The element holding the keyboard focus, by one query (undefined when it cannot be said so cheaply). */
   focused?(budgetMs?: number): Promise<Element | undefined>;
-  resolve(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<RefResolution>;
-  readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack>;
+  resolve(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<RefResolution>;
+  readBack(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<ReadBack>;
+  /** The element under a screen point, by a few queries instead of a snapshot (absent: a snapshot is taken). */
+  elementAt?(point: ScreenPoint, budgetMs?: number): Promise<PointLookup>;
   /** The named elements a ref's element sits in, outermost first (`role:name`): what tells two alike apart. */
   ancestry?(ref: string): Promise<string[]>;
 }
@@ -204,8 +206,16 @@ export class RunElements {
     return withElement(result, `typed into ${nameOfElement(focused)}`, { role: focused.role, name: focused.name, bounds: before.bounds }, check);
   }
 
-  /** The element under a screen point: from the step's snapshot while it holds, else one bounded query. */
+  /**
+   * The element under a screen point: from the step's snapshot while it holds (its number then
+   * said), else by one element-at-point query (a few round trips, where a snapshot of a large page
+   * takes half a second), else a snapshot.
+   */
   private async elementUnder(point: ScreenPoint): Promise<{ element: Element; numbered: boolean } | undefined> {
+    if ((!this.current || this.current.dated) && this.source.elementAt) {
+      const found = await this.source.elementAt(point, this.options.queryBudgetMs);
+      return found.ok && found.element ? { element: found.element, numbered: false } : undefined;
+    }
     const elements = await this.elementsNow();
     if (!elements) return undefined;
     const element = elementAt(elements.list, point);
@@ -224,7 +234,7 @@ export class RunElements {
     if ((!this.current || this.current.dated) && this.source.focused) {
       const query = () => (this.source.focused as NonNullable<ElementSource['focused']>)(this.options.queryBudgetMs);
       const focused = clicked ? await this.poll(editable, query) : await query();
-      if (focused) return editable(focused) ? focused : undefined;
+      if (focused) return editable(focused) ? namedAsClicked(focused, clicked) : undefined;
     }
     const elements = await this.elementsNow();
     return elements?.list.find(editable);
@@ -293,6 +303,15 @@ export class RunElements {
       await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
     }
   }
+}
+
+/**
+ * The focused field, named as the click that reached it named it: the focus query sees only the
+ * tree's own name, which a field named from the label beside it lacks (label-names.ts).
+ */
+function namedAsClicked(focused: Element, clicked: Element | undefined): Element {
+  if (!clicked || clicked.ref !== focused.ref || clicked.nameFrom === undefined) return focused;
+  return { ...focused, name: clicked.name, nameFrom: clicked.nameFrom };
 }
 
 /** A field that keeps what is typed into it. */

@@ -14,20 +14,34 @@ import { PASSWORD_ROLE } from '../operator/a11y/atspi-constants';
 import { elementAt } from '../operator/a11y/element-query';
 import type { ElementReader } from '../operator/a11y/snapshot';
 
-/** The reads a demonstration makes of the tree. */
-export type DemonstrationTree = Pick<ElementReader, 'snapshot' | 'ancestry'>;
+/** The reads a demonstration makes of the tree (`elementAt`, where there, spares a snapshot per click). */
+export type DemonstrationTree = Pick<ElementReader, 'snapshot' | 'ancestry'> & Partial<Pick<ElementReader, 'elementAt'>>;
 
-/** The element under a screen point, with the named elements around it. */
+/**
+ * The element under a screen point, with the named elements around it: by one element-at-point
+ * query where the tree has it (a few round trips, so the read is of the screen the click met),
+ * else from a snapshot.
+ */
 export async function elementUnder(tree: DemonstrationTree, point: { x: number; y: number }): Promise<ActedElement | null> {
   try {
-    const taken = await tree.snapshot();
-    if (!taken.ok) return null;
-    const element = elementAt(taken.snapshot.elements, point);
+    const element = await elementAtPoint(tree, point);
     if (!element) return null;
     return { role: element.role, name: element.name, bounds: element.bounds, path: await tree.ancestry(element.ref) };
   } catch {
     return null;
   }
+}
+
+/** As long as a snapshot may take by default: the query falls back to one where it cannot say. */
+const POINT_BUDGET_MS = 2000;
+
+async function elementAtPoint(tree: DemonstrationTree, point: { x: number; y: number }): Promise<Element | undefined> {
+  if (tree.elementAt) {
+    const found = await tree.elementAt(point, POINT_BUDGET_MS);
+    return found.ok ? found.element : undefined;
+  }
+  const taken = await tree.snapshot();
+  return taken.ok ? elementAt(taken.snapshot.elements, point) : undefined;
 }
 
 /** The element holding the keyboard focus in the active window (the innermost that says so), or null. */

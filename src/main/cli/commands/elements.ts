@@ -2,12 +2,13 @@
  * `mnemo elements`: the active window's elements as the accessibility tree has them, with their
  * boxes on the screen and on the image the model would see of the display (the frame
  * `mnemo screenshot` prints, with the same limits). `--at X,Y` and `--find "role:name"` answer
- * with one element. A display without an accessibility bus is a message saying how to have one
+ * with one element (`--at` by an element-at-point query, without a snapshot of the window). A display without an accessibility bus is a message saying how to have one
  * (exit 1); Mnemo then works from pixels alone.
  */
-import type { Element, ElementSnapshot } from '../../../shared/elements';
+import type { Element, ElementSnapshot, SnapshotWindow } from '../../../shared/elements';
 import type { Frame } from '../../../shared/frame';
-import { describeElement, elementAt, findElements, parseFindQuery } from '../../operator/a11y/element-query';
+import { describeElement, findElements, imageBoundsOf, parseFindQuery } from '../../operator/a11y/element-query';
+import type { PointLookup } from '../../operator/a11y/snapshot';
 import { fitImageSize } from '../../operator/geometry';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { operatorOrExplain } from '../operator-setup';
@@ -40,6 +41,14 @@ export async function elementsCommand(options: ElementsOptions): Promise<void> {
     process.exitCode = ExitCode.errorResult;
     return;
   }
+  if (options.at) {
+    // One element-at-point query, not a snapshot of the whole window (a large page's costs half a second).
+    const { DEFAULT_SNAPSHOT_BUDGET_MS } = await import('../../operator/a11y/snapshot');
+    const found = await opening.opened.reader.elementAt(options.at, options.budget ?? DEFAULT_SNAPSHOT_BUDGET_MS).finally(() => opening.opened.close());
+    const picked = found.ok ? pickedAt(found, options.at, frame) : ({ ok: false, message: found.message } as const);
+    printPicked(picked, options.json === true);
+    return;
+  }
   const taken = await opening.opened.reader.snapshot({ frame, ...(options.budget ? { budgetMs: options.budget } : {}) }).finally(() => opening.opened.close());
   if (!taken.ok) {
     process.stderr.write(`mnemo: ${taken.message}\n`);
@@ -49,15 +58,8 @@ export async function elementsCommand(options: ElementsOptions): Promise<void> {
   const snapshot = taken.snapshot;
   if (snapshot.truncated) process.stderr.write(`mnemo: ${truncationNote(snapshot)}\n`);
 
-  if (options.at || query) {
-    const picked = options.at ? pickAt(snapshot, options.at) : pickFound(snapshot, query?.ok ? query.query : { role: '', name: '' }, options.find ?? '');
-    if (!picked.ok) {
-      process.stderr.write(`mnemo: ${picked.message}\n`);
-      process.exitCode = ExitCode.errorResult;
-      return;
-    }
-    if (picked.note) process.stderr.write(`mnemo: ${picked.note}\n`);
-    process.stdout.write(options.json ? `${JSON.stringify(picked.element)}\n` : `${describeElement(picked.element)}${imageNote(picked.element)}\n`);
+  if (query) {
+    printPicked(pickFound(snapshot, query.ok ? query.query : { role: '', name: '' }, options.find ?? ''), options.json === true);
     return;
   }
   if (options.json) {
@@ -72,19 +74,32 @@ export async function elementsCommand(options: ElementsOptions): Promise<void> {
 
 type Picked = { ok: true; element: Element; note?: string } | { ok: false; message: string };
 
-function windowWords(snapshot: ElementSnapshot): string {
-  return `the active window (${snapshot.window.role} "${snapshot.window.name}")`;
+function printPicked(picked: Picked, json: boolean): void {
+  if (!picked.ok) {
+    process.stderr.write(`mnemo: ${picked.message}\n`);
+    process.exitCode = ExitCode.errorResult;
+    return;
+  }
+  if (picked.note) process.stderr.write(`mnemo: ${picked.note}\n`);
+  process.stdout.write(json ? `${JSON.stringify(picked.element)}\n` : `${describeElement(picked.element)}${imageNote(picked.element)}\n`);
 }
 
-function pickAt(snapshot: ElementSnapshot, point: { x: number; y: number }): Picked {
-  const element = elementAt(snapshot.elements, point);
-  if (!element) return { ok: false, message: `no element of ${windowWords(snapshot)} is at ${point.x},${point.y}` };
-  return { ok: true, element };
+function windowWords(window: SnapshotWindow): string {
+  return `the active window (${window.role} "${window.name}")`;
+}
+
+/** The element the query found, its box put on the model's image as a snapshot's are. */
+function pickedAt(found: Extract<PointLookup, { ok: true }>, point: { x: number; y: number }, frame: Frame): Picked {
+  if (!found.element) return { ok: false, message: `no element of ${windowWords(found.window)} is at ${point.x},${point.y}` };
+  const { imageBounds: _stale, ...element } = found.element;
+  void _stale;
+  const imageBounds = imageBoundsOf(element.bounds, frame);
+  return { ok: true, element: { ...element, ...(imageBounds ? { imageBounds } : {}) } };
 }
 
 function pickFound(snapshot: ElementSnapshot, query: { role: string; name: string }, text: string): Picked {
   const [first, ...others] = findElements(snapshot.elements, query);
-  if (!first) return { ok: false, message: `no element of ${windowWords(snapshot)} matches "${text}"` };
+  if (!first) return { ok: false, message: `no element of ${windowWords(snapshot.window)} matches "${text}"` };
   const note = others.length > 0 ? `${others.length} more match "${text}": ${others.map((element) => element.n).join(', ')} (the first printed)` : undefined;
   return { ok: true, element: first, ...(note ? { note } : {}) };
 }

@@ -22,6 +22,7 @@ const SnapshotOutput = {
         ref: z.string().describe('what act takes as "ref" (click_element, type_into), until the next snapshot'),
         role: z.string(),
         name: z.string(),
+        nameFrom: z.literal('label').optional().describe('"label": the tree gives the element no name; this one is the label beside it'),
         value: z.string().optional().describe('what it holds; never for a password field'),
         states: z.array(z.string()),
         bounds: RectShape.describe('screen pixels'),

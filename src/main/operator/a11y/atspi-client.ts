@@ -147,6 +147,17 @@ export class AtspiClient {
     return { x: x as number, y: y as number, width: width as number, height: height as number };
   }
 
+  /**
+   * Component.GetAccessibleAtPoint: the child of `target` whose box holds a screen point (not the
+   * deepest element: one level down). Null when the application answered that no child is there;
+   * undefined when it did not answer (or has no Component).
+   */
+  async accessibleAtPoint(target: ObjectAddress, point: { x: number; y: number }, timeoutMs?: number): Promise<ObjectAddress | null | undefined> {
+    const body = await this.call(target, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [Math.round(point.x), Math.round(point.y), SCREEN_COORDS], timeoutMs);
+    if (!body) return undefined;
+    return addressesOf([body[0]])[0] ?? null;
+  }
+
   /** The whole text of a Text object. */
   async text(target: ObjectAddress): Promise<string | undefined> {
     const body = await this.call(target, TEXT, 'GetText', 'ii', [0, -1]);

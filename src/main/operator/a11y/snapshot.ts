@@ -15,10 +15,11 @@
  * - A password field's text is never asked for.
  */
 import type { Frame, Rect } from '../../../shared/frame';
-import type { Element, ElementSnapshot, SnapshotResult, SnapshotWindow } from '../../../shared/elements';
+import type { Element, ElementSnapshot, SnapshotFailureKind, SnapshotResult, SnapshotWindow } from '../../../shared/elements';
 import { REGISTRY, type AtspiClient, type ObjectAddress } from './atspi-client';
 import { CONTAINER_ROLES, hasState, isInteractive, PASSWORD_ROLE, State, stateNames, TEXT_FIELD_ROLES } from './atspi-constants';
-import { imageBoundsOf, intersects } from './element-query';
+import { contains, elementAt as elementInList, imageBoundsOf, intersects } from './element-query';
+import { nameFromLabels, ownName } from './label-names';
 
 export interface SnapshotOptions {
   /** The image the model sees: each element's box is given on it too (`imageBounds`). */
@@ -71,6 +72,22 @@ export type RefResolution =
 export type ReadBack =
   | { ok: true; bounds: Rect; states: string[]; value?: string; length?: number }
   | { ok: false; kind: 'stale'; message: string };
+
+/**
+ * The element under a screen point (`ElementReader.elementAt`): found by asking the applications
+ * down from the active window (`point`), or, where they cannot say, from a snapshot (`snapshot`);
+ * `element` undefined when nothing of the active window is there.
+ */
+export type PointLookup =
+  | { ok: true; element: Element | undefined; method: 'point' | 'snapshot'; /** The active window the point was looked for in. */ window: SnapshotWindow }
+  | { ok: false; kind: SnapshotFailureKind; message: string };
+
+/** An element-at-point query's default time: a few round trips, against a snapshot's whole window. */
+export const DEFAULT_POINT_BUDGET_MS = 1000;
+/** The deepest an element-at-point descent goes (a page's nesting is far shallower). */
+const MAX_POINT_DEPTH = 64;
+/** Parents an application's hit test skipped that are looked at again (a button around its text, a link around its words). */
+const MAX_SKIPPED_PARENTS = 8;
 
 interface Described {
   address: ObjectAddress;
@@ -156,7 +173,7 @@ export class ElementReader {
     if (kept.length > maxElements) cut ??= { reason: 'count', limit: maxElements };
     const shown = kept.slice(0, maxElements);
     const values = deadline.passed ? shown.map(() => undefined) : await Promise.all(shown.map((item) => this.valueOf(item)));
-    const elements = shown.map((item, index): Element => {
+    const elements = nameFromLabels(shown.map((item, index): Element => {
       const value = values[index];
       const imageBounds = options.frame ? imageBoundsOf(item.bounds, options.frame) : undefined;
       return {
@@ -170,10 +187,7 @@ export class ElementReader {
         ...(imageBounds ? { imageBounds } : {}),
         interactive: isInteractive(item.role, item.states),
       };
-    });
-    const { address: _address, collection: _collection, ...windowInfo } = window;
-    void _address;
-    void _collection;
+    }));
     return {
       ok: true,
       snapshot: {
@@ -181,7 +195,7 @@ export class ElementReader {
         takenAt: this.wallClock(),
         elapsedMs: Math.round(this.now() - started),
         method,
-        window: windowInfo,
+        window: describedWindow(window),
         elements,
         ...(cut ? { truncated: cut } : {}),
         ...(options.frame ? { frame: options.frame } : {}),
@@ -198,7 +212,7 @@ export class ElementReader {
    * What the tree says of a ref now: its box and states, or `stale` when the object is gone,
    * defunct, no longer shows, or is now another element (its role or name changed).
    */
-  async resolve(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<RefResolution> {
+  async resolve(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<RefResolution> {
     const stale = (why: string): RefResolution => ({ ok: false, kind: 'stale', message: `the element ${element.role} "${element.name}" (${element.ref}) is stale: ${why}; take a new snapshot` });
     const address = addressOfRef(element.ref);
     if (!address) return stale('its ref is not one a snapshot gives');
@@ -206,7 +220,8 @@ export class ElementReader {
     if (!described) return stale('the application no longer has it');
     if (hasState(described.states, State.defunct)) return stale('it was removed');
     if (!hasState(described.states, State.showing)) return stale('it no longer shows');
-    if (described.role !== element.role || described.name !== element.name) return stale(`it is now ${described.role} "${described.name}"`);
+    // A name taken from a label beside the element is not the tree's: the tree's own (empty) one is compared.
+    if (described.role !== element.role || described.name !== ownName(element)) return stale(`it is now ${described.role} "${described.name}"`);
     return { ok: true, bounds: described.bounds, states: stateNames(described.states) };
   }
 
@@ -253,8 +268,89 @@ export class ElementReader {
     return Promise.race([look(), late]).finally(() => clearTimeout(timer));
   }
 
+  /**
+   * The element under a screen point, without a snapshot: from the active window down, each
+   * application asked which of its children holds the point (Component.GetAccessibleAtPoint),
+   * to the deepest; of that chain the deepest element a user acts on, else the deepest a snapshot
+   * would keep (named text). A few round trips where a snapshot describes the whole window.
+   *
+   * The snapshot answers instead (`method: "snapshot"`) where the descent cannot: the window's
+   * application does not answer the question, the descent stops at a document or a container with
+   * nothing in it there (a page's hit test answered from a stale cache), or the element found has no name of
+   * its own (a field named only by the label beside it, which a snapshot supplies). Bounded
+   * by `budgetMs`, the fallback included: past it, a failure as a value.
+   */
+  async elementAt(point: { x: number; y: number }, budgetMs = DEFAULT_POINT_BUDGET_MS): Promise<PointLookup> {
+    const deadline = new Deadline(this.now() + budgetMs, this.now);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<PointLookup>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, kind: 'failed', message: `the accessibility tree of display ${this.display} did not say what is at ${point.x},${point.y} within ${budgetMs} ms` }), budgetMs);
+    });
+    return Promise.race([this.descendTo(point, deadline), late]).finally(() => clearTimeout(timer));
+  }
+
+  private async descendTo(point: { x: number; y: number }, deadline: Deadline): Promise<PointLookup> {
+    const found = await this.activeWindow();
+    if (!found.ok) return found;
+    const { window } = found;
+    const answer = (element: Element | undefined): PointLookup => ({ ok: true, element, method: 'point', window: describedWindow(window) });
+    if (window.bounds.width > 0 && !contains(window.bounds, point)) return answer(undefined);
+    const chain: ObjectAddress[] = [];
+    let current = window.address;
+    for (let depth = 0; depth < MAX_POINT_DEPTH && !deadline.passed; depth++) {
+      const child = await this.client.accessibleAtPoint(current, point, deadline.remainingMs);
+      // The window's application does not answer the question: the snapshot knows.
+      if (child === undefined && depth === 0) return this.fromSnapshot(point, deadline);
+      if (!child || (child.app === current.app && child.path === current.path)) break;
+      chain.push(child);
+      current = child;
+    }
+    const chained = await this.withSkippedParents(await this.describeAll(chain), window.address);
+    const described = chained.filter((item) => keep(item, window.bounds) && contains(item.bounds, point));
+    const interactive = described.filter((item) => isInteractive(item.role, item.states));
+    const item = interactive[interactive.length - 1] ?? described[described.length - 1];
+    if (!item) {
+      // Chromium answers a page's hit test from the last one it made (asynchronously) while that
+      // one's box holds the point: often the whole document, or a section. Stopped at a document
+      // or a container, the descent may have been told too little: the snapshot knows.
+      const last = chained[chained.length - 1];
+      return last && (last.role.startsWith('document') || CONTAINER_ROLES.has(last.role)) ? this.fromSnapshot(point, deadline) : answer(undefined);
+    }
+    // Only a snapshot sees the label beside a field the tree leaves unnamed.
+    if (item.name.trim() === '' && isInteractive(item.role, item.states)) return this.fromSnapshot(point, deadline);
+    const value = await this.valueOf(item);
+    return answer({ n: 1, ref: refOf(item.address), role: item.role, name: item.name, ...(value !== undefined ? { value } : {}), states: stateNames(item.states), bounds: item.bounds, interactive: isInteractive(item.role, item.states) });
+  }
+
+  /**
+   * An application may answer a hit test with its deepest element at once, skipping levels:
+   * Chromium's page gives the text inside a button, not the button. When the deepest found is
+   * not something a user acts on, its parents the descent skipped are put back (at most
+   * MAX_SKIPPED_PARENTS), so the button it is part of can be chosen.
+   */
+  private async withSkippedParents(chain: Described[], window: ObjectAddress): Promise<Described[]> {
+    const deepest = chain[chain.length - 1];
+    if (!deepest || isInteractive(deepest.role, deepest.states)) return chain;
+    const known = new Set([refOf(window), ...chain.map((item) => refOf(item.address))]);
+    const skipped: ObjectAddress[] = [];
+    let address: ObjectAddress | undefined = deepest.address;
+    while (skipped.length < MAX_SKIPPED_PARENTS) {
+      address = await this.client.parent(address);
+      if (!address || known.has(refOf(address))) break;
+      skipped.unshift(address);
+    }
+    if (skipped.length === 0) return chain;
+    return [...chain.slice(0, -1), ...(await this.describeAll(skipped)), deepest];
+  }
+
+  private async fromSnapshot(point: { x: number; y: number }, deadline: Deadline): Promise<PointLookup> {
+    const taken = await this.snapshot({ budgetMs: deadline.remainingMs });
+    if (!taken.ok) return taken;
+    return { ok: true, element: elementInList(taken.snapshot.elements, point), method: 'snapshot', window: taken.snapshot.window };
+  }
+
   /** `resolve`, and what the element holds now (a password field: its length only). */
-  async readBack(element: Pick<Element, 'ref' | 'role' | 'name'>): Promise<ReadBack> {
+  async readBack(element: Pick<Element, 'ref' | 'role' | 'name' | 'nameFrom'>): Promise<ReadBack> {
     const resolved = await this.resolve(element);
     if (!resolved.ok) return resolved;
     const address = addressOfRef(element.ref) as ObjectAddress;
@@ -392,6 +488,12 @@ export class ElementReader {
     }
     return undefined;
   }
+}
+
+/** The window as a snapshot describes it: without where it is on the bus or what it answers. */
+function describedWindow(window: FoundWindow): SnapshotWindow {
+  const { app, role, name, bounds, chosenBy } = window;
+  return { app, role, name, bounds, chosenBy };
 }
 
 /** Kept in a snapshot: it shows inside the window, and a user acts on it or reads it. */
