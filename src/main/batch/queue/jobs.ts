@@ -63,7 +63,7 @@ export const AttemptOutcomeSchema = z.object({
   costUsd: z.number(),
   durationMs: z.number(),
   error: z.object({ kind: AttemptErrorKindSchema, message: z.string() }).nullable(),
-  /** What the run read off the screen, by name (its summary under `summary`). */
+  /** What the run read off the screen, by name (scheduler.ts `AttemptResult.screenValues`: each field typed into, a password by length only; its summary under `summary`). */
   values: z.record(z.string(), z.string()),
   /** The row's outcome: it succeeded, or failed with no retry left. */
   final: z.boolean(),

@@ -171,6 +171,7 @@ async function journalProgress(job: Job, row: number, state: FollowedRow, record
         steps: ended.steps,
         costUsd: ended.costUsd,
         durationMs: ended.durationMs,
+        screenValues: ended.values,
         final: ended.final,
       });
       if (ended.final) state.final = true;

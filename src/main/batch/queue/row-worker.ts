@@ -190,7 +190,7 @@ export class RowWorker {
       costUsd: result?.costUsd ?? 0,
       durationMs: result?.durationMs ?? 0,
       error: kind === null ? null : { kind, message },
-      values: result?.summary ? { summary: result.summary } : {},
+      values: result?.screenValues ?? {},
       final,
     };
   }
