@@ -12,6 +12,7 @@ import type { BatchDefinition, JournalEntry } from '../records';
 import { ROW_JOB, ROWS_QUEUE, RowProgressSchema, type QueuedModelFlags, type RowJob } from './jobs';
 import { bullConnection, queueConnection } from './connection';
 import { listWorkers } from './presence';
+import { uncancelQueuedBatch } from './cancels';
 
 const POLL_MS = 500;
 /** How long rows may wait before the follower looks whether any worker is there to take them, and how often after. */
@@ -71,6 +72,9 @@ export async function runQueuedRows(deps: QueuedRowsDeps, options: QueuedRowsOpt
         },
       };
     });
+    // A resume or retry of a cancelled batch: its rows may run again.
+    const marks = queueConnection(options.url);
+    await uncancelQueuedBatch(marks, definition.id).finally(() => marks.disconnect());
     await queue.addBulk(jobs);
 
     const followed = new Map(options.rows.map((row) => [row, { started: 0, ended: 0, final: false, base: options.attemptsSoFar?.get(row) ?? 0, removed: false }]));
