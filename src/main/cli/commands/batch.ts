@@ -198,7 +198,7 @@ async function runBatch(service: RunService, batch: OpenedBatch, choice: RunChoi
       },
       onCancelled: () => {
         userStopped = true;
-        progress.note(queued ? 'cancelled (mnemo batch cancel): the rows waiting are taken off the queue, the runs going on finish on their workers' : 'cancelled (mnemo batch cancel): the runs going on are stopped');
+        progress.note(queued ? 'cancelled (mnemo batch cancel): the rows waiting are taken off the queue, the runs going on are stopped on their workers and followed to their end' : 'cancelled (mnemo batch cancel): the runs going on are stopped');
       },
       onNote: (line) => progress.note(`mnemo: ${line}`),
     });
