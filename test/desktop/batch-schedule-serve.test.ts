@@ -67,7 +67,7 @@ it('mnemo serve fires a local schedule while it is open: a batch of its values, 
   // Nothing fires it yet: no batch.
   expect(JSON.parse((await runMnemo(['batch', 'list', '--json', '--data-dir', data], { env })).stdout || '[]')).toEqual([]);
 
-  served = startMnemo(['serve', '--port', '0', '--data-dir', data], { env: { ...env, DISPLAY: ':140' } });
+  served = startMnemo(['serve', '--port', '0', '--data-dir', data], { env });
   const server = served;
   await expect.poll(() => /Mnemo is at /.test(server.output().stdout) || server.child.exitCode !== null, POLL).toBe(true);
   expect(server.child.exitCode, server.output().stderr).toBeNull();

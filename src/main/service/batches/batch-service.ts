@@ -332,7 +332,8 @@ export class Batches {
     const here = this.background.get(batch.definition.id);
     if (here) {
       here.drain.abort();
-      here.stop.abort();
+      // On a queue the workers stop its runs (the mark above): followed here to their end, so their rows are journalled.
+      if (!queued) here.stop.abort();
     }
     const now = readBatchOf(batch.definition, [...batch.entries, cancelled], batch.skipped);
     return { ok: true, value: { batch: this.summary(now), wasRunning, holderPid: wasRunning ? (batch.state.holder?.pid ?? null) : null, ...(queue ? { queue } : {}) } };
