@@ -93,7 +93,7 @@ beforeAll(async () => {
   for (const entry of [
     { type: 'opened', at, writer, rows: [1, 2], concurrency: 2 },
     { type: 'attempt-started', at: at + 10, row: 1, attempt: 1, session: sessionId },
-    { type: 'attempt-ended', at: at + 2000, row: 1, attempt: 1, session: sessionId, status: 'succeeded', runStatus: 'finished', reason: 'done', steps: 5, costUsd: 0.0123, durationMs: 1990, final: true },
+    { type: 'attempt-ended', at: at + 2000, row: 1, attempt: 1, session: sessionId, status: 'succeeded', runStatus: 'finished', reason: 'done', steps: 5, costUsd: 0.0123, durationMs: 1990, screenValues: { entry: 'Ada Lovelace', summary: 'Written down.' }, final: true },
     { type: 'attempt-ended', at: at + 2100, row: 2, attempt: 1, session: null, status: 'failed', runStatus: null, reason: 'could not start: no display', steps: 0, costUsd: 0, durationMs: 100, final: true },
     { type: 'closed', at: at + 2200 },
   ] satisfies JournalEntry[])
