@@ -9,6 +9,9 @@
  *   says `cancelled`), the follower ends (exit 4) with every row without an outcome, for resume.
  * - `mnemo batch retry --failed`: only the failed row goes back on the queue, a worker runs it,
  *   and the batch is whole (exit 0).
+ * - What a row's run read off the screen: a row typed into the instrumented page in kiosk Chromium
+ *   on the worker's private desktop; its field, read back through that desktop's accessibility
+ *   tree, is in the job's result (`values`) and the follower's `--json` row (`screenValues`).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +19,10 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { formToolCall } from '../fixtures/desktop/form-workflow';
+import { kioskCommand } from '../fixtures/desktop/chromium';
+import { startEventServer } from '../fixtures/desktop/event-server';
+import { FORM_IMAGE, formToolCall, toFormImage } from '../fixtures/desktop/form-workflow';
+import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
 import { TEST_DESKTOP_SETTINGS, xvfbUnder } from '../fixtures/desktop/private-desktops';
 import { jsonLines, runMnemo, startMnemo, type StartedMnemo } from '../fixtures/mnemo-cli';
 import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
@@ -61,7 +67,8 @@ async function scriptedModel(reply: (task: string) => Promise<ScriptedReply> | S
 
 function dataDir(name: string): string {
   const dir = mkdtempSync(join(scratch, `${name}-`));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS, queue: { stalledAfterMs: 4000, backoffMs: 200 } }));
+  // The model answers in 960x600 images of the 1280x800 desktops (the form's points: toFormImage).
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: FORM_IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS, queue: { stalledAfterMs: 4000, backoffMs: 200 } }));
   return dir;
 }
 
@@ -114,7 +121,7 @@ afterAll(async () => {
   for (const pid of xvfbUnder(scratch)) process.kill(pid, 'SIGKILL');
   await memoryModel?.close();
   await redis?.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  if (!process.env.KEEP_SCRATCH) rmSync(scratch, { recursive: true, force: true });
 });
 
 describe('a batch on a queue, controlled', () => {
@@ -203,6 +210,35 @@ describe('a batch on a queue, controlled', () => {
       expect(result).toMatchObject({ batch: batchId, row: 2, status: 'succeeded', session: rows[1]?.session, error: null, values: { summary: 'Entered.' }, final: true });
     } finally {
       await model.server.close();
+    }
+  });
+
+  it("a row's job result carries what its run read off the screen: the field it typed into, read back through the tree", SLOW, async () => {
+    const page = await startEventServer();
+    let typed = false;
+    const model = await scriptedModel(async (task) => {
+      // The row's first request: once the page is up, click the field and type the customer; then done.
+      if (!typed) {
+        typed = true;
+        await page.waitForType('ready', (event) => event.run === 'queued', { timeoutMs: 240_000, description: 'the page on the worker\'s private desktop' });
+        const customer = /for (\w+)/.exec(task)?.[1] ?? '';
+        return formToolCall([{ type: 'click', ...toFormImage(centreOf(TARGET_LAYOUT.field)) }, { type: 'type', text: customer }], 'I type the customer.');
+      }
+      return done();
+    });
+    try {
+      await startWorker(dataDir('read-worker'), 1);
+      const app = kioskCommand(page, 'queued', mkdtempSync(join(scratch, 'profile-')));
+      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme']), '--app', app, '--queue', redis.url, ...model.modelFlags, '--data-dir', dataDir('read-producer'), '--json'], { env });
+      expect(run.code, run.stderr).toBe(0);
+      const [row] = jsonLines<RowReport & { screenValues: Record<string, string> }>(run.stdout);
+      // The page's field has no label: it is known by its role.
+      expect(row?.screenValues).toEqual({ entry: 'Acme', summary: 'Entered.' });
+      const result = await withQueue(async (queue) => (await queue.getJob(`row-${row?.batch}-1`))?.returnvalue as Record<string, unknown>);
+      expect(result).toMatchObject({ status: 'succeeded', values: { entry: 'Acme', summary: 'Entered.' } });
+    } finally {
+      await model.server.close();
+      await page.close();
     }
   });
 });
