@@ -52,6 +52,10 @@ export interface OutcomeCheck {
   ok: boolean;
   /** For the model and the person: what was expected and what was found (never a password's text). */
   message: string;
+  /** `value`: what the field holds, as read back (masked in the record as the message is: a run's secrets never in it). */
+  value?: string;
+  /** `length`: how many characters the field holds (all a password field or a secret is read back as). */
+  length?: number;
 }
 
 export interface ActionSuccess {
@@ -87,7 +91,7 @@ export const ActionErrorKindSchema = z.enum(['user_abort', 'out_of_bounds', 'inv
 
 const RectSchema = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
 export const ActedElementSchema = z.object({ role: z.string(), name: z.string(), n: z.number().int().positive().optional(), bounds: RectSchema, path: z.array(z.string()).optional() });
-export const OutcomeCheckSchema = z.object({ kind: z.enum(['value', 'length', 'checked']), ok: z.boolean(), message: z.string() });
+export const OutcomeCheckSchema = z.object({ kind: z.enum(['value', 'length', 'checked']), ok: z.boolean(), message: z.string(), value: z.string().optional(), length: z.number().int().nonnegative().optional() });
 
 export const ActionResultSchema = z.discriminatedUnion('ok', [
   z.object({

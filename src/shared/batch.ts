@@ -33,6 +33,13 @@ export const BatchRowSchema = z.object({
   costUsd: z.number(),
   durationMs: z.number(),
   reason: z.string().nullable(),
+  /**
+   * What the row's latest run read off the screen, by name: each field it typed into with what the
+   * field held after (read back through the accessibility tree; a password field or a secret by
+   * its length only), and the run's closing summary under `summary`. A queued row's job result
+   * carries the same as `values`.
+   */
+  screenValues: z.record(z.string(), z.string()),
 });
 export type BatchRow = z.infer<typeof BatchRowSchema>;
 

@@ -40,6 +40,7 @@ interface RowReport {
   session: string | null;
   sessions: string[];
   reason: string | null;
+  screenValues: Record<string, string>;
 }
 
 interface SessionJson {
@@ -98,6 +99,8 @@ describe('mnemo batch run', () => {
     const batchId = rows[0]?.batch as string;
     expect(batchId).toMatch(/^b-/);
     expect(new Set(rows.map((row) => row.session)).size).toBe(12);
+    // What each run read off the screen: the form's field, read back through the tree after the typing, held the row's own value.
+    for (const [i, row] of rows.entries()) expect(Object.values(row.screenValues), JSON.stringify(row.screenValues)).toContain(names[i]);
     const sessions = rows.map((row) => sessionOf(row.session as string));
     expect(sessions.map((session) => session.batch)).toEqual(rows.map((row) => ({ id: batchId, row: row.row })));
     expect(sessions.every((session) => session.status === 'finished')).toBe(true);
@@ -125,6 +128,8 @@ describe('mnemo batch run', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/done; workflow form/);
     for (const name of names) expect(shown.stdout).toMatch(new RegExp(`\\b${name}\\s+succeeded\\s+1\\s`));
+    const shownJson = await runMnemo(['batch', 'show', batchId, '--json', '--data-dir', data], { env });
+    expect((JSON.parse(shownJson.stdout) as { rows: RowReport[] }).rows.map((row) => row.screenValues)).toEqual(rows.map((row) => row.screenValues));
     expect(shown.stdout).toMatch(/12 succeeded, 0 failed; \$/);
     const listed = await runMnemo(['batch', 'list', '--json', '--data-dir', data], { env });
     expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id: batchId, rows: 12, succeeded: 12, failed: 0, withoutOutcome: 0, status: 'done' }));

@@ -52,7 +52,7 @@ const tasksSent = () => model.requests.filter((request) => request.body?.tools).
 const sessionOf = (id: string) => JSON.parse(readFileSync(join(data, 'sessions', id, 'session.json'), 'utf8')) as { status: string; batch?: { id: string; row: number } };
 
 beforeAll(async () => {
-  model = await startScriptedServer({ replies: (request) => (request.body?.tools ? toolCall([{ type: 'finished' }], 'Written down.') : { text: 'ok' }) });
+  model = await startScriptedServer({ replies: (request) => (request.body?.tools ? toolCall([{ type: 'finished', summary: 'Written down.' }], 'Written down.') : { text: 'ok' }) });
   memoryModel = await startMemoryModelServer();
   data = mkdtempSync(join(scratch, 'data-'));
   writeFileSync(join(data, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS }));
@@ -90,6 +90,8 @@ describe('run_batch and get_batch', () => {
     const batch = await untilDone(batchId);
     expect(batch).toMatchObject({ id: batchId, status: 'done', total: 3, counts: { succeeded: 3, failed: 0, pending: 0, running: 0 }, source: { kind: 'task', task: 'Write down {{name}}' }, valuesFile: '(inline rows)' });
     expect(batch.rows.map((row) => [row.row, row.values.name, row.status])).toEqual(NAMES.map((name, i) => [i + 1, name, 'succeeded']));
+    // What each run read off the screen: on a bare desktop, nothing typed, only the model's closing summary.
+    expect(batch.rows.map((row) => row.screenValues)).toEqual(NAMES.map(() => ({ summary: 'Written down.' })));
     for (const row of batch.rows) {
       expect(row.session).not.toBeNull();
       expect(sessionOf(row.session as string)).toMatchObject({ status: 'finished', batch: { id: batchId, row: row.row } });

@@ -93,7 +93,7 @@ beforeAll(async () => {
   for (const entry of [
     { type: 'opened', at, writer, rows: [1, 2], concurrency: 2 },
     { type: 'attempt-started', at: at + 10, row: 1, attempt: 1, session: sessionId },
-    { type: 'attempt-ended', at: at + 2000, row: 1, attempt: 1, session: sessionId, status: 'succeeded', runStatus: 'finished', reason: 'done', steps: 5, costUsd: 0.0123, durationMs: 1990, final: true },
+    { type: 'attempt-ended', at: at + 2000, row: 1, attempt: 1, session: sessionId, status: 'succeeded', runStatus: 'finished', reason: 'done', steps: 5, costUsd: 0.0123, durationMs: 1990, screenValues: { entry: 'Ada Lovelace', summary: 'Written down.' }, final: true },
     { type: 'attempt-ended', at: at + 2100, row: 2, attempt: 1, session: null, status: 'failed', runStatus: null, reason: 'could not start: no display', steps: 0, costUsd: 0, durationMs: 100, final: true },
     { type: 'closed', at: at + 2200 },
   ] satisfies JournalEntry[])
@@ -155,8 +155,10 @@ describe('the Batches view', () => {
     const at = Date.now();
     await opened.journal.append({ type: 'attempt-started', at, row: 1, attempt: 1, session: sessionId });
     await expect.poll(() => rowOf(1).textContent()).toContain('running');
-    await opened.journal.append({ type: 'attempt-ended', at: at + 50, row: 1, attempt: 1, session: sessionId, status: 'succeeded', runStatus: 'finished', reason: 'done', steps: 3, costUsd: 0.02, durationMs: 50, final: true });
+    await opened.journal.append({ type: 'attempt-ended', at: at + 50, row: 1, attempt: 1, session: sessionId, status: 'succeeded', runStatus: 'finished', reason: 'done', steps: 3, costUsd: 0.02, durationMs: 50, screenValues: { Name: 'Ada Lovelace', Password: '(hidden, 8 characters)' }, final: true });
     await expect.poll(() => rowOf(1).textContent()).toContain('succeeded');
+    // What the run read off the screen, in its own column.
+    expect(await rowOf(1).getByRole('cell').last().textContent()).toBe('Name: Ada Lovelace; Password: (hidden, 8 characters)');
     await expect.poll(() => page.getByRole('button', { name: `Open batch ${WORKFLOW_BATCH}` }).textContent()).toContain('1/2 done (0 failed)');
     expect(problems).toEqual([]);
   });

@@ -66,6 +66,8 @@ export const JournalEntrySchema = z.discriminatedUnion('type', [
     steps: z.number(),
     costUsd: z.number(),
     durationMs: z.number(),
+    /** What the run read off the screen, by name (scheduler.ts `AttemptResult`); absent in journals written before it was kept. */
+    screenValues: z.record(z.string(), z.string()).optional(),
     /** The row's outcome: it succeeded, or failed with no retry left. */
     final: z.boolean(),
   }),

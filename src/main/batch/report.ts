@@ -79,6 +79,7 @@ export function rowReports(definition: BatchDefinition, state: BatchState): RowR
     costUsd: row.costUsd,
     durationMs: row.durationMs,
     reason: row.reason,
+    screenValues: row.screenValues,
   }));
 }
 

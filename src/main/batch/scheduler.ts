@@ -16,8 +16,12 @@ export interface AttemptResult {
   steps: number;
   costUsd: number;
   durationMs: number;
-  /** What the run said it found or did at its end (a finished run's summary), when it said anything. */
-  summary?: string;
+  /**
+   * What the run read off the screen, by name (run/screen-values.ts): each field it typed into with
+   * what the field held after (a password by its length only), and its closing summary under
+   * `summary`. Absent when it read nothing (or did not start).
+   */
+  screenValues?: Record<string, string>;
 }
 
 /** A row's run, started. */

@@ -26,6 +26,8 @@ export interface RowState {
   steps: number;
   costUsd: number;
   durationMs: number;
+  /** What the latest ended attempt read off the screen, by name (none yet: empty). */
+  screenValues: Record<string, string>;
 }
 
 export interface BatchState {
@@ -39,7 +41,7 @@ export interface BatchState {
 }
 
 function freshRow(row: number): RowState {
-  return { row, status: 'pending', attempts: 0, failedAttempts: 0, session: null, sessions: [], reason: null, steps: 0, costUsd: 0, durationMs: 0 };
+  return { row, status: 'pending', attempts: 0, failedAttempts: 0, session: null, sessions: [], reason: null, steps: 0, costUsd: 0, durationMs: 0, screenValues: {} };
 }
 
 export function foldBatch(definition: BatchDefinition, entries: readonly JournalEntry[]): BatchState {
@@ -88,6 +90,7 @@ export function foldBatch(definition: BatchDefinition, entries: readonly Journal
         state.steps = entry.steps;
         state.costUsd += entry.costUsd;
         state.durationMs = entry.durationMs;
+        state.screenValues = entry.screenValues ?? {};
         state.status = entry.final ? finalStatus(entry.status) : 'pending';
         break;
       }

@@ -284,13 +284,14 @@ export class RunElements {
       const length = lengthOf(read);
       if (length === undefined) return undefined;
       return matches(read)
-        ? { kind: 'length', ok: true, message: `${field} holds ${length} characters, as typed` }
-        : { kind: 'length', ok: false, message: `${field} holds ${length} characters after ${typedLength} were typed${lengthBefore !== undefined && !how.replaced ? ` (it held ${lengthBefore})` : ''}: some did not arrive, or went elsewhere` };
+        ? { kind: 'length', ok: true, message: `${field} holds ${length} characters, as typed`, length }
+        : { kind: 'length', ok: false, message: `${field} holds ${length} characters after ${typedLength} were typed${lengthBefore !== undefined && !how.replaced ? ` (it held ${lengthBefore})` : ''}: some did not arrive, or went elsewhere`, length };
     }
-    if (read.value === undefined) return undefined;
+    const value = read.value;
+    if (value === undefined) return undefined;
     return matches(read)
-      ? { kind: 'value', ok: true, message: `${field} holds ${JSON.stringify(read.value)}` }
-      : { kind: 'value', ok: false, message: `${field} holds ${JSON.stringify(read.value)} after typing ${JSON.stringify(text)}: the text did not arrive as typed (a dropped character, an input mask, or it went to another field)` };
+      ? { kind: 'value', ok: true, message: `${field} holds ${JSON.stringify(value)}`, value }
+      : { kind: 'value', ok: false, message: `${field} holds ${JSON.stringify(value)} after typing ${JSON.stringify(text)}: the text did not arrive as typed (a dropped character, an input mask, or it went to another field)`, value };
   }
 
   /** Reads until `done` holds or the read-back time is over; the last read (undefined when nothing could be read). */

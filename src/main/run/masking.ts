@@ -107,7 +107,7 @@ function maskedSuccess(result: ActionSuccess, text: (text: string) => string): A
   return {
     ...result,
     ...(result.detail !== undefined ? { detail: text(result.detail) } : {}),
-    ...(result.check ? { check: { ...result.check, message: text(result.check.message) } } : {}),
+    ...(result.check ? { check: { ...result.check, message: text(result.check.message), ...(result.check.value !== undefined ? { value: text(result.check.value) } : {}) } } : {}),
   };
 }
 

@@ -7,6 +7,8 @@ import type { AgentEvent } from '../../../src/shared/events';
 import { MASK } from '../../../src/shared/describe-action';
 import { SecretMask } from '../../../src/shared/secret-mask';
 import { RunLifecycle } from '../../../src/main/run/lifecycle';
+import { RunElements } from '../../../src/main/run/elements';
+import type { Frame } from '../../../src/shared/frame';
 import { piecesIn } from '../../fixtures/secrets';
 import { FakeOperator, MemoryRecorder, waitFor } from '../../fixtures/fakes';
 
@@ -49,5 +51,43 @@ describe('masking the settings’ secrets in the run lifecycle', () => {
     expect(deltas.join('')).toBe(`The key is ${MASK}, I will not type it.`);
     await recorder.written();
     expect(recorder.events.flatMap((e) => (e.type === 'thought-delta' ? [e.delta] : [])).join('')).toBe(deltas.join(''));
+  });
+});
+
+describe('a read-back of a field that holds a secret', () => {
+  it('is masked in its value as in its message, streamed and recorded', async () => {
+    const bounds = { x: 100, y: 100, width: 300, height: 30 };
+    const field = { n: 1, ref: ':1.2/7', role: 'entry', name: 'Token', states: ['editable', 'focused'], bounds, interactive: true };
+    const frame: Frame = { displayId: 'screen', bounds: { x: 0, y: 0, width: 1280, height: 800 }, scaleFactor: 1, captured: { width: 1280, height: 800 }, image: { width: 1280, height: 800, format: 'jpeg' } };
+    let held = '';
+    const elements = new RunElements(
+      {
+        snapshot: async () => ({ ok: true, snapshot: { display: ':9', takenAt: 0, elapsedMs: 1, method: 'collection', window: { app: 'form', role: 'frame', name: 'Form', bounds: frame.bounds, chosenBy: 'active' }, elements: [field] } }),
+        resolve: async () => ({ ok: true, bounds, states: field.states }),
+        readBack: async () => ({ ok: true, bounds, states: field.states, value: held }),
+      },
+      { stepBudgetMs: 100, queryBudgetMs: 100, readBackMs: 200, pollMs: 5 },
+    );
+    const operator = new FakeOperator();
+    const typeInto = operator.execute.bind(operator);
+    operator.execute = async (action, on, signal) => {
+      if (action.type === 'type') held += action.text;
+      return typeInto(action, on, signal);
+    };
+    const recorder = new MemoryRecorder();
+    const life = new RunLifecycle({ recorder, operator, elements, askUser: async () => null, redaction: new SecretMask([KEY]) }, new AbortController().signal);
+    const streamed: AgentEvent[] = [];
+    void (async () => {
+      for await (const event of life.events) streamed.push(event);
+    })();
+    // The field was read back (the model, which typed it, is told so); what is streamed and recorded has it masked.
+    expect(await life.execute(1, 0, { type: 'type', text: KEY }, frame)).toMatchObject({ ok: true, check: { kind: 'value', ok: true } });
+    await life.finish({ status: 'finished', reason: 'done' }, 1);
+    await waitFor(() => streamed.some((e) => e.type === 'run-finished'), 'run-finished');
+    for (const events of [streamed, recorder.events]) {
+      const read = events.find((e) => e.type === 'action-result');
+      expect(read).toMatchObject({ result: { check: { value: MASK } } });
+      expect(piecesIn(JSON.stringify(events), KEY)).toEqual([]);
+    }
   });
 });

@@ -92,6 +92,8 @@ describe('RunElements', () => {
       check: { kind: 'value', ok: false, message: 'entry "Name" holds "Ada Lovlace" after typing "Ada Lovelace": the text did not arrive as typed (a dropped character, an input mask, or it went to another field)' },
       detail: expect.stringMatching(/^typed 12 characters into entry "Name"; read back: /),
     });
+    // What the field holds, as a value of its own (what a batch's row keeps as read off the screen).
+    expect(result).toMatchObject({ check: { value: 'Ada Lovlace' } });
   });
 
   it('plain typing into a password field is checked by its length only, counting what it held', async () => {
@@ -105,6 +107,8 @@ describe('RunElements', () => {
     const result = await elements.execute({ type: 'type', text: 'hunter2' }, FRAME, act);
     expect(result).toMatchObject({ ok: true, element: { role: 'password text', name: 'Password' }, check: { kind: 'length', ok: true, message: 'password text "Password" holds 10 characters, as typed' } });
     expect(JSON.stringify(result)).not.toContain('hunter2');
+    expect(result).toMatchObject({ check: { length: 10 } });
+    expect(result.ok && result.check).not.toHaveProperty('value');
   });
 
   it('a click names the element under it and reads a radio button back as checked', async () => {

@@ -51,7 +51,8 @@ export const WorkerIdentitySchema = z.object({ id: z.string(), host: z.string(),
 export type WorkerIdentity = z.infer<typeof WorkerIdentitySchema>;
 
 /** Why an attempt did not succeed, in kinds a script can branch on. */
-export const AttemptErrorKindSchema = z.enum(['run_failed', 'could_not_start', 'interrupted', 'stalled', 'handed_back', 'bad_job']);
+/** `cancelled`: its batch was cancelled (`mnemo batch cancel`) while it ran, or before it started. */
+export const AttemptErrorKindSchema = z.enum(['run_failed', 'could_not_start', 'interrupted', 'stalled', 'handed_back', 'cancelled', 'bad_job']);
 
 /** One attempt's end, as the job's result carries it (docs/batch.md, "Each job's result"). */
 export const AttemptOutcomeSchema = z.object({
@@ -63,7 +64,7 @@ export const AttemptOutcomeSchema = z.object({
   costUsd: z.number(),
   durationMs: z.number(),
   error: z.object({ kind: AttemptErrorKindSchema, message: z.string() }).nullable(),
-  /** What the run read off the screen, by name (its summary under `summary`). */
+  /** What the run read off the screen, by name (scheduler.ts `AttemptResult.screenValues`: each field typed into, a password by length only; its summary under `summary`). */
   values: z.record(z.string(), z.string()),
   /** The row's outcome: it succeeded, or failed with no retry left. */
   final: z.boolean(),

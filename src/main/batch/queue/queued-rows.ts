@@ -12,6 +12,7 @@ import type { BatchDefinition, JournalEntry } from '../records';
 import { ROW_JOB, ROWS_QUEUE, RowProgressSchema, type QueuedModelFlags, type RowJob } from './jobs';
 import { bullConnection, queueConnection } from './connection';
 import { listWorkers } from './presence';
+import { cancelledAmong, uncancelQueuedBatch } from './cancels';
 
 const POLL_MS = 500;
 /** How long rows may wait before the follower looks whether any worker is there to take them, and how often after. */
@@ -71,9 +72,12 @@ export async function runQueuedRows(deps: QueuedRowsDeps, options: QueuedRowsOpt
         },
       };
     });
+    // A resume or retry of a cancelled batch: its rows may run again.
+    const marks = queueConnection(options.url);
+    await uncancelQueuedBatch(marks, definition.id).finally(() => marks.disconnect());
     await queue.addBulk(jobs);
 
-    const followed = new Map(options.rows.map((row) => [row, { started: 0, ended: 0, final: false, base: options.attemptsSoFar?.get(row) ?? 0, removed: false }]));
+    const followed = new Map(options.rows.map((row) => [row, { started: 0, ended: 0, final: false, base: options.attemptsSoFar?.get(row) ?? 0, withoutOutcome: false }]));
     const record = async (entry: JournalEntry) => {
       await deps.journal.append(entry);
       deps.onEntry?.(entry);
@@ -91,24 +95,34 @@ export async function runQueuedRows(deps: QueuedRowsDeps, options: QueuedRowsOpt
             if (state.final) continue;
             const job = await queue.getJob(queuedJobId(definition.id, row, options.round));
             // Only a job no worker holds can be taken off; a run going on finishes and is followed.
-            if (job && (await job.getState()) !== 'active') state.removed = await job.remove().then(() => true, () => false);
+            if (job && (await job.getState()) !== 'active') state.withoutOutcome = await job.remove().then(() => true, () => false);
           }
         }
         for (const [row, state] of followed) {
-          if (state.final || state.removed) continue;
+          if (state.final || state.withoutOutcome) continue;
           const job = await queue.getJob(queuedJobId(definition.id, row, options.round));
+          // Taken off by `mnemo batch cancel` (perhaps before this process heard of it): the row keeps no outcome, for resume.
+          if (!job && (await cancelledAmong(lookups, [definition.id]).catch(() => new Set<string>())).has(definition.id)) {
+            state.withoutOutcome = true;
+            continue;
+          }
           if (!job) {
             state.final = true;
             await record({ type: 'attempt-ended', at: now(), row, attempt: state.base + state.started + 1, session: null, status: 'failed', runStatus: null, reason: 'its job is no longer on the queue (removed by someone else)', steps: 0, costUsd: 0, durationMs: 0, final: true });
             continue;
           }
           await journalProgress(job, row, state, record, now);
+          // Its job ended with no outcome for the row (its run stopped by a cancel): nothing more will come of it.
+          if (!state.final && job.finishedOn && !job.failedReason && (await job.getState()) === 'completed') {
+            state.withoutOutcome = true;
+            continue;
+          }
           if (!state.final && job.finishedOn && job.failedReason && (await job.getState()) === 'failed') {
             state.final = true;
             await record({ type: 'attempt-ended', at: now(), row, attempt: state.base + Math.max(state.started, 1), session: null, status: 'failed', runStatus: null, reason: `the queue gave up on it: ${job.failedReason}`, steps: 0, costUsd: 0, durationMs: 0, final: true });
           }
         }
-        if ([...followed.values()].every((state) => state.final || state.removed)) return;
+        if ([...followed.values()].every((state) => state.final || state.withoutOutcome)) return;
         await waitOrStop(POLL_MS, options.stop, options.drain, drained);
       }
     } finally {
@@ -171,6 +185,7 @@ async function journalProgress(job: Job, row: number, state: FollowedRow, record
         steps: ended.steps,
         costUsd: ended.costUsd,
         durationMs: ended.durationMs,
+        screenValues: ended.values,
         final: ended.final,
       });
       if (ended.final) state.final = true;

@@ -11,7 +11,9 @@
  * `interrupted` (kind `stalled`) before this one starts. `drain()` takes no new job and lets the
  * runs in flight finish; `handBack()` stops them and puts their jobs back on the queue, counting
  * no attempt. While it runs, the worker's identity (host, pid, the desktops in use) is a Redis key
- * that lives as long as it is refreshed.
+ * that lives as long as it is refreshed. A batch cancelled on the queue (cancels.ts) has its runs
+ * here stopped within a second or so, and a job of it taken after is not run: either attempt ends
+ * `interrupted` (kind `cancelled`), the row without an outcome, for `resume`.
  */
 import { hostname } from 'node:os';
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
@@ -20,10 +22,13 @@ import type { AttemptResult, StartedAttempt } from '../scheduler';
 import { FIRING_JOB, ROW_JOB, ROWS_QUEUE, FiringJobSchema, RowJobSchema, RowProgressSchema, type JobAttemptOutcome, type FiringJob, type RowJob, type RowProgress, type RowResult, type WorkerIdentity } from './jobs';
 import { bullConnection, queueConnection } from './connection';
 import { WORKER_KEY_PREFIX, type WorkerPresence, type WorkerRun } from './presence';
+import { cancelledAmong } from './cancels';
 
 /** How often the presence key is written again, and how long it lives without that. */
 const PRESENCE_REFRESH_MS = 5_000;
 const PRESENCE_TTL_MS = 15_000;
+/** How often the batches of the runs in flight are looked up for a cancel. */
+const CANCEL_POLL_MS = 1_000;
 /** Default: BullMQ's own lock (30 s). */
 const DEFAULT_STALLED_AFTER_MS = 30_000;
 
@@ -51,6 +56,8 @@ interface InFlight {
   job: Job;
   run: WorkerRun;
   stop(): void;
+  /** Stopped because its batch was cancelled. */
+  cancelled: boolean;
 }
 
 export class RowWorker {
@@ -59,6 +66,7 @@ export class RowWorker {
   private readonly presenceClient: Redis;
   private readonly inFlight = new Map<string, InFlight>();
   private presenceTimer: NodeJS.Timeout | null = null;
+  private cancelTimer: NodeJS.Timeout | null = null;
   private state: WorkerPresence['state'] = 'running';
   private handingBack = false;
   private readonly startedAt: number;
@@ -89,6 +97,21 @@ export class RowWorker {
     await this.writePresence();
     this.presenceTimer = setInterval(() => void this.writePresence(), PRESENCE_REFRESH_MS);
     this.presenceTimer.unref();
+    this.cancelTimer = setInterval(() => void this.stopCancelled(), CANCEL_POLL_MS);
+    this.cancelTimer.unref();
+  }
+
+  /** Stops the runs here of a batch cancelled on the queue. */
+  private async stopCancelled(): Promise<void> {
+    const flights = [...this.inFlight.values()].filter((flight) => !flight.cancelled);
+    if (flights.length === 0) return;
+    const cancelled = await cancelledAmong(this.presenceClient, [...new Set(flights.map((flight) => flight.run.batch))]).catch(() => new Set<string>());
+    for (const flight of flights) {
+      if (!cancelled.has(flight.run.batch) || flight.cancelled) continue;
+      flight.cancelled = true;
+      this.deps.log(`batch ${flight.run.batch} cancelled: stopping its row ${flight.run.row} (session ${flight.run.session})`);
+      flight.stop();
+    }
   }
 
   /** The runs going on here now. */
@@ -115,6 +138,7 @@ export class RowWorker {
   /** Stops for good (after drain or handBack): the presence removed, the connections closed. */
   async close(): Promise<void> {
     if (this.presenceTimer) clearInterval(this.presenceTimer);
+    if (this.cancelTimer) clearInterval(this.cancelTimer);
     await this.worker?.close().catch(() => undefined);
     await this.presenceClient.del(`${WORKER_KEY_PREFIX}${this.identity.id}`).catch(() => undefined);
     this.presenceClient.disconnect();
@@ -137,21 +161,33 @@ export class RowWorker {
       attempt.ended = { ...this.outcome(null, 'interrupted', `its worker ${attempt.worker.id} stopped mid-run (its job was taken over once its lock ran out)`, 'stalled', false), worker: attempt.worker, session: attempt.session, at: now() };
     }
     const attempt = progress.attempts.length + 1;
+    // Its batch was cancelled after the job was put on the queue and before a cancel could take it off.
+    if ((await cancelledAmong(this.presenceClient, [rowJob.batch]).catch(() => new Set<string>())).has(rowJob.batch)) {
+      const outcome = this.outcome(null, 'interrupted', `its batch ${rowJob.batch} was cancelled before the row started`, 'cancelled', false);
+      progress.attempts.push({ worker: this.identity, session: null, startedAt: now(), ended: { ...outcome, at: now() } });
+      await job.updateProgress(progress);
+      const rowResult: RowResult = { ...outcome, batch: rowJob.batch, row: rowJob.row };
+      return rowResult;
+    }
     const launched = await this.deps.launch(rowJob, attempt);
     let result: AttemptResult;
+    let cancelled = false;
     if (launched.ok) {
       const record = { worker: this.identity, session: launched.session, startedAt: now() };
       progress.attempts.push(record);
       await job.updateProgress(progress);
-      this.inFlight.set(job.id as string, {
+      const flight: InFlight = {
         job,
         run: { batch: rowJob.batch, row: rowJob.row, session: launched.session, display: launched.display ?? null, since: record.startedAt },
         stop: () => launched.stop(),
-      });
+        cancelled: false,
+      };
+      this.inFlight.set(job.id as string, flight);
       void this.writePresence();
       try {
         result = await launched.done;
       } finally {
+        cancelled = flight.cancelled;
         this.inFlight.delete(job.id as string);
         void this.writePresence();
       }
@@ -160,11 +196,12 @@ export class RowWorker {
       progress.attempts.push({ worker: this.identity, session: null, startedAt: now() });
     }
 
-    const handedBack = result.status === 'interrupted' && this.handingBack;
+    const handedBack = result.status === 'interrupted' && this.handingBack && !cancelled;
     const retriesLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
     const final = result.status === 'succeeded' || (result.status === 'failed' && !retriesLeft);
-    const kind = result.status === 'succeeded' ? null : handedBack ? 'handed_back' : result.status === 'interrupted' ? 'interrupted' : launched.ok ? 'run_failed' : 'could_not_start';
-    const outcome = this.outcome(result, result.status, result.reason, kind, final);
+    const kind = result.status === 'succeeded' ? null : handedBack ? 'handed_back' : cancelled && result.status === 'interrupted' ? 'cancelled' : result.status === 'interrupted' ? 'interrupted' : launched.ok ? 'run_failed' : 'could_not_start';
+    const message = kind === 'cancelled' ? `its batch ${rowJob.batch} was cancelled: the run was stopped (${result.reason})` : result.reason;
+    const outcome = this.outcome(result, result.status, message, kind, final);
     (progress.attempts[progress.attempts.length - 1] as RowProgress['attempts'][number]).ended = { ...outcome, at: now() };
     await job.updateProgress(progress);
     if (result.session) await this.deps.afterRun?.(result.session).catch((error: Error) => this.deps.log(`after the run ${result.session}: ${error.message}`));
@@ -190,7 +227,7 @@ export class RowWorker {
       costUsd: result?.costUsd ?? 0,
       durationMs: result?.durationMs ?? 0,
       error: kind === null ? null : { kind, message },
-      values: result?.summary ? { summary: result.summary } : {},
+      values: result?.screenValues ?? {},
       final,
     };
   }

@@ -198,7 +198,7 @@ async function runBatch(service: RunService, batch: OpenedBatch, choice: RunChoi
       },
       onCancelled: () => {
         userStopped = true;
-        progress.note(queued ? 'cancelled (mnemo batch cancel): the rows waiting are taken off the queue, the runs going on finish on their workers' : 'cancelled (mnemo batch cancel): the runs going on are stopped');
+        progress.note(queued ? 'cancelled (mnemo batch cancel): the rows waiting are taken off the queue, the runs going on are stopped on their workers and followed to their end' : 'cancelled (mnemo batch cancel): the runs going on are stopped');
       },
       onNote: (line) => progress.note(`mnemo: ${line}`),
     });
@@ -410,10 +410,12 @@ export async function batchCancelCommand(ref: string, options: BatchCancelOption
   const service = await openService(options);
   const cancelled = await service.batches.cancel(ref);
   if (!cancelled.ok) return failedWith(service, cancelled.error.message, ExitCode.errorResult);
-  const { batch, wasRunning, holderPid } = cancelled.value;
+  const { batch, wasRunning, holderPid, queue } = cancelled.value;
   const open = batch.counts.pending + batch.counts.running;
   if (wasRunning) process.stderr.write(`batch ${batch.id}: cancelled; process ${holderPid} stops its runs going on and starts no new row\n`);
   else process.stderr.write(`batch ${batch.id}: cancelled (no process was running it)\n`);
+  if (queue?.ok) process.stderr.write(`the queue: ${queue.takenOff} row${queue.takenOff === 1 ? '' : 's'} taken off it; its workers stop the runs of the batch they hold\n`);
+  else if (queue) process.stderr.write(`mnemo: warning: the queue was not told: ${queue.message}\n`);
   if (open > 0) process.stderr.write(`${open} row${open === 1 ? '' : 's'} without an outcome: mnemo batch resume ${batch.id} runs them\n`);
   await service.close();
 }

@@ -23,6 +23,7 @@ import type { RunService } from '../../service/run-service';
 import { ExitCode, InvalidInputError } from '../exit-codes';
 import { SAME_REQUEST_MS } from '../run-controls';
 import { keychainApiKey } from '../stored-key';
+import { openElementsOnDemand } from '../open-elements';
 import type { StorageOptions } from './workflow';
 
 export interface WorkerOptions extends StorageOptions, RunFlags {
@@ -74,7 +75,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
   const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
   const stored = await keychainApiKey(config.config, options, log);
   if (queueUrl === undefined) {
-    const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...stored });
+    const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, openElements: openElementsOnDemand, log, ...stored });
     return fireLocalSchedules(service, options);
   }
 
@@ -97,7 +98,7 @@ export async function workerCommand(options: WorkerOptions): Promise<void> {
   const limit = new SharedRateLimit(rateRedis, limits, `${hostname()}:${process.pid}`);
   // Every model request of the runs here takes its place in its provider's shared window as it is sent.
   const createModel = (settings: ModelSettings, prices: PriceTable) => createVisionModel(settings, { prices, fetch: rateLimitedFetch(limit, providerOf(settings.baseUrl)) });
-  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, createModel, log, ...stored });
+  const service = new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, openElements: openElementsOnDemand, createModel, log, ...stored });
 
   const apps = options.app ?? service.config.desktopSettings().apps;
   const chosen =

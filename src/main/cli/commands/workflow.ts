@@ -25,6 +25,7 @@ import { keyboardInputOf, summarizeWorkflow, untrustedReason, visibleText, WORKF
 import { workflowReport } from '../../../shared/workflow-report';
 import { loadConfig, type RunFlags } from '../../settings/settings';
 import { keychainApiKey } from '../stored-key';
+import { openElementsOnDemand } from '../open-elements';
 import type { WorkflowPolicy } from '../../replay/policy';
 import type { ParamRequest } from '../../workflow/params';
 import { desktopRequestOf, type DesktopFlags } from '../desktop-flags';
@@ -65,7 +66,7 @@ export async function openService(options: StorageOptions & RunFlags): Promise<R
   if (!config.ok) throw new InvalidInputError(config.message);
   const [{ RunService }, { openDesktopOperator }] = await Promise.all([import('../../service/run-service'), import('../../service/desktops/desktop')]);
   const log = (line: string) => process.stderr.write(`mnemo: ${line}\n`);
-  return new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, log, ...(await keychainApiKey(config.config, options, log)) });
+  return new RunService({ config: config.config, flags: options, openOperator: openDesktopOperator, openElements: openElementsOnDemand, log, ...(await keychainApiKey(config.config, options, log)) });
 }
 
 /** A failure said and turned into the exit code: `invalid` is bad input here only where asked (not a damaged workflow); a name taken is. */

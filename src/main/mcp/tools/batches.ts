@@ -80,7 +80,7 @@ export const getBatchTool = defineTool({
   name: 'get_batch',
   title: 'Get a batch',
   description:
-    "A batch's progress (done, failed, running, the ETA, the cost so far) and each row's outcome: its values (a secret as its reference), status, attempts, session ids (get_session shows one) and why it failed.",
+    "A batch's progress (done, failed, running, the ETA, the cost so far) and each row's outcome: its values (a secret as its reference), status, attempts, session ids (get_session shows one), why it failed, and what its run read off the screen (screenValues: each field it typed into with what the field held after, a password by its length only; the run's closing summary under summary).",
   input: { batchId: z.string().min(1).describe('the id run_batch answered (or a unique prefix of it)') },
   output: BatchDetailSchema.shape,
   readOnly: true,

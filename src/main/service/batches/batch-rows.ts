@@ -15,6 +15,7 @@ import type { RunHandle } from '../runs/live-run';
 import type { AgentRuns } from '../runs/agent-runs';
 import type { WorkflowRuns } from '../runs/workflow-runs';
 import type { ServiceResult } from '../service-result';
+import { screenValuesOf } from '../../run/screen-values';
 
 /** Where a secret a values file names by `${keychain:NAME}` is kept. */
 export function paramKeychainEntry(name: string) {
@@ -63,14 +64,10 @@ async function cellValue(cell: Cell, known: Map<string, string>, sources: { env:
   return { ok: true, value: read.secret };
 }
 
-/** The summary the run ended with (what the model said it found or did), from its record; none when it said nothing or the record cannot be read. */
-async function finishedSummary(handle: RunHandle): Promise<string | null> {
+/** What the run read off the screen (run/screen-values.ts), from its record; nothing when the record cannot be read. */
+async function readOffTheScreen(handle: RunHandle): Promise<Record<string, string>> {
   const events = await handle.eventsSoFar().catch(() => []);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event?.type === 'run-finished') return event.summary;
-  }
-  return null;
+  return screenValuesOf(events);
 }
 
 export interface BatchRowsDeps {
@@ -104,7 +101,7 @@ export class BatchRows implements RowLauncher {
     let stopped = false;
     const done = handle.done.then(async (outcome): Promise<AttemptResult> => {
       const durationMs = now() - startedAt;
-      const summary = await finishedSummary(handle);
+      const screenValues = await readOffTheScreen(handle);
       return {
         status: outcome.status === 'finished' ? 'succeeded' : stopped ? 'interrupted' : 'failed',
         session: handle.id,
@@ -113,7 +110,7 @@ export class BatchRows implements RowLauncher {
         steps: outcome.steps,
         costUsd: outcome.usage.costUsd,
         durationMs,
-        ...(summary ? { summary } : {}),
+        ...(Object.keys(screenValues).length > 0 ? { screenValues } : {}),
       };
     });
     return {

@@ -56,7 +56,7 @@ export interface RunnerControl {
   stop: AbortSignal;
   /** After `opened` (the rows about to run) and after each entry, with the state folded from the whole journal. */
   onState?: (state: BatchState, entry: JournalEntry) => void;
-  /** A `cancelled` line was heard: the runs going on are being stopped (on a queue: the rows waiting are taken off it, the runs going on finish on their workers). */
+  /** A `cancelled` line was heard: the runs going on are being stopped (on a queue: the rows waiting are taken off it, the workers stop the runs they hold, followed to their end). */
   onCancelled?: () => void;
   /** What following a queue has to say (no worker yet, how to start one). */
   onNote?: (line: string) => void;
@@ -96,7 +96,7 @@ export async function runBatchRows(deps: RunnerDeps, journal: BatchJournal, defi
       if (!cancelled && read.entries.slice(seen).some((entry) => entry.type === 'cancelled')) {
         cancelled = true;
         drain.abort();
-        // A queue's workers finish the runs they hold; the rows waiting are taken off it.
+        // On a queue the rows waiting are taken off it, and its workers stop the runs they hold (the mark `cancel` set there): followed to their end.
         if (!queued) stop.abort();
         control.onCancelled?.();
       }

@@ -12,6 +12,7 @@ import { untrustedReason } from '../../../shared/workflow';
 import { defaultConcurrency } from '../../batch/capacity';
 import { BatchJournal, listBatchIds, newBatchId } from '../../batch/journal';
 import type { BatchDefinition, BatchSource, JournalEntry } from '../../batch/records';
+import type { QueueCancel } from '../../batch/queue/cancels';
 import { rowsToRetry, rowsWithoutOutcome, type BatchState } from '../../batch/state';
 import { checkColumns, parseValues, taskPlaceholders, valuesFormatOf, type ExpectedColumn, type ValuesTable } from '../../batch/values';
 import { readFileWithin } from '../../disk/bounded-read';
@@ -315,21 +316,27 @@ export class Batches {
   /**
    * Cancels a batch: `cancelled` journalled, so the process running it (this one or another)
    * stops its runs going on and starts no new row; its rows without an outcome wait for resume.
+   * On a queue, the batch is also marked cancelled there (its workers stop its runs) and its rows
+   * still waiting are taken off it, whether a process follows the batch or not (`queue`: how many,
+   * or why the queue could not be told).
    */
-  async cancel(ref: string): Promise<ServiceResult<{ batch: BatchSummary; wasRunning: boolean; holderPid: number | null }>> {
+  async cancel(ref: string): Promise<ServiceResult<{ batch: BatchSummary; wasRunning: boolean; holderPid: number | null; queue?: QueueCancel }>> {
     const opened = await this.open(ref);
     if (!opened.ok) return opened;
     const batch = opened.value;
     const wasRunning = this.holderAlive(batch.state);
     const cancelled: JournalEntry = { type: 'cancelled', at: this.now() };
     await batch.journal.append(cancelled);
+    const queued = batch.definition.queue;
+    const queue = queued ? await (await import('../../batch/queue/cancels')).cancelQueuedBatch(queued.url, batch.definition.id, cancelled.at) : undefined;
     const here = this.background.get(batch.definition.id);
     if (here) {
       here.drain.abort();
-      here.stop.abort();
+      // On a queue the workers stop its runs (the mark above): followed here to their end, so their rows are journalled.
+      if (!queued) here.stop.abort();
     }
     const now = readBatchOf(batch.definition, [...batch.entries, cancelled], batch.skipped);
-    return { ok: true, value: { batch: this.summary(now), wasRunning, holderPid: wasRunning ? (batch.state.holder?.pid ?? null) : null } };
+    return { ok: true, value: { batch: this.summary(now), wasRunning, holderPid: wasRunning ? (batch.state.holder?.pid ?? null) : null, ...(queue ? { queue } : {}) } };
   }
 
   /**

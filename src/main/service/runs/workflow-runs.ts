@@ -82,6 +82,8 @@ export class WorkflowRuns {
       keepDesktop: request.keepDesktop,
       interactive: request.interactive,
       what: 'the workflow run',
+      // Each click named with the element it hit and typing read back, as an agent run's: what a batch's row read off the screen.
+      elements: true,
       prepare: async ({ env }) => {
         const reader = new TesseractReader();
         // No accessibility bus on the display: the steps are found by their pixels, as before.

@@ -292,6 +292,7 @@ export const en = {
     openSession: 'Open session',
     cost: 'Cost',
     reason: 'Why it failed',
+    screenValues: 'Read off the screen',
     aTask: 'A task',
     auto: 'auto',
     noSchedules: 'No schedules',

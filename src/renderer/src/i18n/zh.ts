@@ -387,6 +387,7 @@ export const zh: Messages = {
     openSession: '打开会话',
     cost: '费用',
     reason: '失败原因',
+    screenValues: '从屏幕读取',
     aTask: '一个任务',
     auto: '自动',
     noSchedules: '没有计划',

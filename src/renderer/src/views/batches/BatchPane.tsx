@@ -57,6 +57,7 @@ export function BatchPane({ batch, onOpenSession, onError }: { batch: BatchDetai
               <th scope="col">{t('batchesView.session')}</th>
               <th scope="col">{t('batchesView.cost')}</th>
               <th scope="col">{t('batchesView.reason')}</th>
+              <th scope="col">{t('batchesView.screenValues')}</th>
             </tr>
           </thead>
           <tbody>
@@ -84,6 +85,7 @@ export function BatchPane({ batch, onOpenSession, onError }: { batch: BatchDetai
                 </td>
                 <td>{formatUsd(row.costUsd)}</td>
                 <td className="batch-reason">{row.status === 'failed' ? row.reason : ''}</td>
+                <td className="batch-screen-values">{screenValuesText(row.screenValues)}</td>
               </tr>
             ))}
           </tbody>
@@ -91,4 +93,11 @@ export function BatchPane({ batch, onOpenSession, onError }: { batch: BatchDetai
       </div>
     </section>
   );
+}
+
+/** What a row's run read off the screen, in one line: `Name: Ada; summary: Entered.` (a password only by its length, as the main process wrote it). */
+function screenValuesText(values: Record<string, string>): string {
+  return Object.entries(values)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('; ');
 }
