@@ -98,15 +98,15 @@ try {
     // The queue's desktop tests mostly wait (on workers taking jobs, stalled-job checks, backoff):
     // they end the second lane, which is otherwise done long before the first, and come off the
     // first, the longest.
-    const queueTests = 'test/desktop/batch-queue.test.ts';
+    const queueTests = ['test/desktop/batch-queue.test.ts', 'test/desktop/batch-queue-control.test.ts'];
     const lanes = await Promise.all([
-      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'], process.execPath, { ...userDisplays, MNEMO_TEST_DESKTOP_EXCLUDE: queueTests })]),
+      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'], process.execPath, { ...userDisplays, MNEMO_TEST_DESKTOP_EXCLUDE: queueTests.join(',') })]),
       lane(
         [
           vitestPart('desktop tests (the shared display)', ['--project', 'desktop']),
           vitestPart('package test', ['--project', 'package']),
           vitestPart('UI tests', ['--project', 'ui']),
-          vitestPart('desktop tests of the queue (displays of their own)', ['--project', 'desktop-parallel', queueTests], process.execPath, userDisplays),
+          vitestPart('desktop tests of the queue (displays of their own)', ['--project', 'desktop-parallel', ...queueTests], process.execPath, userDisplays),
         ],
         sharedLog,
       ),
