@@ -232,10 +232,10 @@ describe('a batch on a queue, controlled', () => {
       const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme']), '--app', app, '--queue', redis.url, ...model.modelFlags, '--data-dir', dataDir('read-producer'), '--json'], { env });
       expect(run.code, run.stderr).toBe(0);
       const [row] = jsonLines<RowReport & { screenValues: Record<string, string> }>(run.stdout);
-      // The page's field has no label: it is known by its role.
-      expect(row?.screenValues).toEqual({ entry: 'Acme', summary: 'Entered.' });
+      // The page's field has no accessible name: it is known by the label shown above it ("#field").
+      expect(row?.screenValues).toEqual({ '#field': 'Acme', summary: 'Entered.' });
       const result = await withQueue(async (queue) => (await queue.getJob(`row-${row?.batch}-1`))?.returnvalue as Record<string, unknown>);
-      expect(result).toMatchObject({ status: 'succeeded', values: { entry: 'Acme', summary: 'Entered.' } });
+      expect(result).toMatchObject({ status: 'succeeded', values: { '#field': 'Acme', summary: 'Entered.' } });
     } finally {
       await model.server.close();
       await page.close();
