@@ -35,7 +35,7 @@ import { ActionGrouper, DEFAULT_GROUPING, type GroupedAction, type GroupingOptio
 import { KeyTracker, STOP_CHORD } from './key-tracker';
 import { DEFAULT_RECENT_SCREENS, RecentScreens, type RecentScreensOptions } from './recent-screens';
 import { anyRegionNamesASecret, isSecretField, typedRegions, wordsNearField } from './secret-field';
-import { elementUnder, focusedElement, typedIntoPasswordByRole, type DemonstrationTree } from './tree-reads';
+import { elementUnder, focusedElement, typedIntoPasswordByRole, typedIntoPasswordByTree, type DemonstrationTree } from './tree-reads';
 
 /** What a demonstration's session says it ran with: no model; the user. */
 export const DEMONSTRATION_MODEL = { model: 'none', family: 'demonstration' } as const;
@@ -217,7 +217,8 @@ class DemonstrationRun {
     }
     const action = screenToImagePixels(grouped.action, frame);
     if (action.type === 'type' && typed) {
-      const byRole = typedIntoPasswordByRole(focus ? await focus : null);
+      const focused = focus ? await focus : null;
+      const byRole = this.deps.tree ? await typedIntoPasswordByTree(this.deps.tree, action.text, focused) : typedIntoPasswordByRole(focused);
       if (byRole ?? (await this.typedIntoSecretField(typed))) life.secrets.add(action.text);
     }
     const hit = element ? await element : null;

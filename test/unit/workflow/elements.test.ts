@@ -12,7 +12,7 @@ import { describeWorkflowStep, TargetAnchorSchema, type WorkflowElement } from '
 import { workflowReport } from '../../../src/shared/workflow-report';
 import { decideStepFound, type PlaceCheck, type StepEvidence, type TargetEvidence } from '../../../src/main/workflow/decide';
 import { chooseElement, pointOnElement, recordedImageBox, sameRoleAndName } from '../../../src/main/workflow/element-refind';
-import { typedIntoPasswordByRole } from '../../../src/main/teach/tree-reads';
+import { typedIntoPasswordByRole, typedIntoPasswordByTree, type DemonstrationTree } from '../../../src/main/teach/tree-reads';
 
 const SUBMIT: WorkflowElement = { role: 'push button', name: 'Submit', path: ['frame:Form - Chromium', 'document web:Form'], bounds: { x: 520, y: 300, width: 140, height: 44 } };
 
@@ -117,5 +117,25 @@ describe('teach: a password field by its role', () => {
     expect(typedIntoPasswordByRole(field('entry', ['editable', 'focused']))).toBe(false);
     expect(typedIntoPasswordByRole(field('document web', ['focused']))).toBeNull();
     expect(typedIntoPasswordByRole(null)).toBeNull();
+  });
+
+  it('once the typing is over, where the text shows corrects a focus read before the app moved it (a Tab the tree had not caught up with)', async () => {
+    const user = element({ ref: ':1.3/1', role: 'entry', name: 'User', states: ['editable'], value: 'ada' });
+    const phrase = (states: string[]) => element({ ref: ':1.3/2', role: 'password text', name: 'Phrase', states });
+    const treeOf = (...elements: Element[]): DemonstrationTree => ({
+      snapshot: async () => ({ ok: true, snapshot: { display: ':9', takenAt: 0, elapsedMs: 1, method: 'collection', window: { app: 'form', role: 'frame', name: 'Form', bounds: { x: 0, y: 0, width: 800, height: 600 }, chosenBy: 'active' }, elements } }),
+      ancestry: async () => [],
+    });
+    const staleFocus = { ...user, states: ['editable', 'focused'] };
+    // The user field was read as focused, but it holds only its own text: the typing went to the focused password field.
+    expect(await typedIntoPasswordByTree(treeOf(user, phrase(['editable', 'focused'])), 'hunter2!', staleFocus)).toBe(true);
+    // The focus has moved on since (to Submit): the text shows in no ordinary field, the window has a password field.
+    expect(await typedIntoPasswordByTree(treeOf(user, phrase(['editable'])), 'hunter2!', staleFocus)).toBe(true);
+    // The ordinary field holds what was typed: not a password.
+    expect(await typedIntoPasswordByTree(treeOf({ ...user, value: 'ada lovelace' }, phrase(['editable'])), 'lovelace', staleFocus)).toBe(false);
+    // Read as a password field at first: that holds.
+    expect(await typedIntoPasswordByTree(treeOf(user), 'x', phrase(['editable', 'focused']))).toBe(true);
+    // An app that says no field's value: the first read stands.
+    expect(await typedIntoPasswordByTree(treeOf({ ...user, value: undefined }, phrase(['editable'])), 'lovelace', staleFocus)).toBe(false);
   });
 });
