@@ -13,78 +13,28 @@
  *   on the worker's private desktop; its field, read back through that desktop's accessibility
  *   tree, is in the job's result (`values`) and the follower's `--json` row (`screenValues`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kioskCommand } from '../fixtures/desktop/chromium';
 import { startEventServer } from '../fixtures/desktop/event-server';
 import { FORM_IMAGE, formToolCall, toFormImage } from '../fixtures/desktop/form-workflow';
 import { centreOf, TARGET_LAYOUT } from '../fixtures/desktop/layout';
-import { TEST_DESKTOP_SETTINGS, xvfbUnder } from '../fixtures/desktop/private-desktops';
-import { jsonLines, runMnemo, startMnemo, type StartedMnemo } from '../fixtures/mnemo-cli';
-import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
-import { userText } from '../fixtures/openai-server/request-text';
-import { startRedis, type TestRedis } from '../fixtures/redis-server';
+import { jsonLines, runMnemo, startMnemo } from '../fixtures/mnemo-cli';
+import type { RowReport } from '../fixtures/batch-row-report';
+import { done, INVOICE_TASK, useQueueBatches } from '../fixtures/queue-batches';
 
 /** Private desktops started on a busy machine: minutes, not seconds (nothing here is timed). */
 const SLOW = { timeout: 600_000 };
 const POLL = { timeout: 300_000, interval: 200 };
-const TASK = 'Enter invoice {{number}} for {{customer}}';
+const TASK = INVOICE_TASK;
 
-const scratch = mkdtempSync(join(tmpdir(), 'mnemo-batch-queue-control-'));
-const env = { OPENAI_API_KEY: '' };
-let redis: TestRedis;
-let memoryModel: ScriptedServer;
-const started: StartedMnemo[] = [];
+const batches = useQueueBatches('mnemo-batch-queue-control-', POLL);
+const { scratch, env, rowsFile, startWorker, scriptedModel, withQueue } = batches;
+// The model answers in 960x600 images of the 1280x800 desktops (the form's points: toFormImage).
+const dataDir = (name: string) => batches.dataDir(name, { imageMaxWidth: FORM_IMAGE.width });
 
-interface RowReport {
-  batch: string;
-  row: number;
-  values: Record<string, string>;
-  status: string;
-  attempts: number;
-  session: string | null;
-  sessions: string[];
-}
 
-const done = (): ScriptedReply => formToolCall([{ type: 'finished', summary: 'Entered.' }], 'Done.');
-
-/** A scripted model that records the task of each request; `reply` decides per task. */
-async function scriptedModel(reply: (task: string) => Promise<ScriptedReply> | ScriptedReply) {
-  const asked: string[] = [];
-  const server = await startScriptedServer({
-    replies: (request) => {
-      const task = /Enter invoice \d+ for \w+/.exec(userText(request))?.[0] ?? '';
-      asked.push(task);
-      return reply(task);
-    },
-  });
-  return { server, asked, modelFlags: ['--base-url', server.url, '--model', 'gpt-4.1', '--family', 'tools'] };
-}
-
-function dataDir(name: string): string {
-  const dir = mkdtempSync(join(scratch, `${name}-`));
-  // The model answers in 960x600 images of the 1280x800 desktops (the form's points: toFormImage).
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ image: { maxWidth: FORM_IMAGE.width }, memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS, queue: { stalledAfterMs: 4000, backoffMs: 200 } }));
-  return dir;
-}
-
-function rowsFile(customers: readonly string[]): string {
-  const file = join(scratch, `rows-${Math.random().toString(16).slice(2)}.csv`);
-  writeFileSync(file, `number,customer\n${customers.map((customer, i) => `${1000 + i},${customer}`).join('\n')}\n`);
-  return file;
-}
-
-async function startWorker(dir: string, concurrency: number): Promise<StartedMnemo> {
-  const worker = startMnemo(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--data-dir', dir], { env });
-  started.push(worker);
-  await expect.poll(() => /takes rows of/.test(worker.output().stderr) || worker.child.exitCode !== null, POLL).toBe(true);
-  expect(worker.child.exitCode, worker.output().stderr).toBeNull();
-  return worker;
-}
 
 /** The batch a data directory holds (its only one). */
 async function onlyBatch(dir: string): Promise<string | undefined> {
@@ -92,37 +42,6 @@ async function onlyBatch(dir: string): Promise<string | undefined> {
   return (JSON.parse(listed.stdout || '[]') as Array<{ id: string }>)[0]?.id;
 }
 
-async function withQueue<T>(use: (queue: Queue) => Promise<T>): Promise<T> {
-  const queue = new Queue('mnemo-rows', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
-  try {
-    return await use(queue);
-  } finally {
-    await queue.close();
-  }
-}
-
-beforeAll(async () => {
-  redis = await startRedis();
-  memoryModel = await startMemoryModelServer();
-}, 120_000);
-
-afterEach(async () => {
-  for (const process of started.splice(0)) {
-    if (process.child.exitCode !== null || process.child.signalCode !== null) continue;
-    process.child.kill('SIGKILL');
-    await process.result;
-  }
-  const flush = new Redis(redis.url);
-  await flush.flushall();
-  flush.disconnect();
-});
-
-afterAll(async () => {
-  for (const pid of xvfbUnder(scratch)) process.kill(pid, 'SIGKILL');
-  await memoryModel?.close();
-  await redis?.stop();
-  if (!process.env.KEEP_SCRATCH) rmSync(scratch, { recursive: true, force: true });
-});
 
 describe('a batch on a queue, controlled', () => {
   it('cancel takes the waiting rows off the queue and stops the run a worker holds; every row is left for resume', SLOW, async () => {
@@ -137,9 +56,9 @@ describe('a batch on a queue, controlled', () => {
       const workerDir = dataDir('cancel-worker');
       await startWorker(workerDir, 1);
       const dir = dataDir('cancel-producer');
-      const following = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex', 'Initech']), '--queue', redis.url, ...model.modelFlags, '--data-dir', dir, '--json'], { env });
-      started.push(following);
-      await expect.poll(() => model.asked.includes('Enter invoice 1000 for Acme'), POLL).toBe(true);
+      const following = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex', 'Initech']), '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', dir, '--json'], { env });
+      batches.track(following);
+      await expect.poll(() => model.asked.some((asked) => asked.task === 'Enter invoice 1000 for Acme'), POLL).toBe(true);
       const batchId = (await onlyBatch(dir)) as string;
 
       const cancel = await runMnemo(['batch', 'cancel', batchId, '--data-dir', dir], { env });
@@ -164,7 +83,7 @@ describe('a batch on a queue, controlled', () => {
       const result = await withQueue(async (queue) => (await queue.getJob(`row-${batchId}-1`))?.returnvalue as Record<string, unknown>);
       expect(result).toMatchObject({ batch: batchId, row: 1, status: 'interrupted', final: false, error: { kind: 'cancelled', message: expect.stringMatching(new RegExp(`its batch ${batchId} was cancelled`)) } });
       expect(await withQueue((queue) => queue.getJobCountByTypes('wait', 'prioritized', 'delayed', 'active'))).toBe(0);
-      expect(model.asked.filter((task) => !/Acme/.test(task))).toEqual([]);
+      expect(model.asked.map((asked) => asked.task).filter((task) => !/Acme/.test(task))).toEqual([]);
       const shown = JSON.parse((await runMnemo(['batch', 'show', batchId, '--json', '--data-dir', dir], { env })).stdout) as { status: string };
       expect(shown.status).toBe('cancelled');
     } finally {
@@ -179,7 +98,7 @@ describe('a batch on a queue, controlled', () => {
     try {
       await startWorker(dataDir('retry-worker'), 2);
       const dir = dataDir('retry-producer');
-      const first = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex', 'Initech']), '--queue', redis.url, ...model.modelFlags, '--data-dir', dir, '--json'], { env });
+      const first = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex', 'Initech']), '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', dir, '--json'], { env });
       expect(first.code, first.stderr).toBe(3);
       const firstRows = jsonLines<RowReport>(first.stdout);
       expect(firstRows.map((row) => [row.values.customer, row.status])).toEqual([
@@ -201,7 +120,7 @@ describe('a batch on a queue, controlled', () => {
         ['Initech', 'succeeded', 1],
       ]);
       // Only the failed row ran again, in a session of its own; the others kept theirs.
-      expect(model.asked).toEqual(['Enter invoice 1001 for Globex']);
+      expect(model.asked.map((asked) => asked.task)).toEqual(['Enter invoice 1001 for Globex']);
       expect(rows[1]?.sessions).toHaveLength(2);
       expect(rows[1]?.session).not.toBe(firstRows[1]?.session);
       expect([rows[0]?.session, rows[2]?.session]).toEqual([firstRows[0]?.session, firstRows[2]?.session]);
@@ -229,9 +148,9 @@ describe('a batch on a queue, controlled', () => {
     try {
       await startWorker(dataDir('read-worker'), 1);
       const app = kioskCommand(page, 'queued', mkdtempSync(join(scratch, 'profile-')));
-      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme']), '--app', app, '--queue', redis.url, ...model.modelFlags, '--data-dir', dataDir('read-producer'), '--json'], { env });
+      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme']), '--app', app, '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', dataDir('read-producer'), '--json'], { env });
       expect(run.code, run.stderr).toBe(0);
-      const [row] = jsonLines<RowReport & { screenValues: Record<string, string> }>(run.stdout);
+      const [row] = jsonLines<RowReport>(run.stdout);
       // The page's field has no accessible name: it is known by the label shown above it ("#field").
       expect(row?.screenValues).toEqual({ '#field': 'Acme', summary: 'Entered.' });
       const result = await withQueue(async (queue) => (await queue.getJob(`row-${row?.batch}-1`))?.returnvalue as Record<string, unknown>);

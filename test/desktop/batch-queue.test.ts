@@ -6,83 +6,26 @@
  * when. What each row did is checked where it lands: the model's requests, the sessions in the
  * workers' data directories, the jobs' results in Redis.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formToolCall } from '../fixtures/desktop/form-workflow';
-import { TEST_DESKTOP_SETTINGS, xvfbUnder } from '../fixtures/desktop/private-desktops';
+import { xvfbUnder } from '../fixtures/desktop/private-desktops';
 import { jsonLines, runMnemo, startMnemo, type StartedMnemo } from '../fixtures/mnemo-cli';
-import { startMemoryModelServer, startScriptedServer, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
-import { userText } from '../fixtures/openai-server/request-text';
-import { startRedis, type TestRedis } from '../fixtures/redis-server';
+import type { ScriptedReply } from '../fixtures/openai-server';
+import type { RowReport } from '../fixtures/batch-row-report';
+import { done, INVOICE_TASK, useQueueBatches } from '../fixtures/queue-batches';
 
 /** Private desktops started a dozen times over on a busy machine: minutes, not seconds (nothing here is timed). */
 const SLOW = { timeout: 1_200_000 };
 const POLL = { timeout: 600_000, interval: 200 };
-const TASK = 'Enter invoice {{number}} for {{customer}}';
+const TASK = INVOICE_TASK;
 
-const scratch = mkdtempSync(join(tmpdir(), 'mnemo-batch-queue-'));
-const env = { OPENAI_API_KEY: '' };
-let redis: TestRedis;
-let memoryModel: ScriptedServer;
-const started: StartedMnemo[] = [];
+const batches = useQueueBatches('mnemo-batch-queue-', POLL);
+const { scratch, env, dataDir, rowsFile, startWorker, scriptedModel } = batches;
 
-interface RowReport {
-  batch: string;
-  row: number;
-  values: Record<string, string>;
-  status: string;
-  attempts: number;
-  session: string | null;
-  sessions: string[];
-  reason: string | null;
-}
-
-interface Asked {
-  at: number;
-  task: string;
-}
-
-/** A scripted model that says what each task asked and when; `reply` decides per task (default: done at once). */
-async function scriptedModel(reply: (task: string) => Promise<ScriptedReply> | ScriptedReply = () => done()): Promise<{ server: ScriptedServer; asked: Asked[]; modelFlags: string[] }> {
-  const asked: Asked[] = [];
-  const server = await startScriptedServer({
-    replies: (request) => {
-      const task = /Enter invoice \d+ for \w+/.exec(userText(request))?.[0] ?? '';
-      asked.push({ at: Date.now(), task });
-      return reply(task);
-    },
-  });
-  return { server, asked, modelFlags: ['--base-url', server.url, '--model', 'gpt-4.1', '--family', 'tools'] };
-}
-
-const done = (): ScriptedReply => formToolCall([{ type: 'finished', summary: 'Entered.' }], 'Done.');
 const fail = (reason: string): ScriptedReply => formToolCall([{ type: 'fail', reason }], 'I cannot.');
-
-/** A data directory for one process, its private desktops in the tests' range. */
-function dataDir(name: string, queue: Record<string, unknown> = {}): string {
-  const dir = mkdtempSync(join(scratch, `${name}-`));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ memory: { model: { baseUrl: memoryModel.url } }, desktop: TEST_DESKTOP_SETTINGS, queue: { stalledAfterMs: 4000, backoffMs: 200, ...queue } }));
-  return dir;
-}
-
-function rowsFile(customers: readonly string[], first = 1000): string {
-  const file = join(scratch, `rows-${Math.random().toString(16).slice(2)}.csv`);
-  writeFileSync(file, `number,customer\n${customers.map((customer, i) => `${first + i},${customer}`).join('\n')}\n`);
-  return file;
-}
-
-/** `mnemo worker` on the queue, once it says it takes rows. */
-async function startWorker(dir: string, concurrency: number, extra: string[] = []): Promise<StartedMnemo> {
-  const worker = startMnemo(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--data-dir', dir, ...extra], { env });
-  started.push(worker);
-  await expect.poll(() => /takes rows of/.test(worker.output().stderr) || worker.child.exitCode !== null, POLL).toBe(true);
-  expect(worker.child.exitCode, worker.output().stderr).toBeNull();
-  return worker;
-}
 
 interface Presence {
   id: string;
@@ -92,7 +35,7 @@ interface Presence {
 }
 
 async function workers(): Promise<Presence[]> {
-  const listed = await runMnemo(['worker', 'list', '--queue', redis.url, '--json'], { env });
+  const listed = await runMnemo(['worker', 'list', '--queue', batches.redisUrl, '--json'], { env });
   return JSON.parse(listed.stdout || '[]') as Presence[];
 }
 
@@ -108,7 +51,7 @@ async function sessionsOf(dir: string): Promise<SessionListed[]> {
 
 /** The jobs' results in Redis, by row, for a batch. */
 async function jobResults(batch: string): Promise<Map<number, Record<string, unknown>>> {
-  const queue = new Queue('mnemo-rows', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
+  const queue = new Queue('mnemo-rows', { connection: new Redis(batches.redisUrl, { maxRetriesPerRequest: null }) });
   try {
     const jobs = await queue.getJobs(['completed', 'failed']);
     const results = new Map<number, Record<string, unknown>>();
@@ -122,31 +65,6 @@ async function jobResults(batch: string): Promise<Map<number, Record<string, unk
   }
 }
 
-async function stopProcess(process: StartedMnemo): Promise<void> {
-  if (process.child.exitCode !== null || process.child.signalCode !== null) return;
-  process.child.kill('SIGKILL');
-  await process.result;
-}
-
-beforeAll(async () => {
-  redis = await startRedis();
-  memoryModel = await startMemoryModelServer();
-}, 120_000);
-
-afterEach(async () => {
-  // Workers a test left running are stopped; the desktops of one killed hard are stopped by its data directory's next launch, or here.
-  for (const process of started.splice(0)) await stopProcess(process);
-  const flush = new Redis(redis.url);
-  await flush.flushall();
-  flush.disconnect();
-});
-
-afterAll(async () => {
-  for (const pid of xvfbUnder(scratch)) process.kill(pid, 'SIGKILL');
-  await memoryModel?.close();
-  await redis?.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
 
 describe('mnemo worker and batch run --queue', () => {
   it('refuses an unreachable queue and a machine without Xvfb, naming the fix; rows no worker takes wait, said so, until Ctrl+C takes them off; resume puts them back', SLOW, async () => {
@@ -157,13 +75,13 @@ describe('mnemo worker and batch run --queue', () => {
     const batch = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme']), '--queue', 'redis://127.0.0.1:1', '--data-dir', dir], { env });
     expect(batch.code).toBe(1);
     expect(batch.stderr).toMatch(/cannot reach the queue at redis:\/\/127\.0\.0\.1:1/);
-    const noXvfb = await runMnemo(['worker', '--queue', redis.url, '--data-dir', dir], { env: { ...env, PATH: join(scratch, 'empty-path') } });
+    const noXvfb = await runMnemo(['worker', '--queue', batches.redisUrl, '--data-dir', dir], { env: { ...env, PATH: join(scratch, 'empty-path') } });
     expect(noXvfb.code).toBe(1);
     expect(noXvfb.stderr).toMatch(/Xvfb is not installed here .*apt install xvfb openbox/);
 
     // Rows on a queue no worker takes: the batch says how to start one; Ctrl+C takes its rows off the queue (exit 4, nothing run).
-    const waiting = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex']), '--queue', redis.url, '--data-dir', dir, '--json'], { env });
-    started.push(waiting);
+    const waiting = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex']), '--queue', batches.redisUrl, '--data-dir', dir, '--json'], { env });
+    batches.track(waiting);
     await expect.poll(() => waiting.output().stderr, POLL).toMatch(/no worker takes rows of this queue now: start one on a machine with Xvfb \(mnemo worker --queue URL\)/);
     waiting.child.kill('SIGINT');
     const stopped = await waiting.result;
@@ -173,7 +91,7 @@ describe('mnemo worker and batch run --queue', () => {
       ['pending', 0],
       ['pending', 0],
     ]);
-    const queue = new Queue('mnemo-rows', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
+    const queue = new Queue('mnemo-rows', { connection: new Redis(batches.redisUrl, { maxRetriesPerRequest: null }) });
     expect(await queue.getJobCountByTypes('wait', 'prioritized', 'delayed', 'active')).toBe(0);
     await queue.close();
 
@@ -202,7 +120,7 @@ describe('mnemo worker and batch run --queue', () => {
       await startWorker(dirB, 2);
       await expect.poll(async () => (await workers()).length, POLL).toBe(2);
       const customers = Array.from({ length: 12 }, (_, i) => `Customer${i + 1}`);
-      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(customers), '--queue', redis.url, '--priority', '2', ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
+      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(customers), '--queue', batches.redisUrl, '--priority', '2', ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/on the queue redis:\/\/127\.0\.0\.1:\d+ at priority 2/);
       expect(run.stderr).toMatch(/12\/12 done \(0 failed\), 0 running/);
@@ -241,7 +159,7 @@ describe('mnemo worker and batch run --queue', () => {
     try {
       await startWorker(dataDir('retry-a'), 1);
       await startWorker(dataDir('retry-b'), 1);
-      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex', 'Initech']), '--retries', '2', '--queue', redis.url, ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
+      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex', 'Initech']), '--retries', '2', '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
       expect(run.code, run.stderr).toBe(3);
       const rows = jsonLines<RowReport>(run.stdout);
       expect(rows.map((row) => [row.values.customer, row.status, row.attempts])).toEqual([
@@ -272,8 +190,8 @@ describe('mnemo worker and batch run --queue', () => {
       const workerA = await startWorker(dirA, 1);
       const workerB = await startWorker(dirB, 1);
       const customers = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark'];
-      const batch = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(customers), '--queue', redis.url, ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
-      started.push(batch);
+      const batch = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(customers), '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
+      batches.track(batch);
       // The worker running row 2 (Globex), waiting for the model: killed hard.
       let holder: Presence | undefined;
       await expect.poll(async () => (holder = (await workers()).find((worker) => worker.runs.some((run) => run.row === 2))) !== undefined && model.asked.some((asked) => /Globex/.test(asked.task)), POLL).toBe(true);
@@ -321,8 +239,8 @@ describe('mnemo worker and batch run --queue', () => {
       const dirA = dataDir('drain-a');
       const workerA = await startWorker(dirA, 1);
       const producer = dataDir('producer');
-      const batch = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex']), '--queue', redis.url, ...model.modelFlags, '--data-dir', producer, '--json'], { env });
-      started.push(batch);
+      const batch = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['Acme', 'Globex']), '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', producer, '--json'], { env });
+      batches.track(batch);
       await expect.poll(() => model.asked.length, POLL).toBe(1);
       workerA.child.kill('SIGTERM');
       await expect.poll(() => /stopping: no new row is taken, the 1 run in flight finish/.test(workerA.output().stderr), POLL).toBe(true);
@@ -370,14 +288,14 @@ describe('mnemo worker and batch run --queue', () => {
   it('--priority: a worker takes the rows of the batch of priority 1 before those of priority 5 put on the queue earlier', SLOW, async () => {
     const model = await scriptedModel();
     try {
-      const low = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['LowA', 'LowB', 'LowC'], 5000), '--queue', redis.url, '--priority', '5', ...model.modelFlags, '--data-dir', dataDir('producer-low'), '--json'], { env });
-      started.push(low);
-      const queue = new Queue('mnemo-rows', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
+      const low = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['LowA', 'LowB', 'LowC'], 5000), '--queue', batches.redisUrl, '--priority', '5', ...model.modelFlags, '--data-dir', dataDir('producer-low'), '--json'], { env });
+      batches.track(low);
+      const queue = new Queue('mnemo-rows', { connection: new Redis(batches.redisUrl, { maxRetriesPerRequest: null }) });
       let high: StartedMnemo;
       try {
         await expect.poll(async () => (await queue.getJobCounts('prioritized')).prioritized, POLL).toBe(3);
-        high = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['HighA', 'HighB', 'HighC'], 6000), '--queue', redis.url, '--priority', '1', ...model.modelFlags, '--data-dir', dataDir('producer-high'), '--json'], { env });
-        started.push(high);
+        high = startMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(['HighA', 'HighB', 'HighC'], 6000), '--queue', batches.redisUrl, '--priority', '1', ...model.modelFlags, '--data-dir', dataDir('producer-high'), '--json'], { env });
+        batches.track(high);
         await expect.poll(async () => (await queue.getJobCounts('prioritized')).prioritized, POLL).toBe(6);
       } finally {
         await queue.close();
@@ -397,10 +315,10 @@ describe('mnemo worker and batch run --queue', () => {
     try {
       const provider = new URL(model.server.url).host;
       const rateLimit = { [provider]: { max: 2, durationMs: 1000 } };
-      await startWorker(dataDir('rate-a', { rateLimit }), 3);
-      await startWorker(dataDir('rate-b', { rateLimit }), 3);
+      await startWorker(dataDir('rate-a', { queue: { rateLimit } }), 3);
+      await startWorker(dataDir('rate-b', { queue: { rateLimit } }), 3);
       const customers = Array.from({ length: 10 }, (_, i) => `Rated${i + 1}`);
-      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(customers), '--queue', redis.url, ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
+      const run = await runMnemo(['batch', 'run', '--task', TASK, '--values', rowsFile(customers), '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', dataDir('producer'), '--json'], { env });
       expect(run.code, run.stderr).toBe(0);
       const times = model.asked.map((asked) => asked.at).sort((a, b) => a - b);
       expect(times).toHaveLength(10);
@@ -423,7 +341,7 @@ describe('mnemo worker and batch run --queue', () => {
       expect(listed).toEqual([expect.objectContaining({ id: localId, where: 'local', cron: '* * * * * *' })]);
       expect(listed[0]?.next).toHaveLength(3);
       const firer = startMnemo(['worker', '--data-dir', local], { env });
-      started.push(firer);
+      batches.track(firer);
       await expect.poll(async () => {
         const batches = JSON.parse((await runMnemo(['batch', 'list', '--json', '--data-dir', local], { env })).stdout || '[]') as Array<{ status: string; succeeded: number }>;
         return batches.some((batch) => batch.status === 'done' && batch.succeeded === 1);
@@ -435,10 +353,10 @@ describe('mnemo worker and batch run --queue', () => {
 
       // On the queue: a job scheduler every 2 seconds; a worker makes each firing a batch of row jobs.
       const scheduler = dataDir('schedule-queue');
-      const onQueue = await runMnemo(['batch', 'schedule', '--task', TASK, '--cron', '*/2 * * * * *', '--values', rowsFile(['Globex', 'Initech'], 8000), '--queue', redis.url, ...model.modelFlags, '--data-dir', scheduler], { env });
+      const onQueue = await runMnemo(['batch', 'schedule', '--task', TASK, '--cron', '*/2 * * * * *', '--values', rowsFile(['Globex', 'Initech'], 8000), '--queue', batches.redisUrl, ...model.modelFlags, '--data-dir', scheduler], { env });
       expect(onQueue.code, onQueue.stderr).toBe(0);
       const queueId = onQueue.stdout.trim();
-      const onList = JSON.parse((await runMnemo(['batch', 'schedules', '--queue', redis.url, '--json', '--data-dir', scheduler], { env })).stdout) as Array<{ id: string; where: string; next: number[] }>;
+      const onList = JSON.parse((await runMnemo(['batch', 'schedules', '--queue', batches.redisUrl, '--json', '--data-dir', scheduler], { env })).stdout) as Array<{ id: string; where: string; next: number[] }>;
       expect(onList).toEqual([expect.objectContaining({ id: queueId, where: 'queue', cron: '*/2 * * * * *', source: `task "${TASK}"` })]);
       expect(onList[0]?.next.length).toBeGreaterThan(0);
       const dirW = dataDir('schedule-worker');
@@ -447,9 +365,9 @@ describe('mnemo worker and batch run --queue', () => {
         const batches = JSON.parse((await runMnemo(['batch', 'list', '--json', '--data-dir', dirW], { env })).stdout || '[]') as Array<{ status: string; succeeded: number; rows: number }>;
         return batches.some((batch) => batch.status === 'done' && batch.succeeded === 2);
       }, POLL).toBe(true);
-      const removed = await runMnemo(['batch', 'unschedule', queueId, '--queue', redis.url, '--data-dir', scheduler], { env });
+      const removed = await runMnemo(['batch', 'unschedule', queueId, '--queue', batches.redisUrl, '--data-dir', scheduler], { env });
       expect(removed.code, removed.stderr).toBe(0);
-      expect(JSON.parse((await runMnemo(['batch', 'schedules', '--queue', redis.url, '--json', '--data-dir', scheduler], { env })).stdout)).toEqual([]);
+      expect(JSON.parse((await runMnemo(['batch', 'schedules', '--queue', batches.redisUrl, '--json', '--data-dir', scheduler], { env })).stdout)).toEqual([]);
       expect(model.asked.some((asked) => asked.task === 'Enter invoice 8001 for Initech')).toBe(true);
     } finally {
       await model.server.close();

@@ -18,6 +18,7 @@ import { processesOfDesktopsUnder, TEST_DESKTOP_SETTINGS, xvfbUnder } from '../f
 import { jsonLines, runMnemo, startMnemo } from '../fixtures/mnemo-cli';
 import { startMemoryModelServer, startScriptedServer, type ScriptedServer } from '../fixtures/openai-server';
 import { userText } from '../fixtures/openai-server/request-text';
+import type { RowReport } from '../fixtures/batch-row-report';
 
 /** Chromium starts and runs on a busy machine, a dozen times over: many minutes, not seconds (nothing here is timed). */
 const SLOW = { timeout: 1_800_000 };
@@ -30,18 +31,6 @@ let data: string;
 /** The kiosk command every row's desktop starts: a profile of its own each time (three Chromiums never share one). */
 let rowApp: string;
 const env = { OPENAI_API_KEY: '' };
-
-interface RowReport {
-  batch: string;
-  row: number;
-  values: Record<string, string>;
-  status: string;
-  attempts: number;
-  session: string | null;
-  sessions: string[];
-  reason: string | null;
-  screenValues: Record<string, string>;
-}
 
 interface SessionJson {
   startedAt: number;

@@ -19,43 +19,23 @@
  *
  * Debian packages: at-spi2-core, dbus-daemon, zenity, openbox.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ElementSnapshot } from '../../src/shared/elements';
 import { openElementReader, type OpenReader } from '../../src/main/operator/a11y/open-reader';
 import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/private-desktop/desktop-host';
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
+import { useElementDesktops, withoutMachineBuses } from '../fixtures/elements/element-desktops';
+import { useMemoryModel } from '../fixtures/memory-model';
 import { snapshotWhen } from '../fixtures/elements/snapshot-when';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 import { connectStdio } from '../fixtures/mcp-client';
-import { startMemoryModelServer, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
+import { startScriptedServer, type RecordedRequest, type ScriptedReply } from '../fixtures/openai-server';
 
 const SLOW = { timeout: 400_000 };
-const scratch = mkdtempSync(join(tmpdir(), 'mnemo-element-actions-gtk-'));
-const desktops: PrivateDesktop[] = [];
-const readers: OpenReader[] = [];
-let memoryModel: ScriptedServer;
-
-beforeAll(async () => {
-  memoryModel = await startMemoryModelServer();
-});
-
-afterAll(async () => {
-  for (const reader of readers) reader.close();
-  for (const desktop of desktops) await desktop.stop();
-  await memoryModel?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-/** The test process's environment less any bus of the machine's: the desktop's programs get only their own. */
-function withoutMachineBuses(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.DBUS_SESSION_BUS_ADDRESS;
-  delete env.AT_SPI_BUS_ADDRESS;
-  return env;
-}
+const { scratch, desktops, readers } = useElementDesktops('mnemo-element-actions-gtk-');
+const memoryModel = useMemoryModel();
 
 const TITLE = 'Sign up (GTK)';
 

@@ -14,8 +14,7 @@
  *
  * Debian packages: at-spi2-core, dbus-daemon, chromium.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Element, ElementSnapshot } from '../../src/shared/elements';
@@ -24,36 +23,17 @@ import { openElementReader, type OpenReader } from '../../src/main/operator/a11y
 import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/private-desktop/desktop-host';
 import { CHROMIUM_EXECUTABLE, CHROMIUM_MACHINE_FLAGS } from '../fixtures/chromium-flags';
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
+import { useElementDesktops, withoutMachineBuses } from '../fixtures/elements/element-desktops';
+import { useMemoryModel } from '../fixtures/memory-model';
 import { snapshotWhen } from '../fixtures/elements/snapshot-when';
 import { startFormServer, type FormServer } from '../fixtures/elements/form-server';
 import { jsonLines, runMnemo } from '../fixtures/mnemo-cli';
 import { connectStdio } from '../fixtures/mcp-client';
-import { startMemoryModelServer, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
+import { startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from '../fixtures/openai-server';
 
 const SLOW = { timeout: 400_000 };
-const scratch = mkdtempSync(join(tmpdir(), 'mnemo-element-actions-'));
-const desktops: PrivateDesktop[] = [];
-const readers: OpenReader[] = [];
-let memoryModel: ScriptedServer;
-
-beforeAll(async () => {
-  memoryModel = await startMemoryModelServer();
-});
-
-afterAll(async () => {
-  for (const reader of readers) reader.close();
-  for (const desktop of desktops) await desktop.stop();
-  await memoryModel?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-/** The test process's environment less any bus of the machine's: the desktop's programs get only their own. */
-function withoutMachineBuses(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.DBUS_SESSION_BUS_ADDRESS;
-  delete env.AT_SPI_BUS_ADDRESS;
-  return env;
-}
+const { scratch, desktops, readers } = useElementDesktops('mnemo-element-actions-');
+const memoryModel = useMemoryModel();
 
 async function startDesktop(size: { width: number; height: number }, url: string): Promise<{ desktop: PrivateDesktop; reader: OpenReader }> {
   const host = new DesktopHost({ dataDir: mkdtempSync(join(scratch, 'host-')), firstDisplay: FIRST_PRIVATE_DISPLAY, env: withoutMachineBuses() });

@@ -9,10 +9,9 @@
  * Debian packages: at-spi2-core, dbus-daemon, zenity, chromium, xdotool, x11-utils (xwininfo).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ElementSnapshotSchema, type Element, type ElementSnapshot } from '../../src/shared/elements';
 import type { Rect } from '../../src/shared/frame';
 import { findElements } from '../../src/main/operator/a11y/element-query';
@@ -20,27 +19,12 @@ import { openElementReader, type OpenReader } from '../../src/main/operator/a11y
 import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/private-desktop/desktop-host';
 import { CHROMIUM_EXECUTABLE, CHROMIUM_MACHINE_FLAGS } from '../fixtures/chromium-flags';
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
+import { useElementDesktops, withoutMachineBuses } from '../fixtures/elements/element-desktops';
 import { snapshotWhen } from '../fixtures/elements/snapshot-when';
 import { startFormServer, type FormLayout } from '../fixtures/elements/form-server';
 import { runMnemo } from '../fixtures/mnemo-cli';
 
-const scratch = mkdtempSync(join(tmpdir(), 'mnemo-elements-'));
-const desktops: PrivateDesktop[] = [];
-const readers: OpenReader[] = [];
-
-afterAll(async () => {
-  for (const reader of readers) reader.close();
-  for (const desktop of desktops) await desktop.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-/** The test process's environment less any bus of the machine's: a desktop's programs get only their own. */
-function withoutMachineBuses(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.DBUS_SESSION_BUS_ADDRESS;
-  delete env.AT_SPI_BUS_ADDRESS;
-  return env;
-}
+const { scratch, desktops, readers } = useElementDesktops('mnemo-elements-');
 
 async function startDesktop(size: { width: number; height: number }, apps: string[], options: { accessibility?: boolean } = {}): Promise<PrivateDesktop> {
   const host = new DesktopHost({ dataDir: mkdtempSync(join(scratch, 'data-')), firstDisplay: FIRST_PRIVATE_DISPLAY, env: withoutMachineBuses(), ...options });

@@ -31,6 +31,7 @@ import { DesktopHost, type PrivateDesktop } from '../../src/main/operator/privat
 import { openElementReader } from '../../src/main/operator/a11y/open-reader';
 import { CHROMIUM_EXECUTABLE, CHROMIUM_MACHINE_FLAGS } from '../fixtures/chromium-flags';
 import { FIRST_PRIVATE_DISPLAY, waitUntil } from '../fixtures/desktop/private-desktops';
+import { withoutMachineBuses } from '../fixtures/elements/element-desktops';
 import { startRestyleFormServer, type FormVariant, type RestyleFormEvent, type RestyleFormServer } from '../fixtures/elements/restyle-form-server';
 import { useMemoryModel } from '../fixtures/memory-model';
 import { runMnemoJson, startMnemo, type StartedMnemo } from '../fixtures/mnemo-cli';
@@ -55,13 +56,6 @@ afterAll(() => {
 const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]));
 const centre = (rect: Rect) => ({ x: Math.round(rect.x + rect.width / 2), y: Math.round(rect.y + rect.height / 2) });
 
-/** The test process's environment less any bus of the machine's: the desktop's programs get only their own. */
-function withoutMachineBuses(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.DBUS_SESSION_BUS_ADDRESS;
-  delete env.AT_SPI_BUS_ADDRESS;
-  return env;
-}
 
 function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) =>
