@@ -5,8 +5,9 @@
  * leaves a core idle for most of the run. Here the desktop tests that have displays of their own
  * run in one lane (two files at a time, each worker on its own Xvfb); the few desktop tests that
  * run on the shared display in DISPLAY (one at a time), then the package test (it installs from
- * the registry), then the UI tests (on displays of their own, :174 and :181), then the queue's
- * desktop tests (mostly waiting) in another; the unit tests (two files at a time) in the third.
+ * the registry), then the UI tests (on displays of their own, :174 and :181), then a few desktop
+ * files taken off the first lane (the queue's, mostly waiting) in another; the unit tests (two
+ * files at a time) in the third.
  *
  * With MNEMO_TEST_ALSO_NODE set to a folder holding another `node` (CI: the current LTS), the
  * unit lane runs the unit tests again on it after.
@@ -95,10 +96,10 @@ try {
     // tests follow it: they start displays of fixed numbers (:174, :181), so the desktop tests'
     // displays standing for the user's are taken from :400 up, out of their way.
     const userDisplays = { MNEMO_TEST_USER_DISPLAY: process.env.MNEMO_TEST_USER_DISPLAY ?? '400' };
-    // The queue's desktop tests mostly wait (on workers taking jobs, stalled-job checks, backoff):
-    // they end the second lane, which is otherwise done long before the first, and come off the
-    // first, the longest.
-    const queueTests = ['test/desktop/batch-queue.test.ts', 'test/desktop/batch-queue-control.test.ts'];
+    // The second lane is otherwise done minutes before the first: it ends with some desktop files
+    // taken off the first, the longest (two at a time, as there). The queue's tests mostly wait (on
+    // workers taking jobs, stalled-job checks, backoff); two elements files even the lanes out.
+    const queueTests = ['test/desktop/batch-queue.test.ts', 'test/desktop/batch-queue-control.test.ts', 'test/desktop/element-actions-gtk.test.ts', 'test/desktop/workflow-elements.test.ts'];
     const lanes = await Promise.all([
       lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'], process.execPath, { ...userDisplays, MNEMO_TEST_DESKTOP_EXCLUDE: queueTests.join(',') })]),
       lane(
@@ -106,7 +107,7 @@ try {
           vitestPart('desktop tests (the shared display)', ['--project', 'desktop']),
           vitestPart('package test', ['--project', 'package']),
           vitestPart('UI tests', ['--project', 'ui']),
-          vitestPart('desktop tests of the queue (displays of their own)', ['--project', 'desktop-parallel', ...queueTests], process.execPath, userDisplays),
+          vitestPart('desktop tests ending the second lane (displays of their own)', ['--project', 'desktop-parallel', ...queueTests], process.execPath, userDisplays),
         ],
         sharedLog,
       ),
