@@ -59,8 +59,12 @@ describe('LiveFrames', () => {
     await until(() => count >= 8, 'eight frames');
     frames.close();
     const gaps = screen.grabTimes.slice(1).map((time, i) => time - (screen.grabTimes[i] as number));
-    // 20 a second: each grab starts at least 50 ms after the one before (a timer may fire a millisecond early).
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(49);
+    // 20 a second: each grab starts at least 50 ms after the one before. The times here are taken a
+    // moment after the loop's own (a garbage collection or a busy machine can come in between), so
+    // one gap may look a few ms short; over the whole run the pace shows whole: never more than 20 a second.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(40);
+    const span = (screen.grabTimes.at(-1) as number) - (screen.grabTimes[0] as number);
+    expect(span).toBeGreaterThanOrEqual(50 * gaps.length - 5);
   });
 
   it('one grab loop for every viewer; a late viewer gets the latest frame at once; nobody looking, no grab', async () => {
