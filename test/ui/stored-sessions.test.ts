@@ -67,7 +67,7 @@ afterAll(async () => {
 const sessionsList = (page: Page): Locator => page.getByRole('list', { name: 'Sessions' }).getByRole('listitem');
 
 describe('the Sessions list on a shared store', () => {
-  it('lists the stored session with the local one, each marked where it lives; the stored one opens with its screenshot', async () => {
+  it('lists the stored session with the local one, each marked where it lives; the stored one opens with its screenshot', { timeout: 300_000 }, async () => {
     await expect.poll(async () => (await pendingUpload(app.dataDir, waitingId))?.attempts, { timeout: 120_000 }).toBe(2);
     await s3.restart();
     const opened = await openApp(browser, app, '#/history');
@@ -75,7 +75,8 @@ describe('the Sessions list on a shared store', () => {
     pages.push(page);
     await page.getByRole('link', { name: 'History' }).click();
     const items = sessionsList(page);
-    await expect.poll(() => items.count()).toBeGreaterThanOrEqual(2);
+    // The listing asks the store, just back after a restart, on a busy machine: a generous wait.
+    await expect.poll(() => items.count(), { timeout: 90_000 }).toBeGreaterThanOrEqual(2);
     const stored = items.filter({ hasText: storedId });
     const waiting = items.filter({ hasText: waitingId });
     await expect.poll(() => stored.count()).toBe(1);

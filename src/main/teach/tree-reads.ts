@@ -71,32 +71,31 @@ export function typedIntoPasswordByRole(focused: Element | null): boolean | null
 /**
  * Whether typed text went into a password field, asked of the tree once the typing is over: the
  * focus read as the typing began can be the field before a Tab when the app is slow to move it
- * (its tree lags its keyboard), so a field that was not a password one by that read is checked
- * against where the text shows now.
- * - `true`: the focus was a password field then; or the field read then does not hold the text
- *   (that read was too early) and a password field has the focus now, or is the window's only
- *   place the text can have gone unseen;
- * - `false`: an ordinary field holds the text;
- * - otherwise what the first read said (`null`: the tree cannot say, the pixels judge).
+ * (its tree lags its keyboard), and a field's value can lag the keys too. So unless that first
+ * read found a password field, the tree is read until an ordinary field holds the text (`false`)
+ * or `patienceMs` is over: then, text that shows in no ordinary field of a window that has a
+ * password field went there (`true`); otherwise the first read stands (`null`: the pixels judge).
  */
-export async function typedIntoPasswordByTree(tree: DemonstrationTree, text: string, focusedAtStart: Element | null): Promise<boolean | null> {
+export async function typedIntoPasswordByTree(
+  tree: DemonstrationTree,
+  text: string,
+  focusedAtStart: Element | null,
+  options: { patienceMs: number; pollMs: number } = { patienceMs: 2000, pollMs: 100 },
+): Promise<boolean | null> {
   const byRole = typedIntoPasswordByRole(focusedAtStart);
   if (byRole === true) return true;
   const shown = text.replace(/[\n\r\t]/g, '');
   if (shown === '') return byRole;
+  const deadline = Date.now() + options.patienceMs;
   try {
-    const taken = await tree.snapshot();
-    if (!taken.ok) return byRole;
-    const { elements } = taken.snapshot;
-    const ordinary = elements.filter((element) => element.role !== PASSWORD_ROLE && element.states.includes('editable'));
-    if (ordinary.some((field) => field.value?.includes(shown))) return false;
-    const passwords = elements.filter((element) => element.role === PASSWORD_ROLE);
-    if (passwords.some((field) => field.states.includes('focused'))) return true;
-    // The field read first says what it holds, and it is not the text: the text went elsewhere.
-    const firstRead = focusedAtStart ? ordinary.find((field) => field.ref === focusedAtStart.ref) : undefined;
-    const missedIt = firstRead?.value !== undefined && !firstRead.value.includes(shown);
-    if (missedIt) return passwords.length > 0 ? true : null;
-    return byRole;
+    for (;;) {
+      const taken = await tree.snapshot();
+      if (!taken.ok) return byRole;
+      const { elements } = taken.snapshot;
+      if (elements.some((element) => element.role !== PASSWORD_ROLE && element.states.includes('editable') && element.value?.includes(shown))) return false;
+      if (Date.now() >= deadline) return elements.some((element) => element.role === PASSWORD_ROLE) ? true : byRole;
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+    }
   } catch {
     return byRole;
   }

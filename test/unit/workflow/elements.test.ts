@@ -122,20 +122,23 @@ describe('teach: a password field by its role', () => {
   it('once the typing is over, where the text shows corrects a focus read before the app moved it (a Tab the tree had not caught up with)', async () => {
     const user = element({ ref: ':1.3/1', role: 'entry', name: 'User', states: ['editable'], value: 'ada' });
     const phrase = (states: string[]) => element({ ref: ':1.3/2', role: 'password text', name: 'Phrase', states });
-    const treeOf = (...elements: Element[]): DemonstrationTree => ({
-      snapshot: async () => ({ ok: true, snapshot: { display: ':9', takenAt: 0, elapsedMs: 1, method: 'collection', window: { app: 'form', role: 'frame', name: 'Form', bounds: { x: 0, y: 0, width: 800, height: 600 }, chosenBy: 'active' }, elements } }),
+    const quick = { patienceMs: 30, pollMs: 5 };
+    let reads = 0;
+    const treeOf = (...shown: Element[][]): DemonstrationTree => ({
+      // Each read shows the next state, the last one from then on.
+      snapshot: async () => ({ ok: true, snapshot: { display: ':9', takenAt: 0, elapsedMs: 1, method: 'collection', window: { app: 'form', role: 'frame', name: 'Form', bounds: { x: 0, y: 0, width: 800, height: 600 }, chosenBy: 'active' }, elements: shown[Math.min(reads++, shown.length - 1)] as Element[] } }),
       ancestry: async () => [],
     });
     const staleFocus = { ...user, states: ['editable', 'focused'] };
-    // The user field was read as focused, but it holds only its own text: the typing went to the focused password field.
-    expect(await typedIntoPasswordByTree(treeOf(user, phrase(['editable', 'focused'])), 'hunter2!', staleFocus)).toBe(true);
-    // The focus has moved on since (to Submit): the text shows in no ordinary field, the window has a password field.
-    expect(await typedIntoPasswordByTree(treeOf(user, phrase(['editable'])), 'hunter2!', staleFocus)).toBe(true);
-    // The ordinary field holds what was typed: not a password.
-    expect(await typedIntoPasswordByTree(treeOf({ ...user, value: 'ada lovelace' }, phrase(['editable'])), 'lovelace', staleFocus)).toBe(false);
+    // The user field was read as focused, but the text shows in no ordinary field: it went to the password field.
+    expect(await typedIntoPasswordByTree(treeOf([user, phrase(['editable', 'focused'])]), 'hunter2!', staleFocus, quick)).toBe(true);
+    expect(await typedIntoPasswordByTree(treeOf([user, phrase(['editable'])]), 'hunter2!', staleFocus, quick)).toBe(true);
+    // The ordinary field holds what was typed, once its value caught up: not a password.
+    reads = 0;
+    expect(await typedIntoPasswordByTree(treeOf([user, phrase(['editable'])], [{ ...user, value: 'ada lovelace' }, phrase(['editable'])]), 'lovelace', staleFocus, { patienceMs: 5_000, pollMs: 1 })).toBe(false);
     // Read as a password field at first: that holds.
-    expect(await typedIntoPasswordByTree(treeOf(user), 'x', phrase(['editable', 'focused']))).toBe(true);
-    // An app that says no field's value: the first read stands.
-    expect(await typedIntoPasswordByTree(treeOf({ ...user, value: undefined }, phrase(['editable'])), 'lovelace', staleFocus)).toBe(false);
+    expect(await typedIntoPasswordByTree(treeOf([user]), 'x', phrase(['editable', 'focused']), quick)).toBe(true);
+    // No password field in the window: the first read stands.
+    expect(await typedIntoPasswordByTree(treeOf([{ ...user, value: undefined }]), 'lovelace', staleFocus, quick)).toBe(false);
   });
 });
