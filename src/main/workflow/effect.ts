@@ -6,12 +6,14 @@
  * differ (other values are typed), so only the change is compared, never the pixels it made.
  *
  * Nearby regions are one (the words of a typed text, the caret after it); small ones (a blinking
- * caret alone, a clock's last digit) do not count; of the rest, at least half must have changed
- * live. A step whose recording shows no change has nothing to check.
+ * caret alone, a clock's last digit) do not count, nor one within what the next recorded step
+ * acted on (see `nextTargets`); of the rest, at least half must have changed live. A step whose recording
+ * shows no change has nothing to check.
  *
  * Pure functions of decoded greyscale pixels.
  */
 import type { Point } from '../../shared/actions';
+import type { Rect } from '../../shared/frame';
 import type { GreyImage } from '../replay/divergence';
 
 export interface EffectOptions {
@@ -156,18 +158,31 @@ function changedNear(region: Region, recordedColumns: number, live: CellGrid, dc
   return false;
 }
 
+/** Does `region`'s box lie within `rect` (image pixels) grown by one cell (a focus ring, a shadow)? */
+function within(region: Region, rect: Rect, cell: number): boolean {
+  const { box } = region;
+  return box.column * cell >= rect.x - cell && box.row * cell >= rect.y - cell && (box.column + box.columns) * cell <= rect.x + rect.width + cell && (box.row + box.rows) * cell <= rect.y + rect.height + cell;
+}
+
 /**
  * Compares the recorded change with the live one. `offset`: how far the step's target moved from
  * the recording (image pixels); each region counts as changed where it was or moved by that much.
+ * `recorded.nextTargets`: the boxes of what the next recorded step acted on. The screen recorded
+ * after a step is the one before the next, and it may already show the next step beginning on its
+ * target: the pointer arriving (a hover), or, when a demonstration's captures lag on a busy
+ * machine, the press. A change that lies within such a box is the next step's doing, not this
+ * one's, and is not expected live (a menu this step opened, bigger than the item clicked next in
+ * it, still is).
  */
 export function checkEffect(
-  recorded: { before: GreyImage; after: GreyImage },
+  recorded: { before: GreyImage; after: GreyImage; nextTargets?: readonly Rect[] },
   live: { before: GreyImage; after: GreyImage },
   offset: Point = { x: 0, y: 0 },
   options: EffectOptions = DEFAULT_EFFECT_OPTIONS,
 ): EffectCheck {
   const expectedGrid = changedCells(recorded.before, recorded.after, options);
-  const regions = mergeNear(regionsOf(expectedGrid), options.mergeGap).filter((region) => region.cells.length >= options.minCells);
+  const nextTargets = recorded.nextTargets ?? [];
+  const regions = mergeNear(regionsOf(expectedGrid), options.mergeGap).filter((region) => region.cells.length >= options.minCells && !nextTargets.some((rect) => within(region, rect, options.cell)));
   if (regions.length === 0) return { appeared: true, expected: 0, seen: 0, detail: 'the recording shows no change to expect' };
   const liveGrid = changedCells(live.before, live.after, options);
   const dc = Math.round(offset.x / options.cell);

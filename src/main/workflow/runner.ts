@@ -456,7 +456,7 @@ class WorkflowRun {
     const taken = await tree.snapshot({ frame });
     if (!taken.ok) return step.anchors.map((anchor) => (anchor.element ? { found: false, why: `the accessibility tree was not read (${taken.message})` } : undefined));
     const { elements } = taken.snapshot;
-    const scale = { x: this.workflow.image.width / this.workflow.screen.width, y: this.workflow.image.height / this.workflow.screen.height };
+    const scale = this.recordedScale;
     const findings: Array<ElementFinding | undefined> = [];
     for (const anchor of step.anchors) {
       const recorded = anchor.element;
@@ -593,7 +593,18 @@ class WorkflowRun {
     const recordedBefore = step.before ? await this.image(step.before) : null;
     const recordedAfter = step.after ? await this.image(step.after) : null;
     if (!recordedBefore || !recordedAfter || !before) return { appeared: true, detail: 'nothing recorded to compare with' };
-    return checkEffect({ before: recordedBefore.grey, after: recordedAfter.grey }, { before: before.grey, after: captured.grey }, this.offset);
+    return checkEffect({ before: recordedBefore.grey, after: recordedAfter.grey, nextTargets: this.nextTargets(step) }, { before: before.grey, after: captured.grey }, this.offset);
+  }
+
+  /** Recorded image pixels per recorded screen pixel. */
+  private get recordedScale(): { x: number; y: number } {
+    return { x: this.workflow.image.width / this.workflow.screen.width, y: this.workflow.image.height / this.workflow.screen.height };
+  }
+
+  /** The boxes, on the recorded image, of what the step after `step` acted on: its elements', else the faces under its points. */
+  private nextTargets(step: WorkflowStep): Rect[] {
+    const next = this.workflow.steps[this.workflow.steps.indexOf(step) + 1];
+    return (next?.anchors ?? []).flatMap((anchor) => (anchor.element ? [recordedImageBox(anchor.element.bounds, this.recordedScale)] : anchor.face ? [anchor.face] : []));
   }
 
   /**

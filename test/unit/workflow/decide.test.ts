@@ -143,6 +143,19 @@ describe('checkEffect', () => {
     expect(checkEffect({ before: paint(before), after: paint(words) }, { before: paint(before), after: paint(oneWord) })).toMatchObject({ appeared: true, expected: 1, seen: 1 });
   });
 
+  it("leaves out a change within what the next step acted on (the pointer's hover, a press the capture caught), not a menu opened around it", () => {
+    const button = { x: 220, y: 150, width: 60, height: 22 };
+    // The capture recorded after the typing already shows the next step's button pressed.
+    const pressed = { ...typed, boxes: [...typed.boxes, { ...button, face: 170, border: 60 }] };
+    const live = { before: paint(typed), after: paint(typed) };
+    expect(checkEffect({ before: paint(typed), after: paint(pressed) }, live)).toMatchObject({ appeared: false, expected: 1 });
+    expect(checkEffect({ before: paint(typed), after: paint(pressed), nextTargets: [button] }, live)).toMatchObject({ appeared: true, expected: 0 });
+    // A menu the step opened, the next step's item inside it: still this step's effect.
+    const menu = { ...FORM, boxes: [...FORM.boxes, { x: 200, y: 140, width: 200, height: 100, face: 250, border: 80 }] };
+    const item = { x: 210, y: 150, width: 80, height: 20 };
+    expect(checkEffect({ before: paint(before), after: paint(menu), nextTargets: [item] }, { before: paint(before), after: paint(before) })).toMatchObject({ appeared: false, expected: 1 });
+  });
+
   it('has nothing to check where the recording shows no change, and ignores specks', () => {
     expect(checkEffect({ before: paint(before), after: paint(before) }, { before: paint(before), after: paint(before) })).toMatchObject({ appeared: true, expected: 0 });
     const caret = { ...FORM, boxes: [...FORM.boxes, { x: 300, y: 44, width: 1, height: 10, face: 0 }] };
