@@ -129,4 +129,18 @@ export default tseslint.config(
     files: ['test/fixtures/**/*.js'],
     languageOptions: { globals: { ...globals.browser } },
   },
+  {
+    // The unit tests share their workers' modules (vitest.config.ts, `isolate: false`): a file may
+    // leave nothing behind for the next one, so no module mocks, no stubbed globals, no edited
+    // environment (a test passes its own `env` to the process it starts).
+    files: ['test/unit/**/*.ts'],
+    rules: {
+      'no-restricted-properties': ['error', ...['mock', 'doMock', 'stubGlobal', 'stubEnv', 'useFakeTimers'].map((property) => ({ object: 'vi', property, message: `vi.${property} outlives its file: the unit tests share their workers (vitest.config.ts).` }))],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "AssignmentExpression > MemberExpression.left[object.object.name='process'][object.property.name='env']", message: 'process.env outlives the file: the unit tests share their workers (vitest.config.ts); pass an env to what the test starts.' },
+        { selector: "UnaryExpression[operator='delete'] > MemberExpression[object.object.name='process'][object.property.name='env']", message: 'process.env outlives the file: the unit tests share their workers (vitest.config.ts).' },
+      ],
+    },
+  },
 );

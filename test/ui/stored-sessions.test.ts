@@ -76,7 +76,15 @@ describe('the Sessions list on a shared store', () => {
     await page.getByRole('link', { name: 'History' }).click();
     const items = sessionsList(page);
     // The listing asks the store, just back after a restart, on a busy machine: a generous wait.
-    await expect.poll(() => items.count(), { timeout: 90_000 }).toBeGreaterThanOrEqual(2);
+    // Missed, the failure says what the page showed instead and what the server said.
+    await expect
+      .poll(() => items.count(), { timeout: 90_000 })
+      .toBeGreaterThanOrEqual(2)
+      .catch(async (error: unknown) => {
+        await page.screenshot({ path: join(tmpdir(), `mnemo-ui-stored-${process.pid}.png`) }).catch(() => undefined);
+        const shown = await page.locator('body').innerText().catch((reason: unknown) => `(unread: ${String(reason)})`);
+        throw new Error(`${String(error)}\nthe page showed: ${shown.slice(0, 2000)}\nmnemo serve said: ${app.served.output().stderr.slice(-3000)}`);
+      });
     const stored = items.filter({ hasText: storedId });
     const waiting = items.filter({ hasText: waitingId });
     await expect.poll(() => stored.count()).toBe(1);
