@@ -7,7 +7,7 @@
  * run on the shared display in DISPLAY (one at a time), then the package test (it installs from
  * the registry), then the UI tests (on displays of their own, :174 and :181), then a few desktop
  * files taken off the first lane (the queue's, mostly waiting) in another; the unit tests (two
- * files at a time) in the third.
+ * files at a time), then two more desktop files taken off the first lane, in the third.
  *
  * With MNEMO_TEST_ALSO_NODE set to a folder holding another `node` (CI: the current LTS), the
  * unit lane runs the unit tests again on it after.
@@ -100,8 +100,13 @@ try {
     // taken off the first, the longest (two at a time, as there). The queue's tests mostly wait (on
     // workers taking jobs, stalled-job checks, backoff); two elements files even the lanes out.
     const queueTests = ['test/desktop/batch-queue.test.ts', 'test/desktop/batch-queue-control.test.ts', 'test/desktop/element-actions-gtk.test.ts', 'test/desktop/workflow-elements.test.ts'];
+    // The unit lane, a quarter lighter since its files share modules, ends a couple of minutes
+    // before the first: it takes two more desktop files off it, one at a time (the other lanes
+    // already keep the two cores busy).
+    const unitLaneTests = ['test/desktop/bare-x.test.ts', 'test/desktop/computer-tools-run.test.ts'];
+    unitParts.push(vitestPart('desktop tests ending the unit lane (displays of their own)', ['--project', 'desktop-parallel', ...unitLaneTests], process.execPath, { ...userDisplays, MNEMO_TEST_DESKTOP_WORKERS: '1' }));
     const lanes = await Promise.all([
-      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'], process.execPath, { ...userDisplays, MNEMO_TEST_DESKTOP_EXCLUDE: queueTests.join(',') })]),
+      lane([vitestPart('desktop tests (displays of their own)', ['--project', 'desktop-parallel'], process.execPath, { ...userDisplays, MNEMO_TEST_DESKTOP_EXCLUDE: [...queueTests, ...unitLaneTests].join(',') })]),
       lane(
         [
           vitestPart('desktop tests (the shared display)', ['--project', 'desktop']),
