@@ -75,6 +75,7 @@ export function typedIntoPasswordByRole(focused: Element | null): boolean | null
  * read found a password field, the tree is read until an ordinary field holds the text (`false`)
  * or `patienceMs` is over: then, text that shows in no ordinary field of a window that has a
  * password field went there (`true`); otherwise the first read stands (`null`: the pixels judge).
+ * A window with no password field, the focus read on an ordinary field, is answered at once.
  */
 export async function typedIntoPasswordByTree(
   tree: DemonstrationTree,
@@ -93,7 +94,11 @@ export async function typedIntoPasswordByTree(
       if (!taken.ok) return byRole;
       const { elements } = taken.snapshot;
       if (elements.some((element) => element.role !== PASSWORD_ROLE && element.states.includes('editable') && element.value?.includes(shown))) return false;
-      if (Date.now() >= deadline) return elements.some((element) => element.role === PASSWORD_ROLE) ? true : byRole;
+      const passwordField = elements.some((element) => element.role === PASSWORD_ROLE);
+      // No password field for the text to have gone to, and the focus read on an ordinary one
+      // (an app that shows no values): waiting could only say so again.
+      if (!passwordField && byRole === false) return false;
+      if (Date.now() >= deadline) return passwordField ? true : byRole;
       await new Promise((resolve) => setTimeout(resolve, options.pollMs));
     }
   } catch {
