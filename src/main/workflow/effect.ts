@@ -158,6 +158,9 @@ function changedNear(region: Region, recordedColumns: number, live: CellGrid, dc
   return false;
 }
 
+/** A next target bigger than this share of the image (one in CONTROL_SHARE) is not a control. */
+const CONTROL_SHARE = 16;
+
 /** Does `region`'s box lie within `rect` (image pixels) grown by one cell (a focus ring, a shadow)? */
 function within(region: Region, rect: Rect, cell: number): boolean {
   const { box } = region;
@@ -170,9 +173,9 @@ function within(region: Region, rect: Rect, cell: number): boolean {
  * `recorded.nextTargets`: the boxes of what the next recorded step acted on. The screen recorded
  * after a step is the one before the next, and it may already show the next step beginning on its
  * target: the pointer arriving (a hover), or, when a demonstration's captures lag on a busy
- * machine, the press. A change that lies within such a box is the next step's doing, not this
- * one's, and is not expected live (a menu this step opened, bigger than the item clicked next in
- * it, still is).
+ * machine, the press. A change that lies within such a box (a control's: one no bigger than a
+ * sixteenth of the image) is the next step's doing, not this one's, and is not expected live (a
+ * menu this step opened, bigger than the item clicked next in it, still is).
  */
 export function checkEffect(
   recorded: { before: GreyImage; after: GreyImage; nextTargets?: readonly Rect[] },
@@ -181,7 +184,10 @@ export function checkEffect(
   options: EffectOptions = DEFAULT_EFFECT_OPTIONS,
 ): EffectCheck {
   const expectedGrid = changedCells(recorded.before, recorded.after, options);
-  const nextTargets = recorded.nextTargets ?? [];
+  // A control (a button, a field, an item), not a page or a pane the next click landed on: a
+  // change anywhere in a page is no hover.
+  const control = (rect: Rect) => rect.width * rect.height <= (recorded.before.width * recorded.before.height) / CONTROL_SHARE;
+  const nextTargets = (recorded.nextTargets ?? []).filter(control);
   const regions = mergeNear(regionsOf(expectedGrid), options.mergeGap).filter((region) => region.cells.length >= options.minCells && !nextTargets.some((rect) => within(region, rect, options.cell)));
   if (regions.length === 0) return { appeared: true, expected: 0, seen: 0, detail: 'the recording shows no change to expect' };
   const liveGrid = changedCells(live.before, live.after, options);

@@ -154,6 +154,9 @@ describe('checkEffect', () => {
     const menu = { ...FORM, boxes: [...FORM.boxes, { x: 200, y: 140, width: 200, height: 100, face: 250, border: 80 }] };
     const item = { x: 210, y: 150, width: 80, height: 20 };
     expect(checkEffect({ before: paint(before), after: paint(menu), nextTargets: [item] }, { before: paint(before), after: paint(before) })).toMatchObject({ appeared: false, expected: 1 });
+    // The next click on the page itself (its element the whole document): no control, no hover to leave out.
+    const page = { x: 0, y: 0, width: FORM.width, height: FORM.height };
+    expect(checkEffect({ before: paint(typed), after: paint(pressed), nextTargets: [page] }, live)).toMatchObject({ appeared: false, expected: 1 });
   });
 
   it('has nothing to check where the recording shows no change, and ignores specks', () => {
