@@ -111,7 +111,18 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     workflow: WorkflowRunInfoSchema.optional(),
   }),
   z.object({ ...inStep, type: z.literal('step-started') }),
-  z.object({ ...inStep, type: z.literal('observation'), screenshot: ScreenshotRefSchema, frame: FrameSchema }),
+  z.object({
+    ...inStep,
+    type: z.literal('observation'),
+    screenshot: ScreenshotRefSchema,
+    frame: FrameSchema,
+    /**
+     * A demonstration's screenshot begun before the previous step's action had ended (its captures
+     * lag on a busy machine): it shows the screen from before that action's effect, so it records
+     * neither what the previous step did nor what this one found.
+     */
+    predatesPreviousAction: z.literal(true).optional(),
+  }),
   /** Part of the thought as the model writes it; the whole thought comes with the prediction. */
   z.object({ ...inStep, type: z.literal('thought-delta'), delta: z.string(), attempt: z.number().int() }),
   z.object({

@@ -120,7 +120,11 @@ const StoredStepSchema = z.object({
   thought: z.string().nullable(),
   /** The screen as recorded before the step: the recorded step's screenshot. */
   before: WorkflowImageSchema.nullable(),
-  /** The screen as recorded after it (the next recorded screenshot), on the last action of a recorded step. */
+  /**
+   * The screen as recorded after it (the next recorded screenshot), on the last action of a
+   * recorded step; its own `before` where a demonstration's lagging captures recorded no screen
+   * between it and the next step (no change to expect).
+   */
   after: WorkflowImageSchema.nullable(),
   /** One per point the action targets (a drag: where it starts and where it ends). */
   anchors: z.array(TargetAnchorSchema),

@@ -107,6 +107,8 @@ class DemonstrationRun {
   private field: { image: Buffer; point: Point } | null = null;
   /** The screen before the action taken last: a key that moved the focus (Tab) comes before the typing. */
   private previousBefore: Observation | null = null;
+  /** When the action taken last ended (ms since the epoch). */
+  private previousEnded: number | null = null;
   /** The focused element read when the current typing began (its first character), until the typing is taken. */
   private typingFocus: Promise<Element | null> | null = null;
 
@@ -186,16 +188,25 @@ class DemonstrationRun {
       const typed: TypedScreens | null =
         grouped.action.type === 'type' ? { baselines: [...new Set([this.previousBefore ?? before, before])], after: this.screens.newestAfter(this.clock.wall(grouped.endedAt)) } : null;
       this.previousBefore = before;
+      // A capture begun before the previous action ended does not show what that action did.
+      const predates = this.previousEnded !== null && before.capturedAt < this.previousEnded;
+      this.previousEnded = this.clock.wall(grouped.endedAt);
       const focus = grouped.action.type === 'type' ? this.typingFocus : null;
       this.typingFocus = null;
       const element = this.deps.tree && isClick(grouped.action) ? elementUnder(this.deps.tree, actionPoints(grouped.action)[0] as Point) : null;
-      this.writes = this.writes.then(() => this.writeStep(grouped, before, typed, focus, element));
+      this.writes = this.writes.then(() => this.writeStep(grouped, { screen: before, predates }, typed, focus, element));
     }
     const open = this.grouper.openSince;
     this.screens.keepFrom(open === null ? null : this.clock.wall(open));
   }
 
-  private async writeStep(grouped: GroupedAction, before: Observation, typed: TypedScreens | null, focus: Promise<Element | null> | null, element: Promise<ActedElement | null> | null): Promise<void> {
+  private async writeStep(
+    grouped: GroupedAction,
+    { screen: before, predates }: { screen: Observation; predates: boolean },
+    typed: TypedScreens | null,
+    focus: Promise<Element | null> | null,
+    element: Promise<ActedElement | null> | null,
+  ): Promise<void> {
     const { life } = this;
     const { frame } = before;
     const step = ++this.step;
@@ -203,7 +214,7 @@ class DemonstrationRun {
     life.emit({ type: 'step-started', step, ...user });
     const mime = frame.image.format === 'png' ? 'image/png' : 'image/jpeg';
     const screenshot = life.recorder.saveScreenshot(step, before.image, mime, frame.image, { fullResolution: before.fullResolution });
-    life.emit({ type: 'observation', step, screenshot, frame, ...user });
+    life.emit({ type: 'observation', step, screenshot, frame, ...(predates ? { predatesPreviousAction: true as const } : {}), ...user });
     const finish = () => {
       life.finishStep(step, life.clock() - began, undefined, 'user');
       void life.recorder.flush();

@@ -124,14 +124,20 @@ export async function buildWorkflow(session: SessionRecord, request: BuildReques
     return { image: { file, width: ref.width, height: ref.height, mime: ref.mime }, bytes: entry.bytes, grey: entry.grey };
   };
   /** The screen recorded next after a step: the step that follows it with a screenshot. */
-  const nextScreenshot = (step: number): ScreenshotRef | null => session.steps.find((view) => view.step > step && view.screenshot !== null)?.screenshot ?? null;
+  const nextStep = (step: number) => session.steps.find((view) => view.step > step && view.screenshot !== null);
+  // A demonstration's screenshot that predates the previous action (its captures lagged) shows
+  // neither what that action did nor the screen its own step began on: no change is measured from
+  // it or up to it. Such a step's screen after is its screen before: no change to expect (the run
+  // still waits for the screen to settle after it).
+  const lagging = new Set(session.events.flatMap((event) => (event.type === 'observation' && event.predatesPreviousAction ? [event.step] : [])));
 
   const elements = actedElements(session);
   const typedTexts = acting.flatMap((step) => step.actions).flatMap(({ action }) => (action.type === 'type' && action.text !== MASK ? [action.text] : []));
   const steps: WorkflowStep[] = [];
   for (const planned of acting) {
     const before = await screenOf(planned.screenshot);
-    const after = await screenOf(nextScreenshot(planned.step));
+    const next = nextStep(planned.step);
+    const after = next && (lagging.has(planned.step) || lagging.has(next.step)) ? before : await screenOf(next?.screenshot ?? null);
     for (const [i, { action }] of planned.actions.entries()) {
       const index = steps.length + 1;
       const anchors: TargetAnchor[] = [];

@@ -46,7 +46,8 @@ export class StaticReader implements TextReader {
   async close(): Promise<void> {}
 }
 
-export async function recordFormSession(dataDir: string, options: { password?: string } = {}): Promise<{ id: string }> {
+/** `lagging`: the steps whose screenshot predates the previous action (a demonstration's lagging capture). */
+export async function recordFormSession(dataDir: string, options: { password?: string; lagging?: readonly number[] } = {}): Promise<{ id: string }> {
   const session = await SessionBuilder.create(dataDir, { task: TASK, model: 'gpt-test', family: 'tools' });
   const record = (event: Record<string, unknown>) => session.record(event);
   const usage = { inputTokens: 1000, outputTokens: 50, costUsd: 0.01 };
@@ -61,7 +62,7 @@ export async function recordFormSession(dataDir: string, options: { password?: s
     const step = i + 1;
     await record({ type: 'step-started', step });
     const screenshot = session.recorder.saveScreenshot(step, await encode(SCREENS[i]!, 'jpeg'), 'image/jpeg', { width: FORM.width, height: FORM.height });
-    await record({ type: 'observation', step, screenshot, frame });
+    await record({ type: 'observation', step, screenshot, frame, ...(options.lagging?.includes(step) ? { predatesPreviousAction: true } : {}) });
     await record({ type: 'prediction', step, thought: planned.thought, actions: planned.actions, usage, attempts: 1 });
     for (const [index, action] of planned.actions.entries()) {
       if (action.type === 'finished') continue;

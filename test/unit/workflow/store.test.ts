@@ -26,8 +26,8 @@ async function dataDir(): Promise<string> {
   return dir;
 }
 
-async function built(dir: string, request: Partial<BuildRequest> = {}, password?: string) {
-  const { id } = await recordFormSession(dir, password ? { password } : {});
+async function built(dir: string, request: Partial<BuildRequest> = {}, password?: string, lagging?: number[]) {
+  const { id } = await recordFormSession(dir, { ...(password ? { password } : {}), ...(lagging ? { lagging } : {}) });
   const read = await readSession(dir, id);
   if (!read.ok) throw new Error(read.message);
   const reader = new StaticReader();
@@ -47,6 +47,22 @@ async function savedAndExported() {
 }
 
 describe('a recorded run saved as a workflow', () => {
+  it("measures no change from or up to a demonstration's screenshot that predates the previous action: that step's screen after is its screen before", async () => {
+    const { result } = await built(await dataDir(), { params: [{ name: 'password', secret: true }] }, undefined, [2]);
+    if (!result.ok) throw new Error(result.message);
+    const afters = result.built.workflow.steps.map((step) => [step.recordedStep, step.before?.file ?? null, step.after?.file ?? null]);
+    expect(afters).toEqual([
+      [1, 'screens/step-0001.jpg', null],
+      // Up to step 2's lagging screen: none measured.
+      [1, 'screens/step-0001.jpg', 'screens/step-0001.jpg'],
+      [2, 'screens/step-0002.jpg', null],
+      // From it: none either.
+      [2, 'screens/step-0002.jpg', 'screens/step-0002.jpg'],
+      // Step 3's screen came after step 2 ended, but step 3 is the last recorded action: the next screenshot (step 4's) is its after.
+      [3, 'screens/step-0003.jpg', 'screens/step-0004.jpg'],
+    ]);
+  });
+
   it('has one step per action that ran, typed values as parameters, anchors for each target', async () => {
     const { result, id } = await built(await dataDir(), { params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] });
     if (!result.ok) throw new Error(result.message);
