@@ -47,6 +47,9 @@ export function createHistoryStore(client: MnemoClient): StoreApi<HistoryStore> 
         return;
       }
       set({ sessions: get().sessions.filter((session) => session.id !== id) });
+      // A listing asked before the delete may still answer with the session in it: ask again, so
+      // only an answer given after the delete counts.
+      await get().refresh();
     },
   }));
 }
