@@ -69,6 +69,14 @@ export function typedIntoPasswordByRole(focused: Element | null): boolean | null
 }
 
 /**
+ * How long the tree is read again for typed text to show in an ordinary field. Generous: it is
+ * waited out only when the text shows in none (a password typed after a Tab the tree had not yet
+ * followed), and a busy machine's Chromium updated its tree more than 2 s after the keys (CI).
+ * The steps after it are only written later, never lost.
+ */
+const TYPED_TEXT_PATIENCE_MS = 10_000;
+
+/**
  * Whether typed text went into a password field, asked of the tree once the typing is over: the
  * focus read as the typing began can be the field before a Tab when the app is slow to move it
  * (its tree lags its keyboard), and a field's value can lag the keys too. So unless that first
@@ -81,7 +89,7 @@ export async function typedIntoPasswordByTree(
   tree: DemonstrationTree,
   text: string,
   focusedAtStart: Element | null,
-  options: { patienceMs: number; pollMs: number } = { patienceMs: 2000, pollMs: 100 },
+  options: { patienceMs: number; pollMs: number } = { patienceMs: TYPED_TEXT_PATIENCE_MS, pollMs: 100 },
 ): Promise<boolean | null> {
   const byRole = typedIntoPasswordByRole(focusedAtStart);
   if (byRole === true) return true;
