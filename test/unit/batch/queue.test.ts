@@ -36,7 +36,7 @@ afterAll(async () => {
 
 describe('the shared rate limit', () => {
   it('lets two limiters (two workers) through at most max requests in any window, together', async () => {
-    const limits = { 'api.example:443': { max: 2, durationMs: 600 } };
+    const limits = { 'api.example:443': { max: 2, durationMs: 1500 } };
     const one = new SharedRateLimit(client, limits, 'one');
     const two = new SharedRateLimit(client, limits, 'two');
     const times: number[] = [];
@@ -45,7 +45,9 @@ describe('the shared rate limit', () => {
       times.push(Date.now());
     }));
     times.sort((a, b) => a - b);
-    for (let i = 0; i + 2 < times.length; i++) expect((times[i + 2] as number) - (times[i] as number)).toBeGreaterThanOrEqual(550);
+    // Redis's clock admits a request, this process's clock sees it: a busy machine can put a few
+    // hundred milliseconds between the two, so a third is looked for within 1 s, not the whole window.
+    for (let i = 0; i + 2 < times.length; i++) expect((times[i + 2] as number) - (times[i] as number)).toBeGreaterThanOrEqual(1000);
   });
 
   it('leaves a provider without a limit alone, and names providers by host and port', async () => {
