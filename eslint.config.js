@@ -28,6 +28,8 @@ const LAYERS = {
   http: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
   // Careful file writes (atomic, whole appends, write failures in words): used by every layer that writes.
   disk: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
+  // sharp, loaded at its first use: used by every layer that reads or makes an image.
+  image: ['operator', 'model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach', 'disk', 'http', 'batch'],
   operator: ['model', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
   model: ['operator', 'memory', 'store', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],
   store: ['operator', 'model', 'memory', 'run', 'agent', 'replay', 'workflow', 'service', 'settings', 'teach'],

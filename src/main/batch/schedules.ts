@@ -8,8 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { CronExpressionParser } from 'cron-parser';
+import type * as CronParser from 'cron-parser';
 import { z } from 'zod';
 import { makePrivateDir, writeJsonAtomically } from '../disk/files';
 import { QueuedModelFlagsSchema } from './queue/jobs';
@@ -42,12 +43,19 @@ export function newScheduleId(): string {
   return `s-${randomBytes(4).toString('hex')}`;
 }
 
+/**
+ * cron-parser (and the luxon it brings) is loaded at the first expression read: most commands that
+ * open the run service never read one, and start without it.
+ */
+let cronParser: typeof CronParser.CronExpressionParser | undefined;
+const loadCronParser = (): typeof CronParser.CronExpressionParser => (cronParser ??= (createRequire(import.meta.url)('cron-parser') as typeof CronParser).CronExpressionParser);
+
 export type CronChecked = { ok: true; next: number[] } | { ok: false; message: string };
 
 /** The next `count` times (ms) the expression names after `from`, or what is wrong with it. */
 export function nextRuns(cron: string, from: number, count: number): CronChecked {
   try {
-    const expression = CronExpressionParser.parse(cron, { currentDate: new Date(from), strict: false });
+    const expression = loadCronParser().parse(cron, { currentDate: new Date(from), strict: false });
     const next: number[] = [];
     for (let i = 0; i < count && expression.hasNext(); i++) next.push(expression.next().getTime());
     return { ok: true, next };

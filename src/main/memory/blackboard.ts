@@ -25,6 +25,7 @@ import type { ModelImage } from '../model/types';
 import { type BlackboardDict, BlackboardDictSchema, type BlackboardSection, type MemoryChange, type MemoryChangeListener } from './events';
 import { type JsonValue, MemoryItemList, MemoryItem, type MemoryItemData } from './trace';
 import { parseJsonOrUndefined } from '../../shared/json';
+import { loadSharp } from '../image/sharp';
 
 export const BLACKBOARD_SECTIONS = ['questions', 'requests', 'trajectories', 'screenshots'] as const satisfies readonly BlackboardSection[];
 
@@ -286,8 +287,7 @@ export function parseBlackboardDict(value: unknown): { ok: true; blackboard: Bla
 export async function readPromptImage(path: string): Promise<{ ok: true; image: ModelImage } | { ok: false; error: string }> {
   try {
     const image = await readFile(path);
-    // Loaded here, not with the module: the memory commands that never read an image start faster.
-    const { default: sharp } = await import('sharp');
+    const sharp = await loadSharp();
     const metadata = await sharp(image).metadata();
     const mime = metadata.format === 'png' ? 'image/png' : metadata.format === 'jpeg' ? 'image/jpeg' : null;
     if (mime === null) return { ok: false, error: `${path} is not a PNG or JPEG image (${metadata.format ?? 'unknown format'})` };

@@ -4,7 +4,7 @@
  * server, and the caller shows it — nothing waits in a queue to be lost when the process ends.
  * The client reconnects in the background, so the next write after Redis is back succeeds.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 export interface RedisConnection {
   readonly client: Redis;
@@ -56,6 +56,8 @@ export async function openRedis(url: string, options: RedisOptions = {}): Promis
   const displayUrl = redactRedisUrl(url);
   const timeout = options.connectTimeoutMs ?? 3000;
   let lastError = '';
+  // Loaded only when a shared memory is used: every other command starts without it.
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,

@@ -8,7 +8,7 @@
  * Sizes follow the image, not the screen: the model sees the image, and a label must stay legible
  * on a 1280x800 image of a 1920x1080 screen as on a full-size one.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import type { Rect } from '../../shared/frame';
 import type { ElementSnapshot } from '../../shared/elements';
 import { aidedElements, boxesFitObservation } from './element-aid';
@@ -88,6 +88,7 @@ export async function drawElementMarks(image: ModelImage, snapshot: ElementSnaps
   const size = { width: image.width, height: image.height };
   const marks = markLayout(snapshot, size);
   if (marks.length === 0) return image;
+  const sharp = await loadSharp();
   const [base, layer] = await Promise.all([
     sharp(image.image).removeAlpha().raw().toBuffer({ resolveWithObject: true }),
     sharp(Buffer.from(marksSvg(marks, size))).ensureAlpha().raw().toBuffer({ resolveWithObject: true }),

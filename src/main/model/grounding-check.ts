@@ -6,7 +6,7 @@
  * them is found (grounding.ts). A reply refused by the configured space (a point off its grid) is
  * still read: that is exactly the answer the check is for.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import { actionPoints, type Point } from '../../shared/actions';
 import type { Size } from '../../shared/frame';
 import { takesCoordinates } from '../../shared/model-families';
@@ -59,7 +59,7 @@ export interface GroundingCheckDeps {
   render?: (svg: string) => Promise<Buffer>;
 }
 
-const renderPng = (svg: string) => sharp(Buffer.from(svg)).png().toBuffer();
+const renderPng = async (svg: string) => (await loadSharp())(Buffer.from(svg)).png().toBuffer();
 
 /** The first point of a reply, as the model wrote it (in whatever space); null when it holds none. */
 export function answerPoint(family: ModelFamily, raw: string | undefined): Point | null {

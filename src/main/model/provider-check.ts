@@ -23,7 +23,7 @@
  * `generateContent` with the image and the computer-use tool, as a run sends them.
  */
 import type { GenerateContentParameters } from '@google/genai';
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import { computerToolOf } from '../../shared/computer-tool';
 import type { AnthropicComputerTool, ComputerTool, OpenAiComputerTool } from '../../shared/model-families';
 import type { ModelFamilyName, ModelSettings } from '../../shared/settings';
@@ -173,6 +173,7 @@ export type ModelCheck =
 
 /** A 32×32 grey PNG: enough to see whether the endpoint takes images at all. */
 async function tinyImage(): Promise<string> {
+  const sharp = await loadSharp();
   const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 128, g: 128, b: 128 } } }).png().toBuffer();
   return `data:image/png;base64,${png.toString('base64')}`;
 }

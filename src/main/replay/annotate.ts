@@ -7,7 +7,7 @@
  * the image in the HTML report, where it scales with the image. Coordinates are pixels of the
  * step's screenshot (the model-ready image), which is the overlay's own coordinate space.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import { dragPath, isControlAction, type Action, type MouseButton, type Point } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { Size } from '../../shared/frame';
@@ -359,6 +359,7 @@ export function actionOverlaySvg(imageSize: Size, actions: readonly Action[], re
  * bytes. Throws (from sharp) only when `image` is not a decodable image.
  */
 export async function annotateScreenshot(image: Buffer, actions: readonly Action[], results?: ResultSlots): Promise<Buffer> {
+  const sharp = await loadSharp();
   const { width, height } = await sharp(image).metadata();
   if (!width || !height) throw new Error('the screenshot has no size');
   const svg = actionOverlaySvg({ width, height }, actions, results, { standalone: true });

@@ -15,7 +15,7 @@
  *
  * Everything here is a pure function of decoded greyscale pixels, except `decodeGrey`.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import type { Point } from '../../shared/actions';
 import type { Rect, Size } from '../../shared/frame';
 
@@ -99,6 +99,7 @@ export interface DivergenceReport {
 
 /** Decodes an encoded image (JPEG, PNG) to greyscale pixels at its own size. */
 export async function decodeGrey(image: Buffer): Promise<GreyImage> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });
   // greyscale() leaves one channel, but an alpha channel would make two: keep the first.
   if (info.channels === 1) return { width: info.width, height: info.height, pixels: new Uint8Array(data.buffer, data.byteOffset, data.length) };

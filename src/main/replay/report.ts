@@ -7,7 +7,7 @@
  * Everything recorded (task, thoughts, typed text, messages) is text from a user or a model and is
  * escaped; the script reads the DOM only and carries no recorded data.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import { isControlAction, type Action } from '../../shared/actions';
 import type { ActionResult } from '../../shared/action-result';
 import type { AgentEventOf, ScreenshotRef } from '../../shared/events';
@@ -67,7 +67,7 @@ async function embed(ref: ScreenshotRef, readImage: ImageReader): Promise<{ ok: 
   // The overlay is drawn in the image's own pixels; the record's size is the fallback.
   let size: Size = recordedSize(ref) ?? { width: 1, height: 1 };
   try {
-    const metadata = await sharp(bytes).metadata();
+    const metadata = await (await loadSharp())(bytes).metadata();
     if (metadata.width && metadata.height) size = { width: metadata.width, height: metadata.height };
   } catch {
     return { ok: false, problem: 'screenshot unreadable' };

@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import { actionPoints, type Action } from '../../shared/actions';
 import { MASK } from '../../shared/describe-action';
 import type { ActedElement } from '../../shared/action-result';
@@ -148,7 +148,7 @@ export async function buildWorkflow(session: SessionRecord, request: BuildReques
         for (const [j, target] of targets.entries()) {
           const { patch: rect, face } = patchAround(before.grey, target.point);
           const file = `anchors/${stem(index)}-${j + 1}.png`;
-          files.set(file, await sharp(before.bytes).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer());
+          files.set(file, await (await loadSharp())(before.bytes).extract({ left: rect.x, top: rect.y, width: rect.width, height: rect.height }).png().toBuffer());
           const words = {
             caption: face ? await reader.read(before.bytes, face, 'caption') : [],
             labels: await reader.read(before.bytes, textRegion(rect, before.grey), 'region'),

@@ -13,7 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import type { Worker } from 'tesseract.js';
 import type { Rect } from '../../shared/frame';
 
@@ -72,6 +72,7 @@ export class TesseractReader implements TextReader {
   }
 
   private async readNow(image: Buffer, region: Rect, mode: ReadMode): Promise<OcrWord[]> {
+    const sharp = await loadSharp();
     const source = sharp(image);
     const { width = 0, height = 0 } = await source.metadata();
     const area = clampRect(region, { width, height });

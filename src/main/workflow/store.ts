@@ -22,7 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from '../image/sharp';
 import {
   WORKFLOW_EXPORT_FORMAT,
   WORKFLOW_VERSION,
@@ -282,7 +282,7 @@ export async function checkExport(file: WorkflowFile): Promise<WorkflowStoreResu
   const files = new Map<string, Buffer>();
   for (const image of workflowImages(parsed.data.workflow)) {
     const bytes = Buffer.from(parsed.data.files[image.file] as string, 'base64');
-    const size = await sharp(bytes)
+    const size = await (await loadSharp())(bytes)
       .metadata()
       .then(
         (meta) => ({ width: meta.width ?? 0, height: meta.height ?? 0, format: meta.format }),

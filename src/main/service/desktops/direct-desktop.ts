@@ -5,7 +5,7 @@
  * `busy`, naming the session), the operator's fail-safe, the settings' confirmation rules and the
  * redaction policy, and a session recorded as every run's is.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../../image/sharp';
 import { shownAction, describeAction } from '../../../shared/describe-action';
 import type { Action } from '../../../shared/actions';
 import type { ElementSnapshot } from '../../../shared/elements';
@@ -145,6 +145,7 @@ export class DirectDesktop {
 
 /** A JPEG made to fit `maxBytes`: a lower quality first, then fewer pixels. Never larger than it was. */
 export async function jpegWithin(image: Buffer, size: Size, maxBytes: number): Promise<{ image: Buffer; size: Size }> {
+  const sharp = await loadSharp();
   let current = { width: size.width, height: size.height };
   for (;;) {
     const resized = current.width !== size.width || current.height !== size.height;

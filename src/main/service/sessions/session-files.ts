@@ -4,7 +4,7 @@
  * `mnemo-file:` protocol; nothing outside the session folder is ever read.
  */
 import { extname } from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from '../../image/sharp';
 import type { RunService, ServiceResult } from '../run-service';
 
 const FILE_TYPES: Record<string, string> = {
@@ -46,7 +46,7 @@ export class SessionFiles {
     const key = `${place.value.meta.id}/${relative}@${width}`;
     let thumbnail = this.thumbnails.get(key);
     if (!thumbnail) {
-      thumbnail = await sharp(data).resize({ width }).jpeg({ quality: 70 }).toBuffer();
+      thumbnail = await (await loadSharp())(data).resize({ width }).jpeg({ quality: 70 }).toBuffer();
       if (this.thumbnails.size > 2000) this.thumbnails.clear();
       this.thumbnails.set(key, thumbnail);
     }
