@@ -1,6 +1,6 @@
 /**
  * npm run bench:capture — how long it takes to see the screen.
- *   (a) raw nut-js screen.grab
+ *   (a) raw libnut grab (nut.ts)
  *   (b) Mnemo's observe in process: grab → model-ready JPEG 1280 px wide
  *   (b') the same observe through the operator host (the isolated operator the CLI uses): the
  *        JPEG is made in the host and crosses the IPC channel
@@ -61,7 +61,7 @@ if (xvfb) process.env.DISPLAY = xvfb.display;
   const host = median(observeThroughHost);
   const screenSize = `${await screen.width()}x${await screen.height()}`;
   console.log(`display ${process.env.DISPLAY} ${screenSize}, ${RUNS} runs each (medians)`);
-  console.log(`(a) nut-js screen.grab:                 ${fmt(a)} ms`);
+  console.log(`(a) libnut grab:                        ${fmt(a)} ms`);
   console.log(`(b) Mnemo observe → JPEG 1280 wide:     ${fmt(b)} ms`);
   console.log(`(b') (b) through the operator host:     ${fmt(host)} ms   (${fmtSigned(host - b)} ms per observation)`);
   console.log(`(c) screenshot-desktop + resize/encode: ${fmt(c)} ms`);

@@ -2,7 +2,7 @@
  * Adapter from the operator's display list to the `operator:displays` command.
  *
  * The operator module is imported on first use, not at startup: it loads platform tools
- * (screenshot-desktop, and through the operator nut-js's native code), and a failure there must
+ * (screenshot-desktop, and through the operator libnut), and a failure there must
  * become an 'unavailable' answer, not a window that never opens.
  */
 import { err, ok, type ResponseInputOf, type Result } from '../../shared/contract';

@@ -1,15 +1,15 @@
 /**
- * Screen capture: nut-js `screen.grab` (raw BGRA straight from the X server / OS) encoded by sharp
- * into the model-ready image, with a Frame describing the geometry. screenshot-desktop is the
+ * Screen capture: libnut's grab (raw BGRA straight from the X server / OS; the source is called
+ * `nut-js`, after the library libnut comes from) encoded by sharp into the model-ready image, with a Frame describing the geometry. screenshot-desktop is the
  * fallback where the grab fails or is not wanted; it is several times slower (it spawns a process
  * and round-trips a PNG).
  */
 import { createHash } from 'node:crypto';
 import { screenPoint, type ScreenPoint } from '../../shared/actions';
-import type Sharp from 'sharp';
 import screenshot from 'screenshot-desktop';
 import type { DisplayInfo, Frame, ImageFormat, Rect, Size } from '../../shared/frame';
 import { fitImageSize, unionRect, type ImageSizeLimits } from './geometry';
+import { loadSharp } from '../image/sharp';
 import type { NutModule } from './nut';
 import type { ScreenFingerprint } from './screen-diff';
 
@@ -24,7 +24,7 @@ export interface CaptureOptions extends ImageSizeLimits {
   quality?: number;
   /** Also return the capture at full resolution as PNG (for the session record). */
   keepFullResolution?: boolean;
-  /** Which capture path: nut-js (default) or screenshot-desktop. */
+  /** Which capture path: nut-js (libnut's grab, the default) or screenshot-desktop. */
   source?: CaptureSource;
   /**
    * Only this part of the display (logical px of the desktop), e.g. the region a model zooms into:
@@ -84,7 +84,7 @@ export interface RawCapture {
 }
 
 /**
- * BGRA (alpha 0, as nut-js returns it) → RGBA, opaque, in place, 32 bits at a time. Opaque, because
+ * BGRA (alpha 0, as libnut returns it) → RGBA, opaque, in place, 32 bits at a time. Opaque, because
  * libvips premultiplies by alpha when it resizes: with alpha 0 every downscaled capture came out black.
  */
 export function bgraToRgbaInPlace(data: Buffer): Buffer {
@@ -106,12 +106,6 @@ function packRows(data: Buffer, size: Size, byteWidth: number): Buffer {
   return packed;
 }
 
-/**
- * sharp brings libvips, a large native library: loaded at the first capture, so that an operator
- * that only acts (`mnemo act`) starts without it.
- */
-let sharpModule: Promise<typeof Sharp> | undefined;
-const loadSharp = (): Promise<typeof Sharp> => (sharpModule ??= import('sharp').then((loaded) => loaded.default));
 
 async function encode(raw: RawCapture, target: Size, format: ImageFormat, quality: number): Promise<Buffer> {
   const sharp = await loadSharp();
@@ -301,10 +295,10 @@ export class ScreenCapture {
   }
 
   private async grabWithNut(bounds: Rect): Promise<RawCapture> {
-    const { screen, Region } = this.deps.nut;
+    const { screen } = this.deps.nut;
     const [screenWidth, screenHeight] = await Promise.all([screen.width(), screen.height()]);
     const whole = bounds.x === 0 && bounds.y === 0 && bounds.width === screenWidth && bounds.height === screenHeight;
-    const grabbed = whole ? await screen.grab() : await screen.grabRegion(new Region(bounds.x, bounds.y, bounds.width, bounds.height));
+    const grabbed = await screen.grab(whole ? undefined : bounds);
     const size = { width: grabbed.width, height: grabbed.height };
     const pixels = bgraToRgbaInPlace(packRows(grabbed.data, size, grabbed.byteWidth));
     return { pixels, channels: 4, size };

@@ -1,11 +1,11 @@
 /**
  * The Operator on the real desktop: observe = capture, execute = map through the Frame and drive
- * nut-js. Every expected failure comes back as an ActionResult value.
+ * libnut (nut.ts). Every expected failure comes back as an ActionResult value.
  */
 import { actionPoints, isElementAction, type Action, type ImagePoint, type Point, type ScreenPoint } from '../../shared/actions';
 import { actionFailure, type ActionResult } from '../../shared/action-result';
 import type { DisplayInfo, Frame } from '../../shared/frame';
-import type { Key } from '@nut-tree-fork/shared';
+import type { Key } from './native-keys';
 import { ScreenCapture, type CaptureOptions, type CaptureResult, type LiveFrameOptions, type LiveFrameResult } from './capture';
 import { listDisplays } from './displays';
 import { imageToScreen } from './geometry';
@@ -111,8 +111,7 @@ export class DesktopOperator implements Operator {
 
   async activeWindowTitle(): Promise<string | undefined> {
     try {
-      const window = await this.nut.getActiveWindow();
-      return await window.title;
+      return await this.nut.activeWindowTitle();
     } catch {
       return undefined;
     }
@@ -246,7 +245,7 @@ export class DesktopOperator implements Operator {
 
 export type OperatorLoad = { ok: true; operator: DesktopOperator } | { ok: false; message: string };
 
-/** Checks the display, loads nut-js and builds the operator; a missing display is a message. */
+/** Checks the display, loads libnut and builds the operator; a missing display is a message. */
 export async function createDesktopOperator(options: DesktopOperatorOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<OperatorLoad> {
   const nut = await loadNut(env);
   if (!nut.ok) return nut;

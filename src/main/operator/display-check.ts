@@ -1,6 +1,6 @@
 /**
- * Finds out whether the X display can be opened BEFORE nut-js touches it, and keeps it from
- * resetting while nut-js does.
+ * Finds out whether the X display can be opened BEFORE libnut touches it, and keeps it from
+ * resetting while libnut does.
  *
  * libnut calls XOpenDisplay and dereferences the result: a display that cannot be opened is a
  * segfault rather than an error. And an X server with no other client (a bare Xvfb, as in most

@@ -30,7 +30,7 @@ export type CallOutcome<T> = { ok: true; value: T } | { ok: false; threw: string
 type Reply<M extends HostMethod> = Awaited<ReturnType<HostCalls[M]>>;
 
 const STDERR_TAIL = 2000;
-/** Loading nut-js, sharp and (from the sources) compiling TypeScript; generous for a busy machine. */
+/** Loading libnut, sharp and (from the sources) compiling TypeScript; generous for a busy machine. */
 const START_TIMEOUT_MS = 60_000;
 const CLOSE_GRACE_MS = 3000;
 /** After the exit, how long the last messages and stderr may take to arrive. */

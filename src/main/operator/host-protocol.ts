@@ -31,12 +31,12 @@ export type ToHost =
   | { type: 'cancel'; id: number };
 
 export type FromHost =
-  /** The display is open and held, nut-js loaded: calls may come. */
+  /** The display is open and held, libnut loaded: calls may come. */
   | { type: 'ready' }
   /** The display cannot be opened; the message says why and what to do. The host exits next. */
   | { type: 'cannot-open'; message: string }
   | { type: 'result'; id: number; value: unknown }
-  /** The call threw: a bug, or nut-js failing underneath. */
+  /** The call threw: a bug, or libnut failing underneath. */
   | { type: 'threw'; id: number; message: string };
 
 /** Exit codes of the host that mean something to the main process. */

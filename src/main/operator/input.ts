@@ -1,10 +1,10 @@
 /**
- * Mouse and keyboard through nut-js, with our own pacing and character-exact typing.
+ * Mouse and keyboard through libnut (nut.ts), with our own pacing and character-exact typing.
  * Points are integer logical screen coordinates (the operator maps model coordinates first).
  */
 import { screenPoint, type MouseButton, type ScreenPoint, type ScrollDirection } from '../../shared/actions';
-import type { Key } from '@nut-tree-fork/shared';
-import type { NutModule } from './nut';
+import type { Key } from './native-keys';
+import type { NutButton, NutModule } from './nut';
 import { throwIfAborted } from './aborted';
 import { nutKeysFor } from './key-map';
 import type { Keyboard, KeyboardOutcome } from './keyboard/keyboard';
@@ -39,7 +39,7 @@ export interface InputOptions {
   pasteSettleMs: number;
   /** X11: how long the application gets to fetch a paste before it counts as not pasted. */
   pasteFetchTimeoutMs: number;
-  /** How long nut-js's clipboard gets to serve the text to paste before the paste is given up. */
+  /** How long the clipboard (clipboardy's) gets to serve the text to paste before the paste is given up. */
   clipboardReadyTimeoutMs: number;
   typingMode: TypingMode;
   /** A drag moves in steps of at most this many px, so targets see intermediate motion. */
@@ -100,7 +100,7 @@ export class NutInput {
     this.paster = paster ?? platformPaster(nut, this.options, platform);
   }
 
-  /** nut-js keys for each canonical key name, or the first name that has none. */
+  /** libnut keys for each canonical key name, or the first name that has none. */
   resolveKeys(names: readonly string[]): KeyResolution {
     const groups: Key[][] = [];
     for (const name of names) {
@@ -118,7 +118,7 @@ export class NutInput {
 
   /** Moves the pointer; `hover` waits briefly so a press that follows lands on a target that saw it arrive. */
   async moveTo(point: ScreenPoint, hover = true): Promise<void> {
-    await this.nut.mouse.setPosition(new this.nut.Point(point.x, point.y));
+    await this.nut.mouse.setPosition({ x: point.x, y: point.y });
     if (hover) await sleep(this.options.settleAfterMoveMs);
   }
 
@@ -165,7 +165,7 @@ export class NutInput {
           throwIfAborted(signal);
           const x = Math.round(from.x + ((to.x - from.x) * step) / steps);
           const y = Math.round(from.y + ((to.y - from.y) * step) / steps);
-          await this.nut.mouse.setPosition(new this.nut.Point(x, y));
+          await this.nut.mouse.setPosition({ x, y });
           await sleep(this.options.dragStepDelayMs);
         }
         from = to;
@@ -333,8 +333,7 @@ export class NutInput {
     }
   }
 
-  private nutButton(button: MouseButton) {
-    const { Button } = this.nut;
-    return button === 'right' ? Button.RIGHT : button === 'middle' ? Button.MIDDLE : Button.LEFT;
+  private nutButton(button: MouseButton): NutButton {
+    return button === 'right' ? 'right' : button === 'middle' ? 'middle' : 'left';
   }
 }

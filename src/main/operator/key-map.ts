@@ -1,12 +1,12 @@
 /**
- * Canonical key names (shared/keys.ts) and characters → nut-js keys at their US positions.
+ * Canonical key names (shared/keys.ts) and characters → libnut keys at their US positions.
  *
- * Used where Mnemo presses keys through nut-js: modifiers held around clicks, key_down / key_up,
+ * Used where Mnemo presses keys through libnut: modifiers held around clicks, key_down / key_up,
  * and typing on Windows and macOS (keyboard/us-keyboard.ts). On X11, typing and hotkeys follow
- * the active layout instead (keyboard/x11-keyboard.ts). nut-js `keyboard.type` drops Shift for
+ * the active layout instead (keyboard/x11-keyboard.ts). libnut's own typing drops Shift for
  * symbols such as `! @ #`, so Shift is explicit here.
  */
-import { Key } from '@nut-tree-fork/shared';
+import { Key } from './native-keys';
 
 export interface Keystroke {
   key: Key;
@@ -67,7 +67,7 @@ const DIGIT_KEYS: readonly Key[] = [
 ];
 
 function unshiftedKey(char: string): Key | undefined {
-  if (char >= 'a' && char <= 'z') return Key[char.toUpperCase() as keyof typeof Key] as Key;
+  if (char >= 'a' && char <= 'z') return Key[char.toUpperCase() as keyof typeof Key];
   if (char >= '0' && char <= '9') return DIGIT_KEYS[char.charCodeAt(0) - 48];
   return UNSHIFTED_SYMBOLS[char];
 }
@@ -114,7 +114,7 @@ const NAMED: Record<string, Key | undefined> = {
 export type KeyLookup = { ok: true; keys: Key[] } | { ok: false; message: string };
 
 /**
- * The nut-js keys to hold for one canonical key name. A shifted symbol in a hotkey ("ctrl" "+")
+ * The libnut keys to hold for one canonical key name. A shifted symbol in a hotkey ("ctrl" "+")
  * means Shift plus the symbol's key.
  */
 export function nutKeysFor(canonical: string, platform: NodeJS.Platform = process.platform): KeyLookup {
@@ -122,7 +122,7 @@ export function nutKeysFor(canonical: string, platform: NodeJS.Platform = proces
   if (canonical === 'cmd') return { ok: true, keys: [mac ? Key.LeftCmd : Key.LeftControl] };
   if (canonical === 'meta') return { ok: true, keys: [mac ? Key.LeftCmd : Key.LeftSuper] };
   const fn = /^f([1-9]|1\d|2[0-4])$/.exec(canonical);
-  if (fn) return { ok: true, keys: [Key[`F${fn[1]}` as keyof typeof Key] as Key] };
+  if (fn) return { ok: true, keys: [Key[`F${fn[1]}` as keyof typeof Key]] };
   if (canonical in NAMED) {
     const key = NAMED[canonical];
     return key === undefined ? { ok: false, message: `the key "${canonical}" cannot be pressed on this platform` } : { ok: true, keys: [key] };

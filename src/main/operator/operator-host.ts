@@ -1,5 +1,5 @@
 /**
- * The operator host: a child process that opens the X display with nut-js and runs a
+ * The operator host: a child process that opens the X display with libnut and runs a
  * DesktopOperator for the main process (isolated-operator.ts). libnut crashes on a display it
  * cannot open, and Xlib ends the process whose X server goes away with exit(1), before any of our
  * code can run: here that costs this process, and the main process turns it into a message.

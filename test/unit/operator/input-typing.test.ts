@@ -133,7 +133,6 @@ describe('keys after a mouse button', () => {
           readonly y: number,
         ) {}
       },
-      Button: { LEFT: 0, MIDDLE: 1, RIGHT: 2 },
       mouse: {
         async setPosition() {},
         async pressButton() {},

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Key } from '@nut-tree-fork/shared';
+import { Key } from '../../../src/main/operator/native-keys';
 import { planTyping } from '../../../src/main/operator/typing';
 import { keystrokeForChar, nutKeysFor } from '../../../src/main/operator/key-map';
 

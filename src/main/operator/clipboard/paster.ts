@@ -22,7 +22,7 @@ export interface NutPasterOptions {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The clipboard's text through nut-js, '' when nothing owns it. */
+/** The clipboard's text (clipboardy's, through nut.ts), '' when nothing owns it. */
 export async function readNutClipboard(nut: NutModule): Promise<string> {
   try {
     return await nut.clipboard.getContent();
@@ -33,7 +33,7 @@ export async function readNutClipboard(nut: NutModule): Promise<string> {
 }
 
 /**
- * Pastes through nut-js's clipboard (a helper process owns it on X11). Nothing tells when the
+ * Pastes through clipboardy's clipboard (a helper process owns it on X11). Nothing tells when the
  * application fetched the text, so it waits a fixed pasteSettleMs: a timing bet, kept for macOS
  * and Windows, where the system clipboard holds the text itself and a later change cannot race
  * the paste the way an X11 selection owner can (and for texts too large for x11-paster.ts).

@@ -1,4 +1,4 @@
-/** The paster for this platform: Mnemo's own selection owner on X11, nut-js's clipboard elsewhere. */
+/** The paster for this platform: Mnemo's own selection owner on X11, clipboardy's elsewhere. */
 import type { NutModule } from '../nut';
 import { NutClipboardPaster, type NutPasterOptions, type Paster } from './paster';
 import { X11Paster } from './x11-paster';

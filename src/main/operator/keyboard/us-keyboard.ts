@@ -1,14 +1,14 @@
 /**
- * The keyboard on Windows and macOS: nut-js keys at their US positions (key-map.ts), Shift
+ * The keyboard on Windows and macOS: libnut keys at their US positions (key-map.ts), Shift
  * pressed explicitly, the clipboard for everything else.
  *
  * Not layout-aware, and not run here (no Windows or macOS machine in this project's CI): reading
- * the layout there needs native calls that nut-js does not expose (Windows: GetKeyboardLayout and
+ * the layout there needs native calls that libnut does not expose (Windows: GetKeyboardLayout and
  * VkKeyScanExW; macOS: TISCopyCurrentKeyboardLayoutInputSource and UCKeyTranslate). On a non-US
  * layout this types symbols wrong, as Linux did before x11-keyboard.ts. Letters in hotkeys are
  * less exposed: libnut looks letter keys up through the system's layout on both platforms.
  */
-import type { Key } from '@nut-tree-fork/shared';
+import { Key } from '../native-keys';
 import { throwIfAborted } from '../aborted';
 import { keystrokeForChar, nutKeysFor } from '../key-map';
 import type { NutModule } from '../nut';
@@ -32,7 +32,7 @@ export class UsKeyboard implements Keyboard, KeyboardSession {
   }
 
   async type(text: string, signal?: AbortSignal): Promise<KeyboardOutcome<{ keystrokes: number }>> {
-    const { keyboard, Key } = this.nut;
+    const { keyboard } = this.nut;
     let keystrokes = 0;
     for (const char of text) {
       throwIfAborted(signal);

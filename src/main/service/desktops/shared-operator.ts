@@ -1,6 +1,6 @@
 /**
  * One operator kept open for many short calls: the MCP server takes a screenshot or does one
- * action at a time, and starting an operator host for each (a child process loading nut-js and
+ * action at a time, and starting an operator host for each (a child process loading libnut and
  * libvips) would cost more than the call itself. The host starts at the first use; one that could
  * not start (no display yet) is tried again at the next; `close()` ends it.
  *
