@@ -63,6 +63,8 @@ const NUMBERS_TRIED = 100;
 const WINDOW_MANAGER_WAIT_MS = 5000;
 /** How long the desktop's buses may take to come up (a busy machine). */
 const BUS_WAIT_MS = 15_000;
+/** How often at-spi-bus-launcher is started before a desktop goes without its accessibility bus. */
+const LAUNCHER_STARTS = 2;
 
 /**
  * What points a program at the user's session: gone from a private desktop's environment, so
@@ -179,12 +181,22 @@ export class DesktopHost {
     if (!session.ok) return unreadable(session.message);
     if (!(await pollUntil(async () => existsSync(prepared.socket), session.exited, BUS_WAIT_MS))) return unreadable(`its session bus (dbus-daemon) did not listen within ${BUS_WAIT_MS / 1000} s`);
     Object.assign(env, busEnvironment(prepared.address, runtimeDir));
-    const launcher = await this.startProgram(record, 'bus', prepared.launcherCommand, env, number, 'buses');
-    if (!launcher.ok) return unreadable(launcher.message);
     // at-spi-bus-launcher names its bus on the display's root window once the bus listens.
     const announced = async () => ((await rootTextProperty(connection, 'AT_SPI_BUS').catch(() => undefined)) ?? '') !== '';
-    if (!(await pollUntil(announced, launcher.exited, BUS_WAIT_MS))) return unreadable(`at-spi-bus-launcher did not start the accessibility bus within ${BUS_WAIT_MS / 1000} s`);
-    return true;
+    // On a busy machine the launcher has been seen to quit a second after its start, the bus never
+    // announced: it gets a second start before the desktop goes without elements.
+    for (let attempt = 1; ; attempt++) {
+      const launcher = await this.startProgram(record, 'bus', prepared.launcherCommand, env, number, 'buses');
+      if (!launcher.ok) return unreadable(launcher.message);
+      let ended: string | undefined;
+      void launcher.exited.then((how) => (ended = how));
+      if (await pollUntil(announced, launcher.exited, BUS_WAIT_MS)) return true;
+      if (ended === undefined) return unreadable(`at-spi-bus-launcher did not start the accessibility bus within ${BUS_WAIT_MS / 1000} s`);
+      if (attempt === LAUNCHER_STARTS) {
+        const said = lastLine(await this.readLog(number, 'buses'));
+        return unreadable(`at-spi-bus-launcher ${ended} before it started the accessibility bus, ${LAUNCHER_STARTS} times${said ? ` (it said: ${said})` : ''}`);
+      }
+    }
   }
 
   private async startProgram(record: DesktopRecord, role: StartedProcess['role'], command: string, env: NodeJS.ProcessEnv, number: number, log = 'server') {
@@ -243,6 +255,11 @@ export class DesktopHost {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The last line a program wrote to its log, trimmed; '' when it wrote nothing. */
+function lastLine(log: string): string {
+  return log.trim().split('\n').pop()?.trim() ?? '';
+}
 
 /** Polls until the condition holds (true), the program exits or the time is up (false). */
 async function pollUntil(condition: () => Promise<boolean>, exited: Promise<string>, timeoutMs: number): Promise<boolean> {
