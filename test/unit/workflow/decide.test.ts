@@ -159,6 +159,21 @@ describe('checkEffect', () => {
     expect(checkEffect({ before: paint(typed), after: paint(pressed), nextTargets: [page] }, live)).toMatchObject({ appeared: false, expected: 1 });
   });
 
+  it('counts a region already on the live screen as the recording left it: a recording that began on a window still blank', () => {
+    // Recorded: the screen before was captured while the window was still blank, so the whole
+    // form appears with the typing. Live: the form was drawn before the step, only the typing changes.
+    const blank = { ...FORM, boxes: [] };
+    const other = { ...FORM, boxes: [...FORM.boxes, { x: 204, y: 44, width: 90, height: 10, face: 70 }] };
+    const result = checkEffect({ before: paint(blank), after: paint(typed) }, { before: paint(before), after: paint(other) });
+    expect(result.appeared).toBe(true);
+    expect(result.expected).toBeGreaterThan(1);
+    expect(result.detail).toMatch(/^1 of the \d+ regions that changed in the recording changed, \d+ already as recorded$/);
+    // A window that is not as recorded (here: still blank) is no effect already there.
+    expect(checkEffect({ before: paint(blank), after: paint(typed) }, { before: paint(blank), after: paint(blank) })).toMatchObject({ appeared: false, seen: 0 });
+    // Nor is a region whose live pixels differ from the recorded ones (the form drawn elsewhere).
+    expect(checkEffect({ before: paint(blank), after: paint(typed) }, { before: paint(moved(before, 0, 120)), after: paint(moved(before, 0, 120)) })).toMatchObject({ appeared: false });
+  });
+
   it('has nothing to check where the recording shows no change, and ignores specks', () => {
     expect(checkEffect({ before: paint(before), after: paint(before) }, { before: paint(before), after: paint(before) })).toMatchObject({ appeared: true, expected: 0 });
     const caret = { ...FORM, boxes: [...FORM.boxes, { x: 300, y: 44, width: 1, height: 10, face: 0 }] };
