@@ -6,6 +6,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { inspect } from 'node:util';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 interface Summary {
@@ -13,6 +14,15 @@ interface Summary {
   failed: number;
   skipped: number;
   failures: string[];
+}
+
+/**
+ * An unhandled error as vitest hands it over: serialized from the worker, so a plain object with a
+ * message (which may have no toString at all), seldom an Error.
+ */
+function describeUnhandled(error: unknown): string {
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+  return typeof error === 'string' ? error : inspect(error, { depth: 2 });
 }
 
 function firstLine(message: string | undefined): string {
@@ -43,7 +53,7 @@ export default class SummaryLineReporter implements Reporter {
       this.failures.push(`FAILED ${relative(process.cwd(), module.moduleId)}: ${firstLine(module.errors()[0]?.message)}`);
     }
     for (const error of unhandledErrors) {
-      this.failures.push(`FAILED (unhandled error): ${firstLine(error instanceof Error ? error.message : String(error))}`);
+      this.failures.push(`FAILED (unhandled error): ${firstLine(describeUnhandled(error))}`);
     }
     const summary: Summary = {
       passed: this.passed,

@@ -41,7 +41,13 @@ describe('the step inspector', () => {
     const { page, problems } = await openApp(browser, app);
     pages.push(page);
     await page.getByRole('link', { name: 'History' }).click();
-    await page.getByRole('button', { name: `Open ${TASK}` }).click();
+    // The list answers from `mnemo serve`; on a busy machine it has taken over 30 s (CI). A list that
+    // never shows the session says what the view showed instead.
+    const open = page.getByRole('button', { name: `Open ${TASK}` });
+    await open.waitFor({ timeout: 120_000 }).catch(async (error: Error) => {
+      throw new Error(`${error.message}\nthe History view showed: ${await page.locator('.history-view').innerText().catch(() => '(nothing)')}`);
+    });
+    await open.click();
     const steps = page.getByRole('list', { name: 'Steps' }).getByRole('listitem');
     await expect.poll(() => steps.count(), { timeout: 30_000 }).toBe(1);
     await steps.nth(0).getByRole('button').click();

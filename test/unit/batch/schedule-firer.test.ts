@@ -11,6 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { BatchJournal } from '../../../src/main/batch/journal';
 import { writeLocalSchedules } from '../../../src/main/batch/schedules';
 import { Batches, type BatchesDeps } from '../../../src/main/service/batches/batch-service';
+import { ScheduleFirer } from '../../../src/main/service/batches/schedule-firer';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-schedule-firer-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -58,4 +59,35 @@ it('fires each firing of a local schedule once, whichever of two processes comes
     expect(read.definition.source).toEqual({ kind: 'task', task: 'Enter invoice {{number}}' });
     expect(read.definition.rows.map((row) => row.cells)).toEqual([{ number: { kind: 'text', text: '1001' } }, { number: { kind: 'text', text: '1002' } }]);
   }
+});
+
+it('stop waits for a firing already begun, and a firing that throws is said in the log, never left unhandled', { timeout: 60_000 }, async () => {
+  const dataDir = join(scratch, 'stopping');
+  await writeLocalSchedules(dataDir, [{ id: 's-slow', createdAt: 1, cron: '* * * * * *', source: { kind: 'task', task: 'Enter invoice {{number}}' }, valuesFile: join(scratch, 'none.csv'), retries: 0, desktop: {}, model: {} }]);
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let starts = 0;
+  const log: string[] = [];
+  const firer = new ScheduleFirer({
+    dataDir: () => dataDir,
+    readValuesFile: async () => ({ ok: true, value: { columns: ['number'], rows: [] } as never }),
+    start: async () => {
+      starts++;
+      if (starts === 1) await held;
+      throw new Error('the disk went away');
+    },
+    runningHere: () => false,
+    log: (line) => log.push(line),
+  });
+  firer.start();
+  await expect.poll(() => starts, { timeout: 30_000, interval: 50 }).toBe(1);
+  let stopped = false;
+  const stopping = firer.stop().then(() => (stopped = true));
+  // The firing in flight holds stop back, past the next tick of the timer (a second a tick).
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(stopped).toBe(false);
+  release();
+  await stopping;
+  expect(starts).toBe(1);
+  expect(log).toEqual(['schedules: a firing failed: the disk went away']);
 });

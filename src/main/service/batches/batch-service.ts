@@ -376,7 +376,7 @@ export class Batches {
 
   /** Stops the batches running here in the background (their rows without an outcome wait for resume). */
   async close(): Promise<void> {
-    this.firer?.stop();
+    await this.firer?.stop();
     this.watch.close();
     const running = [...this.background.values()];
     for (const batch of running) {

@@ -31,6 +31,8 @@ export class ScheduleFirer {
   private timer: NodeJS.Timeout | undefined;
   private lastTick: number;
   private ticking = false;
+  /** The look the timer started, while it goes on (stop waits for it). */
+  private inFlight: Promise<void> | undefined;
   /** The batch each schedule last started here. */
   private readonly lastBatch = new Map<string, string>();
 
@@ -45,13 +47,21 @@ export class ScheduleFirer {
   start(): void {
     if (this.timer) return;
     this.lastTick = this.now();
-    this.timer = setInterval(() => void this.tick(), SCHEDULE_TICK_MS);
+    this.timer = setInterval(() => {
+      // A look still going on (a slow firing) is not overlapped, nor forgotten by stop.
+      if (this.inFlight) return;
+      this.inFlight = this.tick()
+        .catch((error: unknown) => this.deps.log?.(`schedules: a firing failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => (this.inFlight = undefined));
+    }, SCHEDULE_TICK_MS);
     this.timer.unref();
   }
 
-  stop(): void {
+  /** No more looks at the schedules; resolves once a firing already begun has been journalled (or failed). */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    await this.inFlight;
   }
 
   /** One look at the schedules: each one due fired once. */
