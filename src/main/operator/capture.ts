@@ -1,8 +1,8 @@
 /**
  * Screen capture: libnut's grab (raw BGRA straight from the X server / OS; the source is called
- * `nut-js`, after the library libnut comes from) encoded by sharp into the model-ready image, with a Frame describing the geometry. screenshot-desktop is the
- * fallback where the grab fails or is not wanted; it is several times slower (it spawns a process
- * and round-trips a PNG).
+ * `nut-js`, after the library libnut comes from) encoded by sharp into the model-ready image, with
+ * a Frame describing the geometry. screenshot-desktop is the fallback where the grab fails or is
+ * not wanted; it is several times slower (it spawns a process and round-trips a PNG).
  */
 import { createHash } from 'node:crypto';
 import { screenPoint, type ScreenPoint } from '../../shared/actions';

@@ -4,7 +4,7 @@
  */
 import { screenPoint, type MouseButton, type ScreenPoint, type ScrollDirection } from '../../shared/actions';
 import type { Key } from './native-keys';
-import type { NutButton, NutModule } from './nut';
+import type { NutModule } from './nut';
 import { throwIfAborted } from './aborted';
 import { nutKeysFor } from './key-map';
 import type { Keyboard, KeyboardOutcome } from './keyboard/keyboard';
@@ -128,8 +128,8 @@ export class NutInput {
       for (let i = 0; i < count; i++) {
         throwIfAborted(signal);
         if (i > 0) await sleep(this.options.multiClickGapMs);
-        await this.nut.mouse.pressButton(this.nutButton(button));
-        await this.nut.mouse.releaseButton(this.nutButton(button));
+        await this.nut.mouse.pressButton(button);
+        await this.nut.mouse.releaseButton(button);
         this.pressed();
       }
     });
@@ -137,13 +137,13 @@ export class NutInput {
 
   async mouseDown(point: ScreenPoint | undefined, button: MouseButton): Promise<void> {
     if (point) await this.moveTo(point);
-    await this.nut.mouse.pressButton(this.nutButton(button));
+    await this.nut.mouse.pressButton(button);
     this.pressed();
   }
 
   async mouseUp(point: ScreenPoint | undefined, button: MouseButton): Promise<void> {
     if (point) await this.moveTo(point);
-    await this.nut.mouse.releaseButton(this.nutButton(button));
+    await this.nut.mouse.releaseButton(button);
     this.pressed();
   }
 
@@ -155,8 +155,7 @@ export class NutInput {
   }
 
   private async dragFrom(start: ScreenPoint, rest: readonly ScreenPoint[], button: MouseButton, signal?: AbortSignal): Promise<void> {
-    const nutButton = this.nutButton(button);
-    await this.nut.mouse.pressButton(nutButton);
+    await this.nut.mouse.pressButton(button);
     try {
       let from = start;
       for (const to of rest) {
@@ -172,7 +171,7 @@ export class NutInput {
       }
       await sleep(this.options.settleAfterMoveMs);
     } finally {
-      await this.nut.mouse.releaseButton(nutButton);
+      await this.nut.mouse.releaseButton(button);
       this.pressed();
     }
   }
@@ -331,9 +330,5 @@ export class NutInput {
         await sleep(this.options.keyDelayMs);
       }
     }
-  }
-
-  private nutButton(button: MouseButton): NutButton {
-    return button === 'right' ? 'right' : button === 'middle' ? 'middle' : 'left';
   }
 }

@@ -10,10 +10,9 @@ import { createRequire } from 'node:module';
 import type * as Libnut from '@nut-tree-fork/libnut-linux';
 import type clipboardyModule from 'clipboardy';
 import { holdDisplay } from './display-check';
+import type { MouseButton } from '../../shared/actions';
 import type { Key } from './native-keys';
 import type { Rect } from '../../shared/frame';
-
-export type NutButton = 'left' | 'middle' | 'right';
 
 /** A grab as libnut returns it: BGRA rows of byteWidth bytes, alpha 0. */
 export interface NutGrab {
@@ -28,8 +27,8 @@ export interface NutModule {
   mouse: {
     getPosition(): Promise<{ x: number; y: number }>;
     setPosition(point: { x: number; y: number }): Promise<void>;
-    pressButton(button: NutButton): Promise<void>;
-    releaseButton(button: NutButton): Promise<void>;
+    pressButton(button: MouseButton): Promise<void>;
+    releaseButton(button: MouseButton): Promise<void>;
     scrollUp(amount: number): Promise<void>;
     scrollDown(amount: number): Promise<void>;
     scrollLeft(amount: number): Promise<void>;
@@ -65,7 +64,7 @@ function requireLibnut(platform: NodeJS.Platform): typeof Libnut {
 const call = <T>(native: () => T): Promise<T> => new Promise<T>((resolve) => resolve(native()));
 
 /** The native layer over libnut. Loads libnut; its first call opens the display. */
-export function importNut(platform: NodeJS.Platform = process.platform): NutModule {
+function importNut(platform: NodeJS.Platform = process.platform): NutModule {
   const libnut = requireLibnut(platform);
   // libnut waits 10 ms after each mouse event by default; our own pacing (input.ts) decides the gaps.
   libnut.setMouseDelay(0);
