@@ -289,15 +289,16 @@ class AgentRun {
     const observeStarted = this.life.clock();
     const zoom = this.zoomNext;
     this.zoomNext = null;
-    // What the request carries besides this screen, made while the screen is captured (the
-    // capture mostly waits on the operator host).
+    const capturing = operator.observe(zoom ? { ...this.capture, region: zoom.region, keepFullResolution: false } : this.capture);
+    // What the request carries besides this screen, made while the screen is captured: the capture
+    // mostly waits on the operator host, and this thread would be idle meanwhile.
     const feedback = this.feedback.length > 0 ? this.feedback.join('\n') : undefined;
     const system = [this.memory.systemText(), this.deps.systemContext?.() ?? '', this.deps.workflows?.offer ?? ''].filter((part) => part.trim() !== '').join('\n\n') || undefined;
     const pruned = this.memory.historyForModel(this.history.records(), [system ?? '', this.task, feedback ?? '']);
     const historyRead = this.history.withImages(pruned, (ref) => recorder.readScreenshot(ref));
     // Awaited below, after the capture; a failed capture ends the step without it.
     historyRead.catch(() => undefined);
-    const captured = await operator.observe(zoom ? { ...this.capture, region: zoom.region, keepFullResolution: false } : this.capture);
+    const captured = await capturing;
     this.timings.observe = this.life.clock() - observeStarted;
     if (!captured.ok) {
       if ((captured as { kind?: string }).kind === 'no_display') {

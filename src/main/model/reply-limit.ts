@@ -42,19 +42,30 @@ export function limitedFetch(limit: number, base?: typeof globalThis.fetch): typ
       await response.body.cancel().catch(() => undefined);
       throw new ReplyTooLarge(limit);
     }
+    // Read as the SDK asks for it, a chunk per pull: a TransformStream piped through cost every
+    // chunk of a streamed reply the pipe's own round of promises.
     let seen = 0;
-    const counted = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen <= limit) {
-            controller.enqueue(chunk);
+    const source = response.body.getReader();
+    const counted = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          const read = await source.read();
+          if (read.done) {
+            controller.close();
             return;
           }
-          // Erroring the transform cancels the source: the connection is closed, nothing more is read.
-          controller.error(new ReplyTooLarge(limit));
+          seen += read.value.byteLength;
+          if (seen <= limit) {
+            controller.enqueue(read.value);
+            return;
+          }
+          const cut = new ReplyTooLarge(limit);
+          controller.error(cut);
+          await source.cancel(cut).catch(() => undefined);
         },
-      }),
+        cancel: (reason) => source.cancel(reason),
+      },
+      { highWaterMark: 0 },
     );
     return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
   };

@@ -11,9 +11,12 @@
  * still running or cut off by a crash, and what session.json holds at the end. Nothing is
  * rewritten per step: a step costs one append.
  *
- * Writes go through one ordered queue in the background: the loop never waits for the disk to
- * observe or predict. Before a step acts, the loop waits for the record of the steps before it to
- * be written (`written`), so a crash loses at most the step in progress.
+ * Writes go through two ordered queues in the background: the appends to events.jsonl (and the
+ * ending) in one, the screenshots and replies (files of their own) in the other, so a step's
+ * screenshot and its observation are written at the same time rather than one after the other.
+ * The loop never waits for the disk to observe; before it asks the model and before it acts, it
+ * waits for everything recorded so far to be written (`written`), so a crash loses at most the
+ * step in progress.
  *
  * Recording never throws into the loop and never rejects: a failed write (a full disk) is kept as
  * `failure`, in words that name the cause and the folder, and the loop checks it before it acts.
@@ -102,7 +105,10 @@ interface EventBatch {
 }
 
 export class FileRunRecorder implements RunRecorder {
-  private writes: Promise<void> = Promise.resolve();
+  /** The appends to events.jsonl and the ending, in order. */
+  private appends: Promise<void> = Promise.resolve();
+  /** The screenshots and replies, in order (beside the appends: each is a file of its own). */
+  private files: Promise<void> = Promise.resolve();
   /** Events waiting for the queued write that will append them. */
   private batch: EventBatch | null = null;
   private meta: SessionMeta;
@@ -209,7 +215,7 @@ export class FileRunRecorder implements RunRecorder {
       if (this.recent.size <= RECENT_SCREENSHOTS) break;
       this.recent.delete(oldest);
     }
-    void this.enqueue(async () => {
+    void this.enqueueFile(async () => {
       try {
         await this.writeFile(path, image);
         if (full) await this.writeFile(`${SCREENSHOTS_DIR}/${id}.full.png`, full);
@@ -229,11 +235,11 @@ export class FileRunRecorder implements RunRecorder {
   }
 
   written(): Promise<void> {
-    return this.writes;
+    return Promise.all([this.appends, this.files]).then(() => undefined);
   }
 
   saveReply(step: number, raw: string): Promise<void> {
-    return this.enqueue(async () => {
+    return this.enqueueFile(async () => {
       if (!this.repliesReady) {
         // Not recursive: a session folder deleted under a live recorder is not brought back.
         await makePrivateDir(join(this.directory, REPLIES_DIR), { recursive: false }).catch((error: NodeJS.ErrnoException) => {
@@ -251,8 +257,8 @@ export class FileRunRecorder implements RunRecorder {
       // The ending goes first into the reserved space: on a full disk it is what still fits.
       void this.enqueue(() => this.writeEndingInPlace(endingOf(event)), ENDING_FILE);
     }
-    // Events recorded while earlier writes are under way go out together, in one append, still
-    // after everything queued before them and before anything queued after them.
+    // Events recorded while an earlier append is under way go out together, in one append, still
+    // after every append queued before them and before any queued after them.
     if (!this.batch) {
       const batch: EventBatch = { text: '', events: [], written: Promise.resolve() };
       batch.written = this.enqueue(async () => {
@@ -291,7 +297,7 @@ export class FileRunRecorder implements RunRecorder {
   }
 
   private async syncWritten(): Promise<void> {
-    await this.writes;
+    await this.written();
     const files = this.unsynced.splice(0);
     await this.guard(async () => {
       await Promise.all([this.events.datasync(), ...files.map((file) => file.datasync())]);
@@ -333,12 +339,18 @@ export class FileRunRecorder implements RunRecorder {
     }
   }
 
-  /** Runs writes one after the other; a failure is remembered, never passed on. */
+  /** Runs appends one after the other; a failure is remembered, never passed on. */
   private enqueue(task: () => Promise<void>, what: string): Promise<void> {
     // Events recorded from now on go after this write.
     this.batch = null;
-    this.writes = this.writes.then(() => this.guard(task, what));
-    return this.writes;
+    this.appends = this.appends.then(() => this.guard(task, what));
+    return this.appends;
+  }
+
+  /** Runs file writes one after the other, beside the appends; a failure is remembered, never passed on. */
+  private enqueueFile(task: () => Promise<void>, what: string): Promise<void> {
+    this.files = this.files.then(() => this.guard(task, what));
+    return this.files;
   }
 
   private async guard(task: () => Promise<void>, what: string): Promise<void> {
