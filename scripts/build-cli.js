@@ -35,6 +35,22 @@ const externalPackages = {
 };
 
 /**
+ * zod's translations of its messages into some fifty languages (about 300 KB of the bundle, parsed
+ * by every command that loads zod): they reach it only through the `locales` namespaces zod
+ * exports, which Mnemo never reads (its messages are English, and zod's schemas import English
+ * themselves), so those namespaces are built empty.
+ */
+const EMPTY = 'mnemo-empty';
+const zodWithoutLocales = {
+  name: 'mnemo:zod-without-locales',
+  /** @param {import('esbuild').PluginBuild} build */
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: EMPTY } : undefined));
+    build.onLoad({ filter: /.*/, namespace: EMPTY }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
+/**
  * The esbuild options of the CLI build (also used by the test that keeps its start light).
  * @returns {import('esbuild').BuildOptions & { metafile: true, write: false, outdir: string }}
  */
@@ -51,7 +67,7 @@ export function cliBuildOptions(root = ROOT) {
     platform: 'node',
     // package.json's engines.
     target: 'node20.19',
-    plugins: [externalPackages],
+    plugins: [externalPackages, zodWithoutLocales],
     metafile: true,
     write: false,
     logLevel: 'silent',
@@ -93,7 +109,8 @@ export async function buildCli(root = ROOT) {
     const path = join(outdir, 'chunks', name);
     if (!written.has(path) && !name.endsWith('.partial')) await unlink(path).catch(() => undefined);
   }
-  const inputs = [...Object.keys(result.metafile.inputs).filter((input) => !input.includes('node_modules/')), relative(root, fileURLToPath(import.meta.url))];
+  // The sources it read (not the packages, nor the empty modules it made up: zodWithoutLocales).
+  const inputs = [...Object.keys(result.metafile.inputs).filter((input) => !input.includes('node_modules/') && !input.startsWith(`${EMPTY}:`)), relative(root, fileURLToPath(import.meta.url))];
   await writeWhole(join(outdir, MANIFEST), `${JSON.stringify({ inputs }, null, 1)}\n`);
   return { ok: true, files: ordered.length };
 }

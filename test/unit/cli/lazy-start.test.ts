@@ -52,4 +52,15 @@ describe('the built CLI', () => {
     const bundled = Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs)).filter((input) => input.includes('node_modules/tesseract.js') || input.includes('@tesseract.js-data'));
     expect(bundled).toEqual([]);
   });
+
+  it('bundles zod without its translations, and loads dbus-next only where an accessibility bus is read', async () => {
+    const result = await build({ ...cliBuildOptions(), write: false });
+    const inputs = Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+    // English, which zod's schemas import themselves, is the one locale in the build.
+    expect(inputs.filter((input) => input.includes('node_modules/zod/') && input.includes('/locales/'))).toEqual(['node_modules/zod/v4/locales/en.js']);
+    const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports);
+    const dbus = imports.filter((imported) => imported.path === 'dbus-next');
+    expect(dbus.length).toBeGreaterThan(0);
+    expect(dbus.filter((imported) => !imported.external || imported.kind !== 'dynamic-import')).toEqual([]);
+  });
 });

@@ -7,7 +7,8 @@
  * `undefined` to its caller, which treats the object as gone: one broken application or element
  * never spoils the rest of a snapshot.
  */
-import dbus from 'dbus-next';
+import type { MessageBus } from 'dbus-next';
+import { loadDbus, type DBus } from './dbus';
 import type { Rect } from '../../../shared/frame';
 
 export interface ObjectAddress {
@@ -45,20 +46,22 @@ const DEFAULT_CALL_TIMEOUT_MS = 1500;
 
 export class AtspiClient {
   private constructor(
-    private readonly bus: dbus.MessageBus,
+    private readonly dbus: DBus,
+    private readonly bus: MessageBus,
     private readonly callTimeoutMs: number,
   ) {}
 
   /** Connects to the accessibility bus at `address`; a message when it does not answer. */
   static async connect(address: string, options: { timeoutMs?: number; callTimeoutMs?: number } = {}): Promise<{ ok: true; client: AtspiClient } | { ok: false; message: string }> {
-    let bus: dbus.MessageBus;
+    const dbus = await loadDbus();
+    let bus: MessageBus;
     try {
       bus = dbus.sessionBus({ busAddress: address });
     } catch (error) {
       return { ok: false, message: `cannot connect to the accessibility bus ${address}: ${messageOf(error)}` };
     }
     const failed = new Promise<string>((resolve) => bus.on('error', (error: unknown) => resolve(messageOf(error))));
-    const client = new AtspiClient(bus, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+    const client = new AtspiClient(dbus, bus, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
     // The registry answering is the proof the bus is up and is an accessibility bus.
     const answered = client.registryAnswers(options.timeoutMs ?? 5000);
     const outcome = await Promise.race([answered.then((ok) => (ok ? null : 'the registry did not answer')), failed]);
@@ -84,7 +87,7 @@ export class AtspiClient {
 
   /** One method call, its reply's body, or undefined when it failed or ran out of time. */
   private async call(target: ObjectAddress, iface: string, member: string, signature = '', body: unknown[] = [], timeoutMs = this.callTimeoutMs): Promise<unknown[] | undefined> {
-    const message = new dbus.Message({ destination: target.app, path: target.path, interface: iface, member, signature, body });
+    const message = new this.dbus.Message({ destination: target.app, path: target.path, interface: iface, member, signature, body });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
     try {

@@ -11,7 +11,8 @@
  *
  * None: a value saying so and how to have one, never an exception.
  */
-import dbus from 'dbus-next';
+import type { MessageBus } from 'dbus-next';
+import { loadDbus } from './dbus';
 import { X11Connection } from '../x11/connection';
 import { rootTextProperty } from '../x11/windows';
 
@@ -66,7 +67,8 @@ async function sessionStatus(env: NodeJS.ProcessEnv): Promise<{ enabled?: boolea
 
 /** The session bus's accessibility bus address and whether accessibility is switched on. */
 async function askSessionBus(address: string): Promise<{ address?: string; enabled?: boolean }> {
-  let bus: dbus.MessageBus;
+  const dbus = await loadDbus();
+  let bus: MessageBus;
   try {
     bus = dbus.sessionBus({ busAddress: address });
   } catch {
