@@ -13,9 +13,10 @@
  * of these found.
  *
  * After the last action of a recorded step the screen settles and its change is compared with the
- * recorded one (effect.ts). A step whose effect did not appear is tried once more (typing, which
- * must not happen twice, is looked at once more instead), then treated as diverged: grounded by
- * the model under `reground`, else stopped.
+ * recorded one (effect.ts). A step whose effect did not appear is looked at once more (a busy
+ * application may draw it late); if it still has not appeared, the step is tried once more
+ * (typing, which must not happen twice, is not), then treated as diverged: grounded by the model
+ * under `reground`, else stopped.
  *
  * Secrets: their values are typed, never recorded or shown (the action is recorded with the mask,
  * the values are masked in every event), and never sent to the model.
@@ -322,13 +323,14 @@ class WorkflowRun {
       }
       if (attempt === 1) {
         const typing = step.action.type === 'type';
-        this.note(this.eventStep(step), `step ${step.index}: its effect did not appear (${effect.detail}); ${typing ? 'looking once more (typing is not repeated)' : 'trying once more'}`);
-        if (typing) {
-          const again = await this.effectOf(step, this.groupBefore);
-          if ('ending' in again) return { decided: decision, ending: again.ending, modelCalls };
-          if (again.appeared) return { decided: decision, modelCalls };
-          afterEffect = `its effect did not appear (${again.detail})`;
-        }
+        this.note(this.eventStep(step), `step ${step.index}: its effect did not appear (${effect.detail}); ${typing ? 'looking once more (typing is not repeated)' : 'looking once more before trying once more'}`);
+        // A busy application may not have begun to draw the effect when the screen first looked
+        // settled: looked at once more before anything is done again (a form is not sent twice).
+        const again = await this.effectOf(step, this.groupBefore);
+        if ('ending' in again) return { decided: decision, ending: again.ending, modelCalls };
+        if (again.appeared) return { decided: decision, modelCalls };
+        // Typing is never done twice: the step is diverged.
+        if (typing) afterEffect = `its effect did not appear (${again.detail})`;
         screen = this.current;
         continue;
       }

@@ -23,6 +23,9 @@ const typedInto = (scene: Scene, box: number): Scene => {
 
 export const SCREENS = [FORM, typedInto(FORM, 0), typedInto(typedInto(FORM, 0), 1), typedInto(typedInto(FORM, 0), 1)];
 
+/** The form once sent: a line of confirmation under it. */
+export const sent = (scene: Scene): Scene => ({ ...scene, boxes: [...scene.boxes, { x: 200, y: 190, width: 120, height: 10, face: 80 }] });
+
 export const POINTS = { field: { x: 310, y: 49 }, area: { x: 310, y: 100 }, button: { x: 250, y: 161 } };
 
 /** Words on the painted form: a label above the field, the button's caption, a word far away. */
@@ -46,8 +49,12 @@ export class StaticReader implements TextReader {
   async close(): Promise<void> {}
 }
 
-/** `lagging`: the steps whose screenshot predates the previous action (a demonstration's lagging capture). */
-export async function recordFormSession(dataDir: string, options: { password?: string; lagging?: readonly number[] } = {}): Promise<{ id: string }> {
+/**
+ * `lagging`: the steps whose screenshot predates the previous action (a demonstration's lagging
+ * capture). `confirmed`: sending the form showed a confirmation (the last screen has it).
+ */
+export async function recordFormSession(dataDir: string, options: { password?: string; lagging?: readonly number[]; confirmed?: boolean } = {}): Promise<{ id: string }> {
+  const screens = options.confirmed ? [...SCREENS.slice(0, 3), sent(SCREENS[3]!)] : SCREENS;
   const session = await SessionBuilder.create(dataDir, { task: TASK, model: 'gpt-test', family: 'tools' });
   const record = (event: Record<string, unknown>) => session.record(event);
   const usage = { inputTokens: 1000, outputTokens: 50, costUsd: 0.01 };
@@ -61,7 +68,7 @@ export async function recordFormSession(dataDir: string, options: { password?: s
   for (const [i, planned] of steps.entries()) {
     const step = i + 1;
     await record({ type: 'step-started', step });
-    const screenshot = session.recorder.saveScreenshot(step, await encode(SCREENS[i]!, 'jpeg'), 'image/jpeg', { width: FORM.width, height: FORM.height });
+    const screenshot = session.recorder.saveScreenshot(step, await encode(screens[i]!, 'jpeg'), 'image/jpeg', { width: FORM.width, height: FORM.height });
     await record({ type: 'observation', step, screenshot, frame, ...(options.lagging?.includes(step) ? { predatesPreviousAction: true } : {}) });
     await record({ type: 'prediction', step, thought: planned.thought, actions: planned.actions, usage, attempts: 1 });
     for (const [index, action] of planned.actions.entries()) {

@@ -28,7 +28,7 @@ import { WorkflowRunner } from '../../../src/main/workflow/runner';
 import { workflowRunRedaction } from '../../../src/main/workflow/params';
 import { SecretMask } from '../../../src/shared/secret-mask';
 import { collect, MemoryRecorder, ofType, reply, runFinished, ScriptedModel, textOf } from '../../fixtures/fakes';
-import { FORM_WORDS, NAME, POINTS, recordFormSession, StaticReader } from './recording';
+import { FORM_WORDS, NAME, POINTS, recordFormSession, sent, StaticReader } from './recording';
 import { encode, FORM, moved, type Scene } from './scene';
 import { runContext } from '../../fixtures/run-context';
 
@@ -42,10 +42,20 @@ class SceneOperator implements Operator {
   private lastClicked: number | null = null;
   /** False: typing lands nowhere (the field lost the focus). */
   typingLands = true;
+  /**
+   * The send button shows a confirmation (`sent`) at the given look after its click (1: the first
+   * capture after it, 2: the one after that: an application that draws late); null: never.
+   */
+  confirmsAtLook: number | null = null;
+  private looksUntilConfirmed: number | null = null;
 
   constructor(public scene: Scene) {}
 
   async observe(options: CaptureOptions = {}): Promise<CaptureResult> {
+    if (this.looksUntilConfirmed !== null && --this.looksUntilConfirmed === 0) {
+      this.looksUntilConfirmed = null;
+      this.scene = sent(this.scene);
+    }
     const scale = Math.min(1, (options.maxWidth ?? Infinity) / SCREEN.width, (options.maxHeight ?? Infinity) / SCREEN.height);
     const size = { width: Math.round(SCREEN.width * scale), height: Math.round(SCREEN.height * scale) };
     const image = await sharp(await encode(this.scene)).resize(size.width, size.height).jpeg({ quality: 90 }).toBuffer();
@@ -61,6 +71,7 @@ class SceneOperator implements Operator {
       const y = action.y / scale;
       const hit = this.scene.boxes.findIndex((box) => x >= box.x && y >= box.y && x < box.x + box.width && y < box.y + box.height);
       this.lastClicked = hit >= 0 ? hit : null;
+      if (hit === 2 && this.confirmsAtLook !== null) this.looksUntilConfirmed = this.confirmsAtLook;
     } else if (action.type === 'type' && this.typingLands && this.lastClicked !== null) {
       const box = this.scene.boxes[this.lastClicked]!;
       this.scene = { ...this.scene, boxes: [...this.scene.boxes, { x: box.x + 4, y: box.y + 4, width: 70, height: 8, face: 50 }] };
@@ -84,6 +95,8 @@ class SceneOperator implements Operator {
 let dataDir: string;
 let workflow: Workflow;
 let files: Map<string, Buffer>;
+/** The same form run, where sending showed a confirmation. */
+let confirmed: { workflow: Workflow; files: Map<string, Buffer> };
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'mnemo-workflow-run-'));
@@ -93,24 +106,32 @@ beforeAll(async () => {
   const built = await buildWorkflow(read.session, { name: 'invoice', params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] }, new StaticReader());
   if (!built.ok) throw new Error(built.message);
   ({ workflow, files } = built.built);
+  const confirmedRun = await recordFormSession(dataDir, { confirmed: true });
+  const confirmedRead = await readSession(dataDir, confirmedRun.id);
+  if (!confirmedRead.ok) throw new Error(confirmedRead.message);
+  const confirmedBuilt = await buildWorkflow(confirmedRead.session, { name: 'confirmed', params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] }, new StaticReader());
+  if (!confirmedBuilt.ok) throw new Error(confirmedBuilt.message);
+  confirmed = confirmedBuilt.built;
 });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 const shiftedWords = (dx: number, dy: number): OcrWord[] => FORM_WORDS.map((word) => (word.text === 'Elsewhere' ? word : { ...word, box: { ...word.box, x: word.box.x + dx, y: word.box.y + dy } }));
 
-async function run(scene: Scene, options: { policy?: WorkflowPolicy; words?: OcrWord[]; model?: ScriptedModel; typingLands?: boolean } = {}) {
+async function run(scene: Scene, options: { policy?: WorkflowPolicy; words?: OcrWord[]; model?: ScriptedModel; typingLands?: boolean; confirmsAtLook?: number | null; built?: { workflow: Workflow; files: Map<string, Buffer> } } = {}) {
   const operator = new SceneOperator(scene);
   operator.typingLands = options.typingLands ?? true;
+  operator.confirmsAtLook = options.confirmsAtLook ?? null;
+  const chosen = options.built ?? { workflow, files };
   const recorder = new MemoryRecorder();
   const reader = new StaticReader(options.words ?? FORM_WORDS);
   const values = new Map([['name', NEW_NAME], ['password', PASSWORD]]);
   const runner = new WorkflowRunner({
     reader,
-    files: async (image) => files.get(image.file) ?? null,
+    files: async (image) => chosen.files.get(image.file) ?? null,
     ...(options.model ? { model: options.model } : {}),
   });
   const events = await collect(
-    runner.run(workflow, { policy: options.policy ?? 'stop', values, settle: { intervalMs: 1, timeoutMs: 20, threshold: 0 } }, runContext({ operator, recorder, redaction: workflowRunRedaction(workflow.params, values, SecretMask.none) })),
+    runner.run(chosen.workflow, { policy: options.policy ?? 'stop', values, settle: { intervalMs: 1, timeoutMs: 20, threshold: 0 } }, runContext({ operator, recorder, redaction: workflowRunRedaction(chosen.workflow.params, values, SecretMask.none) })),
   );
   const decisions = ofType(events, 'workflow-step').map((event) => event.decision);
   return { operator, recorder, reader, events, decisions, end: runFinished(events), report: workflowReport(events) };
@@ -200,6 +221,22 @@ describe('a workflow run', () => {
     expect(typed(operator)).toEqual([`${NEW_NAME}\n`]);
     expect(ofType(events, 'note').map((note) => note.message)).toEqual([expect.stringMatching(/^step 2: its effect did not appear \(0 of the 1 region that changed in the recording changed\); looking once more \(typing is not repeated\)$/)]);
     expect(end.reason).toMatch(/^step 2 \(type "\{\{name\}\}\\n"\) diverged: its effect did not appear/);
+  });
+
+  it('a click whose effect the application draws late is looked at once more, not done twice', async () => {
+    const { operator, decisions, end, events } = await run(FORM, { built: confirmed, confirmsAtLook: 2 });
+    expect(end).toMatchObject({ status: 'finished' });
+    expect(decisions).toEqual(['replayed', 'replayed', 'replayed', 'replayed', 'replayed']);
+    // The form is sent once.
+    expect(operator.clicks).toEqual([POINTS.field, POINTS.area, POINTS.button]);
+    expect(ofType(events, 'note').map((note) => note.message)).toEqual([expect.stringMatching(/^step 5: its effect did not appear \(.*\); looking once more before trying once more$/)]);
+  });
+
+  it('a click whose effect never appears is tried once more, then stopped', async () => {
+    const { operator, decisions, end } = await run(FORM, { built: confirmed, confirmsAtLook: null });
+    expect(end.status).toBe('failed');
+    expect(decisions.at(-1)).toBe('stopped');
+    expect(operator.clicks).toEqual([POINTS.field, POINTS.area, POINTS.button, POINTS.button]);
   });
 
   it('the report is folded from the events the same way live and recorded', async () => {
