@@ -11,7 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { BatchJournal } from '../../../src/main/batch/journal';
 import { writeLocalSchedules } from '../../../src/main/batch/schedules';
 import { Batches, type BatchesDeps } from '../../../src/main/service/batches/batch-service';
-import { ScheduleFirer } from '../../../src/main/service/batches/schedule-firer';
+import { SCHEDULE_TICK_MS, ScheduleFirer } from '../../../src/main/service/batches/schedule-firer';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mnemo-schedule-firer-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -91,4 +91,53 @@ it('stop waits for a firing already begun, and a firing that throws is said in t
   await stopping;
   expect(starts).toBe(1);
   expect(log).toEqual(['schedules: a firing failed: the disk went away']);
+});
+
+it('a firing still going on when the next looks are due is not overlapped by them, and stop still waits for it', { timeout: 60_000 }, async () => {
+  const dataDir = join(scratch, 'overlapping');
+  await writeLocalSchedules(dataDir, [{ id: 's-long', createdAt: 1, cron: '* * * * * *', source: { kind: 'task', task: 'Enter invoice {{number}}' }, valuesFile: join(scratch, 'none.csv'), retries: 0, desktop: {}, model: {} }]);
+  // The firer's clock and timer are moved by hand: three more looks fall due, each a second on,
+  // while the first firing is held.
+  let clock = Date.parse('2026-12-07T10:00:00.400Z');
+  let look: () => void = () => undefined;
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let starts = 0;
+  const firer = new ScheduleFirer({
+    dataDir: () => dataDir,
+    readValuesFile: async () => ({ ok: true, value: { columns: ['number'], rows: [] } as never }),
+    start: async () => {
+      starts++;
+      await held;
+      return { ok: false, error: { kind: 'unavailable', message: 'no desktop in this test' } };
+    },
+    runningHere: () => false,
+    now: () => clock,
+    every: (ms, callback) => {
+      expect(ms).toBe(SCHEDULE_TICK_MS);
+      look = () => {
+        clock += ms;
+        callback();
+      };
+      return () => (look = () => undefined);
+    },
+  });
+  try {
+    firer.start();
+    look();
+    await expect.poll(() => starts, { timeout: 30_000, interval: 20 }).toBe(1);
+    for (let more = 0; more < 3; more++) look();
+    let stopped = false;
+    const stopping = firer.stop().then(() => (stopped = true));
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // A look begun while the firing was held would have taken its place as the one stop waits for.
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    // A look let through would have fired one of the three seconds gone by (and held stop on it).
+    expect(starts).toBe(1);
+    expect(readdirSync(join(dataDir, 'schedule-firings'))).toHaveLength(1);
+  } finally {
+    release();
+  }
 });

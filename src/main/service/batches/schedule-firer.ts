@@ -14,6 +14,15 @@ import type { NewBatch } from './new-batch';
 /** How often the schedules are looked at: a cron with seconds fires within this. */
 export const SCHEDULE_TICK_MS = 1000;
 
+/** Calls `callback` every `ms` until the returned function is called. */
+export type Every = (ms: number, callback: () => void) => () => void;
+
+/** The process's own timer, which does not keep it alive. */
+const everyOnTimer: Every = (ms, callback) => {
+  const timer = setInterval(callback, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
 
 export interface ScheduleFirerDeps {
   dataDir: () => string;
@@ -25,12 +34,13 @@ export interface ScheduleFirerDeps {
   runningHere(batchId: string): boolean;
   log?: (message: string) => void;
   now?: () => number;
+  /** What says when to look again (default: a timer of the process). */
+  every?: Every;
 }
 
 export class ScheduleFirer {
-  private timer: NodeJS.Timeout | undefined;
+  private cancelTimer: (() => void) | undefined;
   private lastTick: number;
-  private ticking = false;
   /** The look the timer started, while it goes on (stop waits for it). */
   private inFlight: Promise<void> | undefined;
   /** The batch each schedule last started here. */
@@ -45,47 +55,40 @@ export class ScheduleFirer {
   }
 
   start(): void {
-    if (this.timer) return;
+    if (this.cancelTimer) return;
     this.lastTick = this.now();
-    this.timer = setInterval(() => {
+    this.cancelTimer = (this.deps.every ?? everyOnTimer)(SCHEDULE_TICK_MS, () => {
       // A look still going on (a slow firing) is not overlapped, nor forgotten by stop.
       if (this.inFlight) return;
       this.inFlight = this.tick()
         .catch((error: unknown) => this.deps.log?.(`schedules: a firing failed: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => (this.inFlight = undefined));
-    }, SCHEDULE_TICK_MS);
-    this.timer.unref();
+    });
   }
 
   /** No more looks at the schedules; resolves once a firing already begun has been journalled (or failed). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     await this.inFlight;
   }
 
-  /** One look at the schedules: each one due fired once. */
-  async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
-    try {
-      const now = this.now();
-      const dataDir = this.deps.dataDir();
-      const read = await readLocalSchedules(dataDir);
-      if (!read.ok) this.deps.log?.(`schedules: ${read.message}`);
-      for (const firing of dueFirings(read.ok ? read.schedules : [], this.lastTick, now)) {
-        const last = this.lastBatch.get(firing.schedule.id);
-        if (last !== undefined && this.deps.runningHere(last)) {
-          this.deps.log?.(`schedule ${firing.schedule.id}: its last batch is still going on, this firing is skipped`);
-          continue;
-        }
-        if (!(await claimFiring(dataDir, firing, now))) continue;
-        await this.fire(firing.schedule);
+  /** One look at the schedules: each one due fired once. Only the timer starts one, never two at once. */
+  private async tick(): Promise<void> {
+    const now = this.now();
+    const dataDir = this.deps.dataDir();
+    const read = await readLocalSchedules(dataDir);
+    if (!read.ok) this.deps.log?.(`schedules: ${read.message}`);
+    for (const firing of dueFirings(read.ok ? read.schedules : [], this.lastTick, now)) {
+      const last = this.lastBatch.get(firing.schedule.id);
+      if (last !== undefined && this.deps.runningHere(last)) {
+        this.deps.log?.(`schedule ${firing.schedule.id}: its last batch is still going on, this firing is skipped`);
+        continue;
       }
-      this.lastTick = now;
-    } finally {
-      this.ticking = false;
+      if (!(await claimFiring(dataDir, firing, now))) continue;
+      await this.fire(firing.schedule);
     }
+    this.lastTick = now;
   }
 
   private async fire(schedule: LocalSchedule): Promise<void> {
