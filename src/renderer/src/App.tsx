@@ -3,7 +3,7 @@
  * first-run rules: with no provider configured the app opens on Settings and says why; when a
  * check of `mnemo doctor` fails at start, a notice says what and how to fix it.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices, useSettings } from './app-context';
 import { NAMES } from './i18n/names';
@@ -38,8 +38,16 @@ export function App() {
   const [noticeDismissed, setNoticeDismissed] = useState(false);
   const saved = useSettings((s) => s.saved);
 
+  /**
+   * The page was opened on a view, or the user has gone to one since: the first-run move to
+   * Settings (no provider yet) no longer happens, as it would take them away from where they are
+   * when the settings answer late.
+   */
+  const viewChosen = useRef(viewOfHash(location.hash) !== null);
+
   useEffect(() => {
     const onHash = () => {
+      viewChosen.current = true;
       setView(viewOfHash(location.hash) ?? 'run');
       setOpenWorkflow(workflowOfHash(location.hash));
       setOpenBatch(batchOfHash(location.hash));
@@ -55,7 +63,7 @@ export function App() {
       .then((loaded) => {
         if (loaded && !providerConfigured(loaded)) {
           setProviderMissing(true);
-          go('settings');
+          if (!viewChosen.current) go('settings');
         }
       });
   }, [settings]);
