@@ -91,37 +91,40 @@ afterAll(async () => {
 });
 
 describe('the window against mnemo serve', () => {
-  it('without a provider, a user who went to another view before the settings came back is left there, not moved to Settings', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    let release: () => void = () => undefined;
-    try {
-      // The settings answer late, as on a loaded machine: held until the user has gone to Memory
-      // (not History: its first listing would offer the sample session, which the History test does not expect).
-      const userMoved = new Promise<void>((resolve) => (release = resolve));
-      await page.route(/\/api\/settings$/, async (route) => {
-        if (route.request().method() === 'GET') await userMoved;
-        await route.continue();
-      });
-      const settingsAnswered = page.waitForResponse((response) => /\/api\/settings$/.test(response.url()) && response.request().method() === 'GET');
-      await page.goto(app.url);
-      await page.getByRole('link', { name: 'Memory' }).click();
-      await expect.poll(() => page.getByRole('link', { name: 'Memory' }).getAttribute('aria-current')).toBe('page');
-      release();
-      await settingsAnswered;
-      // Two frames after the answer: the settings store has had it and any move would have been made.
-      await page.evaluate(() => {
-        const frame = (callback: () => void) => (globalThis as unknown as { requestAnimationFrame(callback: () => void): number }).requestAnimationFrame(callback);
-        return new Promise<void>((resolve) => frame(() => frame(resolve)));
-      });
-      expect(await page.getByRole('link', { name: 'Memory' }).getAttribute('aria-current')).toBe('page');
-      expect(await page.getByRole('link', { name: 'Settings' }).getAttribute('aria-current')).toBeNull();
-      expect(page.url()).toMatch(/#\/memory$/);
-    } finally {
-      release();
-      await context.close();
-    }
-  });
+  // The settings answer late, as on a loaded machine: held until the user has clicked the Memory tab,
+  // from the Run view or on Memory itself, where the page opened (not History: its first listing
+  // would offer the sample session, which the History test does not expect).
+  for (const [how, path] of [['from the Run view', ''], ['on the view the page opened on', '#/memory']] as const) {
+    it(`without a provider, a user who clicked a view's tab (${how}) before the settings came back is left there, not moved to Settings`, async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      let release: () => void = () => undefined;
+      try {
+        const userMoved = new Promise<void>((resolve) => (release = resolve));
+        await page.route(/\/api\/settings$/, async (route) => {
+          if (route.request().method() === 'GET') await userMoved;
+          await route.continue();
+        });
+        const settingsAnswered = page.waitForResponse((response) => /\/api\/settings$/.test(response.url()) && response.request().method() === 'GET');
+        await page.goto(`${app.url}${path}`);
+        await page.getByRole('link', { name: 'Memory' }).click();
+        await expect.poll(() => page.getByRole('link', { name: 'Memory' }).getAttribute('aria-current')).toBe('page');
+        release();
+        await settingsAnswered;
+        // Two frames after the answer: the settings store has had it and any move would have been made.
+        await page.evaluate(() => {
+          const frame = (callback: () => void) => (globalThis as unknown as { requestAnimationFrame(callback: () => void): number }).requestAnimationFrame(callback);
+          return new Promise<void>((resolve) => frame(() => frame(resolve)));
+        });
+        expect(await page.getByRole('link', { name: 'Memory' }).getAttribute('aria-current')).toBe('page');
+        expect(await page.getByRole('link', { name: 'Settings' }).getAttribute('aria-current')).toBeNull();
+        expect(page.url()).toMatch(/#\/memory$/);
+      } finally {
+        release();
+        await context.close();
+      }
+    });
+  }
 
   it('opens on Settings without a provider; a base URL without /v1 shows the hint; Save writes config.json', async () => {
     const { page, problems } = await open();

@@ -39,11 +39,11 @@ export function App() {
   const saved = useSettings((s) => s.saved);
 
   /**
-   * The page was opened on a view, or the user has gone to one since: the first-run move to
-   * Settings (no provider yet) no longer happens, as it would take them away from where they are
-   * when the settings answer late.
+   * The user has chosen a view since the page loaded (a tab clicked, even the one shown; the
+   * address changed): the first-run move to Settings (no provider yet) no longer happens, as it
+   * would take them away from where they went when the settings answer late.
    */
-  const viewChosen = useRef(viewOfHash(location.hash) !== null);
+  const viewChosen = useRef(false);
 
   useEffect(() => {
     const onHash = () => {
@@ -109,7 +109,7 @@ export function App() {
         <h1>{t('appTitle')}</h1>
         <nav aria-label={t('views')} className="tabs">
           {VIEWS.map((name) => (
-            <a key={name} href={`#/${name}`} aria-label={NAMES[name]} aria-current={view === name ? 'page' : undefined} className={view === name ? 'active' : ''}>
+            <a key={name} href={`#/${name}`} onClick={() => (viewChosen.current = true)} aria-label={NAMES[name]} aria-current={view === name ? 'page' : undefined} className={view === name ? 'active' : ''}>
               {t(name)}
             </a>
           ))}
