@@ -32,6 +32,19 @@ function batchesOn(dataDir: string): Batches {
   return new Batches(deps);
 }
 
+/**
+ * `stop()` asked while a firing is held: whether it had already resolved once every callback then
+ * due had run (stop clears the timer at once, so no later tick could change that), and the stop.
+ */
+async function stopWhileHeld(firer: ScheduleFirer): Promise<{ stoppedAtOnce: boolean; stopping: Promise<void> }> {
+  let stopped = false;
+  const stopping = firer.stop().then(() => {
+    stopped = true;
+  });
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+  return { stoppedAtOnce: stopped, stopping };
+}
+
 it('fires each firing of a local schedule once, whichever of two processes comes first, a batch of the values file as it is then', { timeout: 60_000 }, async () => {
   const dataDir = join(scratch, 'data');
   const values = join(scratch, 'rows.csv');
@@ -81,12 +94,9 @@ it('stop waits for a firing already begun, and a firing that throws is said in t
   });
   firer.start();
   await expect.poll(() => starts, { timeout: 30_000, interval: 50 }).toBe(1);
-  let stopped = false;
-  const stopping = firer.stop().then(() => (stopped = true));
-  // The firing in flight holds stop back: once every callback already due has run, stop is still
-  // waiting (stop clears the timer at once, so no later tick could change that).
-  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
-  expect(stopped).toBe(false);
+  // The firing in flight holds stop back.
+  const { stoppedAtOnce, stopping } = await stopWhileHeld(firer);
+  expect(stoppedAtOnce).toBe(false);
   release();
   await stopping;
   expect(starts).toBe(1);
@@ -127,11 +137,9 @@ it('a firing still going on when the next looks are due is not overlapped by the
     look();
     await expect.poll(() => starts, { timeout: 30_000, interval: 20 }).toBe(1);
     for (let more = 0; more < 3; more++) look();
-    let stopped = false;
-    const stopping = firer.stop().then(() => (stopped = true));
-    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
     // A look begun while the firing was held would have taken its place as the one stop waits for.
-    expect(stopped).toBe(false);
+    const { stoppedAtOnce, stopping } = await stopWhileHeld(firer);
+    expect(stoppedAtOnce).toBe(false);
     release();
     await stopping;
     // A look let through would have fired one of the three seconds gone by (and held stop on it).
