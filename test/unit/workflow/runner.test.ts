@@ -98,20 +98,20 @@ let files: Map<string, Buffer>;
 /** The same form run, where sending showed a confirmation. */
 let confirmed: { workflow: Workflow; files: Map<string, Buffer> };
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mnemo-workflow-run-'));
-  const { id } = await recordFormSession(dataDir);
+/** The form recorded in `dataDir` (with `options`) and built into workflow `name`. */
+async function buildFormWorkflow(name: string, options: { confirmed?: boolean } = {}): Promise<{ workflow: Workflow; files: Map<string, Buffer> }> {
+  const { id } = await recordFormSession(dataDir, options);
   const read = await readSession(dataDir, id);
   if (!read.ok) throw new Error(read.message);
-  const built = await buildWorkflow(read.session, { name: 'invoice', params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] }, new StaticReader());
+  const built = await buildWorkflow(read.session, { name, params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] }, new StaticReader());
   if (!built.ok) throw new Error(built.message);
-  ({ workflow, files } = built.built);
-  const confirmedRun = await recordFormSession(dataDir, { confirmed: true });
-  const confirmedRead = await readSession(dataDir, confirmedRun.id);
-  if (!confirmedRead.ok) throw new Error(confirmedRead.message);
-  const confirmedBuilt = await buildWorkflow(confirmedRead.session, { name: 'confirmed', params: [{ name: 'name', value: NAME, secret: false }, { name: 'password', secret: true }] }, new StaticReader());
-  if (!confirmedBuilt.ok) throw new Error(confirmedBuilt.message);
-  confirmed = confirmedBuilt.built;
+  return built.built;
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mnemo-workflow-run-'));
+  ({ workflow, files } = await buildFormWorkflow('invoice'));
+  confirmed = await buildFormWorkflow('confirmed', { confirmed: true });
 });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
