@@ -1,7 +1,8 @@
 /**
  * The window: navigation between the views (hash routes, so a reload keeps the view) and the
- * first-run rules: with no provider configured the app opens on Settings and says why; when a
- * check of `mnemo doctor` fails at start, a notice says what and how to fix it.
+ * first-run rules: with no provider configured the app opens on Settings and says why (unless the
+ * user chose a view before the settings were read); when a check of `mnemo doctor` fails at
+ * start, a notice says what and how to fix it.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
