@@ -45,9 +45,28 @@ export function addToTotals(totals: RunTotals, event: AgentEvent): RunTotals {
   }
 }
 
+/** The events that change more than the time of the latest one. */
+const COUNTED = new Set<AgentEvent['type']>(['prediction', 'step-finished', 'run-finished']);
+
+/**
+ * The totals after a batch of events: what adding them one by one gives, with a new object only
+ * where a count changes. A 2,000-step session opened in the window is 22,000 events, and an
+ * object for each of them made the collector copy the freshly parsed events along with them.
+ */
+export function addEventsToTotals(totals: RunTotals, events: readonly AgentEvent[]): RunTotals {
+  let counted = totals;
+  let lastEventAt = totals.lastEventAt;
+  // By index: a fresh page runs this before V8 optimises it, and an iterator allocates a result per event there.
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index] as AgentEvent;
+    // Only the time of the latest event depends on the events before: it is carried apart and set once.
+    if (COUNTED.has(event.type)) counted = addToTotals(counted, event);
+    lastEventAt = Math.max(lastEventAt ?? event.at, event.at);
+  }
+  return lastEventAt === counted.lastEventAt ? counted : { ...counted, lastEventAt };
+}
+
 /** The totals of a sequence of events (a record, a stream caught up). */
-export function totalsOf(events: Iterable<AgentEvent>): RunTotals {
-  let totals = NO_TOTALS;
-  for (const event of events) totals = addToTotals(totals, event);
-  return totals;
+export function totalsOf(events: readonly AgentEvent[]): RunTotals {
+  return addEventsToTotals(NO_TOTALS, events);
 }

@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { sumUsage, ZERO_USAGE, type AgentEvent, type UsageSummary } from '../../../src/shared/events';
-import { addToTotals, NO_TOTALS, totalsOf } from '../../../src/shared/run-totals';
+import { addEventsToTotals, addToTotals, NO_TOTALS, totalsOf, type RunTotals } from '../../../src/shared/run-totals';
 import { stepsOf } from '../../../src/shared/steps';
 import { TerminalView } from '../../../src/main/cli/terminal-view';
 import type { PredictionFailure } from '../../../src/main/model/types';
@@ -106,5 +106,35 @@ describe('one fold for the totals', () => {
     const withStep3 = [...events, event({ type: 'step-finished', step: 3, durationMs: 1, costUsd: 0.00768 }), end];
     expect(totalsOf(withStep3)).toMatchObject({ steps: 3, usage: { inputTokens: 3400, outputTokens: 110, costUsd: 0.00768 } });
     expect(withEvents(emptySession(runId), withStep3).run.totals.usage).toEqual(totalsOf(withStep3).usage);
+  });
+
+  it('a batch gives what the events give one by one, however it is cut, with times out of order and older records', () => {
+    const runId = 'r';
+    let seq = 0;
+    // Times that go back now and then (two writers' clocks): the latest one seen is kept.
+    const event = (input: Record<string, unknown>) => ({ ...input, runId, at: 1_000 + (seq % 4 === 3 ? -50 : 10 * seq), seq: ++seq }) as AgentEvent;
+    const usage = { inputTokens: 10, outputTokens: 2, costUsd: 0.25 };
+    const events: AgentEvent[] = [];
+    for (let step = 1; step <= 5; step++) {
+      events.push(event({ type: 'step-started', step }), event({ type: 'prediction', step, thought: null, actions: [], usage, attempts: 1 }), event({ type: 'note', step, message: 'n' }));
+      // Steps 2 and 4 as older records wrote them: no usage on step-finished.
+      events.push(event({ type: 'step-finished', step, durationMs: 1, costUsd: 0.25 * step, ...(step % 2 === 0 ? {} : { usage }) }), event({ type: 'note', step, message: 'after' }));
+    }
+    events.push(event({ type: 'run-finished', status: 'finished', reason: 'done', summary: null, steps: 5, usage: { inputTokens: 60, outputTokens: 12, costUsd: 1.3 } }), event({ type: 'note', step: 5, message: 'late' }));
+    const oneByOne = (from: RunTotals, batch: readonly AgentEvent[]) => batch.reduce(addToTotals, from);
+    for (let cut = 0; cut <= events.length; cut++) {
+      const head = events.slice(0, cut);
+      const tail = events.slice(cut);
+      const expected = oneByOne(NO_TOTALS, head);
+      expect(addEventsToTotals(NO_TOTALS, head)).toEqual(expected);
+      expect(addEventsToTotals(expected, tail)).toEqual(oneByOne(expected, tail));
+    }
+    expect(totalsOf(events)).toEqual(oneByOne(NO_TOTALS, events));
+    // The totals given are not changed, and a batch of nothing gives them back.
+    const before = oneByOne(NO_TOTALS, events.slice(0, 7));
+    const copy = structuredClone(before);
+    addEventsToTotals(before, events.slice(7));
+    expect(before).toEqual(copy);
+    expect(addEventsToTotals(before, [])).toBe(before);
   });
 });

@@ -11,7 +11,7 @@
 import type { Action } from '../../../shared/actions';
 import type { AgentEvent, AskKind, RunStatus } from '../../../shared/events';
 import { applyMemoryChange, emptyMemorySnapshot, type BlackboardSection, type MemoryChangeOf, type MemorySnapshot } from '../../../shared/memory';
-import { addToTotals, NO_TOTALS, type RunTotals } from '../../../shared/run-totals';
+import { addEventsToTotals, NO_TOTALS, type RunTotals } from '../../../shared/run-totals';
 import { emptyStep, foldStepEvent, type StepView } from '../../../shared/steps';
 import { addToWorkflowReport, type WorkflowReport } from '../../../shared/workflow-report';
 
@@ -152,7 +152,6 @@ function findStep(steps: readonly StepView[], n: number): number {
 
 function applyRunEvent(run: RunSummary, memory: MemoryState, event: AgentEvent): void {
   run.lastEventAt = event.at;
-  run.totals = addToTotals(run.totals, event);
   if (event.type === 'run-started' && event.workflow) run.workflow = { name: event.workflow.name, report: addToWorkflowReport(null, event) as WorkflowReport };
   else if (run.workflow) {
     const report = addToWorkflowReport(run.workflow.report, event);
@@ -216,28 +215,34 @@ function applyRunEvent(run: RunSummary, memory: MemoryState, event: AgentEvent):
   }
 }
 
+/** Links the change's items to their step. `memory.boardSteps` is the batch's own copy (its arrays are not). */
 function linkBoardItems(memory: MemoryState, change: MemoryChangeOf<'blackboard' | 'blackboard-delta'>, step: number): void {
   const own = memory.boardSeen;
   memory.boardSeen = true;
-  const links = { ...memory.boardSteps };
+  const links = memory.boardSteps;
   if (change.kind === 'blackboard') {
     for (const section of Object.keys(links) as BlackboardSection[]) links[section] = change.snapshot[section].map(() => null);
   } else {
+    const addedBy = own && step > 0 ? step : null;
     for (const [section, delta] of Object.entries(change.sections) as Array<[BlackboardSection, { drop: number; add: unknown[] }]>) {
-      links[section] = [...links[section].slice(delta.drop), ...delta.add.map(() => (own && step > 0 ? step : null))];
+      const kept = links[section].slice(delta.drop);
+      for (let added = 0; added < delta.add.length; added++) kept.push(addedBy);
+      links[section] = kept;
     }
   }
-  memory.boardSteps = links;
 }
 
 /** The session after a batch of its events; events at or before `lastSeq` are skipped. */
 export function withEvents(data: SessionData, events: readonly AgentEvent[]): SessionData {
-  const fresh = events.filter((event) => event.runId === data.id && event.seq > data.lastSeq);
+  const isFresh = (event: AgentEvent) => event.runId === data.id && event.seq > data.lastSeq;
+  // A session's whole record is fresh: no copy of its 22,000 events.
+  const fresh = events.every(isFresh) ? events : events.filter(isFresh);
   if (fresh.length === 0) return data;
   const steps = data.steps.slice();
   const copied = new Set<number>();
   const run = { ...data.run };
-  const memory = { ...data.memory };
+  // Copied once for the batch, not once for each of its events (6,000 memory events in a long session).
+  const memory = { ...data.memory, boardSteps: { ...data.memory.boardSteps } };
   const at = (n: number): StepView => {
     const index = findStep(steps, n);
     if (index < 0) {
@@ -253,11 +258,14 @@ export function withEvents(data: SessionData, events: readonly AgentEvent[]): Se
     return steps[index] as StepView;
   };
   let lastSeq = data.lastSeq;
-  for (const event of fresh) {
+  // By index: a fresh page folds before V8 optimises this loop, and an iterator allocates a result per event there.
+  for (let index = 0; index < fresh.length; index++) {
+    const event = fresh[index] as AgentEvent;
     foldStepEvent(event, at, data.streamAttempts);
     applyRunEvent(run, memory, event);
     lastSeq = Math.max(lastSeq, event.seq);
   }
+  run.totals = addEventsToTotals(run.totals, fresh);
   return { ...data, steps, run, memory, lastSeq };
 }
 
