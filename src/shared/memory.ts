@@ -333,7 +333,10 @@ function linesOf(text: string): string[] {
 }
 
 export function applyListDelta<T>(list: readonly T[], delta: ListDelta<T>): T[] {
-  return [...list.slice(delta.drop), ...delta.add.map(copyJson)];
+  // One new array (not a slice, a copy of it and the added items' own array): the window applies thousands.
+  const next = list.slice(delta.drop);
+  for (const item of delta.add) next.push(copyJson(item));
+  return next;
 }
 
 /**
@@ -344,10 +347,12 @@ function copyJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyJson) as T;
   if (value === null || typeof value !== 'object') return value;
   const copy: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
+  const fields = value as Record<string, unknown>;
+  // The keys alone (not an array of [key, value] pairs for each object copied).
+  for (const key of Object.keys(fields)) {
     // An own "__proto__" (JSON.parse makes one) stays a field, as structuredClone keeps it.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: copyJson(field), enumerable: true, writable: true, configurable: true });
-    else copy[key] = copyJson(field);
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: copyJson(fields[key]), enumerable: true, writable: true, configurable: true });
+    else copy[key] = copyJson(fields[key]);
   }
   return copy as T;
 }
