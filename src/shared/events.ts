@@ -24,7 +24,8 @@ export const ScreenshotRefSchema = z.object({
   path: z
     .string()
     .min(1)
-    .refine((path) => !/^([\\/]|[A-Za-z]:)/.test(path) && !path.split(/[\\/]/).includes('..'), 'the screenshot path must stay inside the session folder'),
+    // Not absolute, and no `..` part (a test, not a split: a long session has thousands of these).
+    .refine((path) => !/^([\\/]|[A-Za-z]:)/.test(path) && !/(^|[\\/])\.\.([\\/]|$)/.test(path), 'the screenshot path must stay inside the session folder'),
   width: z.number(),
   height: z.number(),
   mime: z.enum(['image/jpeg', 'image/png']),
