@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import electronViteConfig from '../../electron.vite.config';
@@ -60,7 +60,13 @@ async function serve(dir: string): Promise<{ server: Server; url: string }> {
  * `sessions:events` returns, and pushes the rest on the live channel once the page subscribed,
  * from `liveFrom` on (so the live events overlap the record, as they may in the app).
  */
-async function openWithFakeApi(browser: Browser, url: string, run: { events: AgentEvent[]; recorded: number; liveFrom: number }): Promise<{ page: Page; problems: string[] }> {
+async function openWithFakeApi(
+  browser: Browser,
+  url: string,
+  run: { events: AgentEvent[]; recorded: number; liveFrom: number },
+  /** A script run in the page before its own, after the fake is installed. */
+  watch?: string,
+): Promise<{ page: Page; problems: string[] }> {
   // The fake answers what the real main process would: its events must parse.
   for (const event of run.events) AgentEventSchema.parse(event);
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -99,6 +105,7 @@ async function openWithFakeApi(browser: Browser, url: string, run: { events: Age
     Object.defineProperty(globalThis, 'mnemo', { value: Object.freeze(api) });
     Object.defineProperty(globalThis, 'fakeCalls', { value: calls });
   }, run as unknown as PageRun);
+  if (watch) await page.addInitScript({ content: watch });
   await page.goto(url);
   return { page, problems };
 }
@@ -153,6 +160,51 @@ describe('renderer in Chromium', () => {
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByRole('button', { name: 'Resume' }).waitFor();
     expect(await page.evaluate('globalThis.fakeCalls')).toContain('run:pause fake-run');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('a long run arrives with its last steps in view: the timeline puts each row on the page once, and none of the first on the way there', async () => {
+    const events = liveRun(150);
+    // Every row the timeline ever adds to the page, by its position in the list (a row, or a part of
+    // the page added with its rows already in it). Page code, as the page runs it.
+    const watchRows = `
+      const added = [];
+      Object.defineProperty(globalThis, 'rowsAdded', { value: added });
+      new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) {
+            if (!(node instanceof Element)) continue;
+            const rows = node.matches('.virtual-row') ? [node] : [...node.querySelectorAll('.virtual-row')];
+            for (const row of rows) added.push(Number(row.getAttribute('aria-posinset')));
+          }
+        }
+      }).observe(document, { childList: true, subtree: true });
+    `;
+    const { page, problems } = await openWithFakeApi(browser, url, { events, recorded: events.length, liveFrom: events.length + 1 }, watchRows);
+    const list = page.getByRole('list', { name: 'Steps' });
+    const lastRow = list.getByRole('listitem').filter({ hasText: 'Thinking about step 150' });
+    await lastRow.waitFor();
+    const viewport = page.locator('.timeline .virtual-viewport');
+    const inView = async (row: Locator) => {
+      const [box, port] = await Promise.all([row.boundingBox(), viewport.boundingBox()]);
+      return box !== null && port !== null && box.y >= port.y - 1 && box.y + box.height <= port.y + port.height + 1;
+    };
+    expect(await inView(lastRow)).toBe(true);
+    // The rows went onto the page once each, where they are shown: none of the first steps on the way to the end.
+    const added = (await page.evaluate('globalThis.rowsAdded')) as number[];
+    expect(added.length).toBeGreaterThan(0);
+    expect(new Set(added).size).toBe(added.length);
+    expect(Math.min(...added)).toBeGreaterThan(100);
+
+    // Scrolled to the start by the user: the first rows, and a way back to the latest.
+    await viewport.evaluate((element) => element.scrollTo({ top: 0 }));
+    const firstRow = list.getByRole('listitem').filter({ hasText: 'click at (10, 20)' });
+    await firstRow.waitFor();
+    expect(await inView(firstRow)).toBe(true);
+    await page.getByRole('button', { name: 'Follow the latest step' }).click();
+    await expect.poll(() => inView(lastRow)).toBe(true);
+    await page.getByRole('button', { name: 'Follow the latest step' }).waitFor({ state: 'detached' });
     expect(problems).toEqual([]);
     await page.close();
   });

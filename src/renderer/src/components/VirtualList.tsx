@@ -66,8 +66,12 @@ export function VirtualList({ count, rowHeight, label, renderRow, follow, reveal
     setFollowing(atEnd);
   };
 
-  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - OVERSCAN);
-  const last = Math.min(count, Math.ceil((scrollTop + height) / rowHeight) + OVERSCAN);
+  // Following, the rows are those at the end: where the effect above is about to scroll. Rendering
+  // them now, not the rows at the old position first, spares a second render and layout when a
+  // long session arrives at once.
+  const top = follow && following ? Math.max(0, count * rowHeight - height) : scrollTop;
+  const first = Math.max(0, Math.floor(top / rowHeight) - OVERSCAN);
+  const last = Math.min(count, Math.ceil((top + height) / rowHeight) + OVERSCAN);
   const rows: ReactNode[] = [];
   for (let index = first; index < last; index++) {
     rows.push(
