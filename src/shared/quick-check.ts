@@ -32,6 +32,22 @@ type Internal = { _zod: { def: Def } };
 
 const compiled = new WeakMap<object, Fits>();
 
+/**
+ * The plain type checks (a string, a finite number, a boolean, with no further check), known by
+ * their function: an object's walk checks such fields itself rather than calling a function for
+ * each, which is most of the fields of an event.
+ */
+const enum Leaf {
+  None,
+  String,
+  Number,
+  Boolean,
+}
+const isString: Fits = (value) => typeof value === 'string';
+const isFiniteNumber: Fits = (value) => typeof value === 'number' && Number.isFinite(value);
+const isBoolean: Fits = (value) => typeof value === 'boolean';
+const leafOf = (fits: Fits): Leaf => (fits === isString ? Leaf.String : fits === isFiniteNumber ? Leaf.Number : fits === isBoolean ? Leaf.Boolean : Leaf.None);
+
 const defOf = (schema: unknown): Def => (schema as Internal)._zod.def;
 const never: Fits = () => false;
 
@@ -126,12 +142,16 @@ function withChecks(schema: z.ZodType, def: Def, fitsType: Fits): Fits {
 function objectFits(def: Def): Fits {
   const shape = def.shape as Record<string, z.ZodType>;
   const entries = Object.entries(shape);
-  const fields = entries.map(([key, field]) => ({ key, fits: compile(field), optional: defOf(field).type === 'optional' }));
+  const fields = entries.map(([key, field]) => {
+    const fits = compile(field);
+    // A name Object.prototype also has (`constructor`, `toString`…) may be found there: its own-ness is asked.
+    return { key, fits, leaf: leafOf(fits), optional: defOf(field).type === 'optional', inherited: key in Object.prototype };
+  });
   const catchall = def.catchall === undefined ? null : defOf(def.catchall).type;
   const extraKept = catchall === 'unknown' || catchall === 'any';
-  const known = new Set(Object.keys(shape));
   return (value) => {
     if (!isPlainObject(value)) return false;
+    let present = 0;
     for (let index = 0; index < fields.length; index++) {
       const field = fields[index] as (typeof fields)[number];
       const own = value[field.key];
@@ -140,11 +160,28 @@ function objectFits(def: Def): Fits {
         if (!field.optional || Object.hasOwn(value, field.key)) return false;
         continue;
       }
-      if (!field.fits(own)) return false;
+      if (field.inherited && !Object.hasOwn(value, field.key)) return false;
+      present++;
+      switch (field.leaf) {
+        case Leaf.String:
+          if (typeof own !== 'string') return false;
+          break;
+        case Leaf.Number:
+          if (typeof own !== 'number' || !Number.isFinite(own)) return false;
+          break;
+        case Leaf.Boolean:
+          if (typeof own !== 'boolean') return false;
+          break;
+        default:
+          if (!field.fits(own)) return false;
+      }
     }
-    // A key the shape does not name is stripped (or refused) by zod: not as it is.
-    if (!extraKept) for (const key in value) if (!known.has(key)) return false;
-    return true;
+    // A key the shape does not name is stripped (or refused) by zod: not as it is. Every named
+    // key found is the value's own, so more keys than those means one the shape does not name.
+    if (extraKept) return true;
+    let keys = 0;
+    for (const _key in value) keys++;
+    return keys === present;
   };
 }
 
@@ -227,11 +264,11 @@ function build(schema: z.ZodType): Fits {
   const def = defOf(schema);
   switch (def.type) {
     case 'string':
-      return withChecks(schema, def, (value) => typeof value === 'string');
+      return withChecks(schema, def, isString);
     case 'number':
-      return withChecks(schema, def, (value) => typeof value === 'number' && Number.isFinite(value));
+      return withChecks(schema, def, isFiniteNumber);
     case 'boolean':
-      return withChecks(schema, def, (value) => typeof value === 'boolean');
+      return withChecks(schema, def, isBoolean);
     case 'null':
       return (value) => value === null;
     case 'unknown':

@@ -89,6 +89,20 @@ describe('the quick check', () => {
     expect(fitsAsIs(piped, { n: 'abc' })).toBe(false);
   });
 
+  it('counts only the keys a value has: a name Object.prototype also has, an own __proto__, an extra key holding undefined', () => {
+    // zod reads a shape's key through the prototype too: `toString` comes back in its output, so the value is not as it is.
+    const inherited = z.object({ a: z.string(), toString: z.unknown().optional() });
+    expect(expectSound(inherited, { a: 'x' })).toBe(false);
+    expect(expectSound(inherited, { a: 'x', extra: 1 })).toBe(false);
+    expect(expectSound(inherited, { a: 'x', toString: 1 })).toBe(true);
+    const plain = z.object({ a: z.string(), b: z.number().optional() });
+    expect(expectSound(plain, { a: 'x' })).toBe(true);
+    expect(fitsAsIs(plain, { a: 'x', extra: undefined })).toBe(false);
+    expect(fitsAsIs(plain, { a: 'x', b: undefined })).toBe(false);
+    expect(fitsAsIs(plain, JSON.parse('{"a":"x","__proto__":{"b":1}}'))).toBe(false);
+    expect(fitsAsIs(plain, Object.assign(Object.create(null), { a: 'x', c: 1 }))).toBe(false);
+  });
+
   it('refuses nothing itself: a wrong value gets zod\'s own error', () => {
     const wrong = { type: 'step-started', step: -1, runId: 'r', at: 1, seq: 1 };
     const quick = quickParse(AgentEventSchema, wrong);
