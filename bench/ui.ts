@@ -5,17 +5,20 @@
  *          the event stream, API answers), from Chromium's own network events; per half of the
  *          run, to show it stays flat as the run grows; the thought text is counted apart;
  *   open   from clicking a 2,000-step session in History (recorded with the real recorder) to
- *          its timeline rows and its step slider being there, in a freshly loaded page; the
- *          median of 11 (a round's ratio swings with the shared machine: more rounds, a steadier
- *          median), and the time to move the slider to the middle step and see it;
- *   floor  in turns with each open, in a fresh page too: the session's events fetched from the same
- *          route and parsed (JSON.parse), nothing else: what any window must pay to have them, the
- *          baseline of the same run that the open is divided by (the machine is shared: a ratio
- *          survives its load better than a time).
- *   first  the same open and floor, in turns, with the session's events.jsonl touched before each:
- *          the server reads and encodes the events again (store/recent-events.ts keeps them only
- *          while the file is unchanged), as at a session's first open; the figures above are of a
- *          session opened again, the server's part kept. Printed for comparison, not judged.
+ *          its timeline rows and its step slider being there, in a freshly loaded page, as it is
+ *          opened the first time: its events.jsonl is touched before each round, so the server
+ *          reads and encodes the events again (store/recent-events.ts keeps them only while the
+ *          file is unchanged). The median of 11 (a round's ratio swings with the shared machine:
+ *          more rounds, a steadier median), and the time to move the slider to the middle step
+ *          and see it;
+ *   floor  in turns with each open, in a fresh page too, the file touched too: the session's
+ *          events fetched from the same route and parsed (JSON.parse), nothing else: what any
+ *          window must pay to have them, the baseline of the same run that the open is divided by
+ *          (the machine is shared: a ratio survives its load better than a time);
+ *   again  the same open and floor with the file untouched: a session opened again, whose events
+ *          the server kept with their encoded form, so both lose the server's part and keep the
+ *          window's. Printed for comparison, not judged: the target was set against a floor that
+ *          included the server's reading (below).
  *
  * The run acts on a private Xvfb (:182, or MNEMO_BENCH_UI_DISPLAY where several people bench at
  * once) with the scripted OpenAI-compatible server as the model.
@@ -23,7 +26,9 @@
  * DevTools, or any .cpuprofile reader), after the counted rounds.
  * The last lines are the figures: `ui bytes per step: N`, `open 2000-step session: X ms` with its
  * target (under 500 ms), and `open/floor: R` with its target (at most 1.5: 0.5 s on a quiet
- * machine's floor of 328 ms, as a ratio that survives a loaded one).
+ * machine's floor of 328 ms, as a ratio that survives a loaded one). That floor was measured on
+ * 2026-12-06 when every open had the server read the session, before it kept the events of one
+ * opened again; the judged open is the one measured the same way.
  */
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -41,8 +46,8 @@ import { median } from './lib/stats';
 const RECORDED_STEPS = 2000;
 const LIVE_STEPS = 100;
 const OPEN_ROUNDS = 11;
-const FIRST_OPEN_ROUNDS = 7;
-/** Opening within 0.5 s where the floor is 328 ms (a quiet machine): the target of item 7 as a ratio. */
+const AGAIN_ROUNDS = 7;
+/** Opening within 0.5 s where the floor is 328 ms (a quiet machine, the server reading the session): the target of item 7 as a ratio. */
 const OPEN_FLOOR_TARGET = 1.5;
 const THOUGHT = (step: number) => `Step ${step}: I move the pointer a little to the right.`;
 
@@ -229,6 +234,10 @@ try {
   log(`  received per step by path: ${[...proxy.byPath.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([path, n]) => `${path.replace(/[\w-]{20,}/g, '…')} ${Math.round(n / LIVE_STEPS)}`).join(', ')}`);
   log(`  received per step, everything but images (compressed as sent): ${Math.round(bytes.perStep)} B, ${Math.round(bytes.perStep - bytes.thought)} B beyond the thought text (goal ≤ 2048)`);
 
+  // A first open: the events file touched (a new modification time), so the server reads it again.
+  const eventsFile = join(dataDir, 'sessions', longSessionId, 'events.jsonl');
+  let touched = Date.now() / 1000;
+  const touch = () => utimes(eventsFile, touched, (touched += 1));
   const opens: number[] = [];
   const scrubs: number[] = [];
   const floors: number[] = [];
@@ -236,7 +245,9 @@ try {
   await fetchFloor(page, app.origin + '/', longSessionId);
   await openLongSession(page, app.origin + '/', 'A very long task');
   for (let round = 0; round < OPEN_ROUNDS; round++) {
+    await touch();
     floors.push(await fetchFloor(page, app.origin + '/', longSessionId));
+    await touch();
     const { openMs, scrubMs } = await openLongSession(page, app.origin + '/', 'A very long task');
     opens.push(openMs);
     scrubs.push(scrubMs);
@@ -244,31 +255,28 @@ try {
   // MNEMO_BENCH_UI_PROFILE=file.cpuprofile: one more open, with the page's CPU profile written there (not counted).
   const profileTo = process.env.MNEMO_BENCH_UI_PROFILE;
   if (profileTo) {
+    await touch();
     await openLongSession(page, app.origin + '/', 'A very long task', profileTo);
     log(`  the page's CPU profile of one more open: ${profileTo}`);
   }
-  // A first open: the events file touched (a new modification time), so the server reads it again.
-  const eventsFile = join(dataDir, 'sessions', longSessionId, 'events.jsonl');
-  let touched = Date.now() / 1000;
-  const touch = () => utimes(eventsFile, touched, (touched += 1));
-  const firstOpens: number[] = [];
-  const firstFloors: number[] = [];
-  for (let round = 0; round < FIRST_OPEN_ROUNDS; round++) {
-    await touch();
-    firstFloors.push(await fetchFloor(page, app.origin + '/', longSessionId));
-    await touch();
-    firstOpens.push((await openLongSession(page, app.origin + '/', 'A very long task')).openMs);
+  // Opened again: the file untouched since the last round's open, so the server answers from what it kept.
+  const againOpens: number[] = [];
+  const againFloors: number[] = [];
+  for (let round = 0; round < AGAIN_ROUNDS; round++) {
+    againFloors.push(await fetchFloor(page, app.origin + '/', longSessionId));
+    againOpens.push((await openLongSession(page, app.origin + '/', 'A very long task')).openMs);
   }
-  const firstRatio = median(firstOpens.map((ms, round) => ms / (firstFloors[round] as number)));
-  log(`first open (events.jsonl touched before each, so the server reads it again), ${FIRST_OPEN_ROUNDS} fresh pages: ${firstOpens.map((ms) => Math.round(ms)).join(', ')} ms; its floor: ${firstFloors.map((ms) => Math.round(ms)).join(', ')} ms`);
-  log(`  first open: ${Math.round(median(firstOpens))} ms (the floor ${Math.round(median(firstFloors))} ms), open/floor ${firstRatio.toFixed(2)}; for comparison with the open again below`);
+  const againRatio = median(againOpens.map((ms, round) => ms / (againFloors[round] as number)));
+  log(`opened again (the server keeps the events of a session read while its file is unchanged), ${AGAIN_ROUNDS} fresh pages: ${againOpens.map((ms) => Math.round(ms)).join(', ')} ms; its floor: ${againFloors.map((ms) => Math.round(ms)).join(', ')} ms`);
+  log(`  opened again: ${Math.round(median(againOpens))} ms (the floor ${Math.round(median(againFloors))} ms), open/floor ${againRatio.toFixed(2)}; for comparison, not judged (both lose the server's part)`);
   const ratios = opens.map((ms, round) => ms / (floors[round] as number));
-  log(`open ${RECORDED_STEPS}-step session, ${OPEN_ROUNDS} fresh pages: ${opens.map((ms) => Math.round(ms)).join(', ')} ms; slider to step ${RECORDED_STEPS / 2} shown in ${Math.round(median(scrubs))} ms (median)`);
+  log(`open ${RECORDED_STEPS}-step session the first time (the server reads it), ${OPEN_ROUNDS} fresh pages: ${opens.map((ms) => Math.round(ms)).join(', ')} ms; slider to step ${RECORDED_STEPS / 2} shown in ${Math.round(median(scrubs))} ms (median)`);
   log(`floor, its events fetched and parsed in a fresh page, in turns: ${floors.map((ms) => Math.round(ms)).join(', ')} ms; open/floor per round: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`);
+  log(`  the window's own part, open minus floor per round (median): ${Math.round(median(opens.map((ms, round) => ms - (floors[round] as number))))} ms`);
   log(`ui bytes per step: ${Math.round(bytes.perStep)}`);
   const open = median(opens);
   log(`open 2000-step session: ${Math.round(open)} ms (target < 500 ms: ${open < 500 ? 'met' : 'not met'}; the floor ${Math.round(median(floors))} ms)`);
-  // The target as a ratio that survives a loaded machine: 0.5 s on the floor of a quiet one (328 ms, 2026-12-06) is 1.5.
+  // The target as a ratio that survives a loaded machine: 0.5 s on the floor of a quiet one (328 ms, 2026-12-06, the server reading the session) is 1.5.
   const ratio = median(ratios);
   log(`open/floor: ${ratio.toFixed(2)} (target ≤ ${OPEN_FLOOR_TARGET}: ${ratio <= OPEN_FLOOR_TARGET ? 'met' : 'not met'}; the window's own work on top of receiving the events)`);
 } finally {
