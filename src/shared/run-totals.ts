@@ -28,6 +28,7 @@ export const NO_TOTALS: RunTotals = Object.freeze({ steps: 0, usage: ZERO_USAGE,
 /** The totals after one more event (a new object; the one given is not changed). */
 export function addToTotals(totals: RunTotals, event: AgentEvent): RunTotals {
   const lastEventAt = Math.max(totals.lastEventAt ?? event.at, event.at);
+  // A kind of event counted here is one of COUNTED too (the batch fold passes only those).
   switch (event.type) {
     case 'prediction':
       return { ...totals, lastEventAt, predicted: { step: event.step, inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens } };
