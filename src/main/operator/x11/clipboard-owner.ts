@@ -66,7 +66,7 @@ const QUIET_PER_RESPONSE_TIME = 4;
  * under CI load Chromium's second read of an emoji paste came later still and the paste was lost.
  * An idle application answers in milliseconds, so the configured quiet (150 ms) applies there.
  */
-const MAX_QUIET_MS = 5000;
+export const MAX_QUIET_MS = 5000;
 
 export class ClipboardOwner {
   private offer: Offer | undefined;
